@@ -1,0 +1,128 @@
+"""The values a quad can hold, and their one canonical form.
+
+fstore stores Python values (str, int, float, bool, bytes, Decimal, date, datetime) and RDF
+terms (IRI, Literal, BNode). An RDF literal that a Python value represents exactly is stored
+as that value, so one term never has two keys: ``Literal("a")`` is stored as ``"a"`` and
+``Literal("5", XSD.integer)`` as ``5``, while ``Literal("05", XSD.integer)`` (not canonical)
+stays a Literal and round-trips unchanged. ``to_rdf`` gives every value back as an RDF term.
+
+>>> canonical(Literal("42", datatype=XSD_INTEGER))
+42
+>>> canonical(Literal("042", datatype=XSD_INTEGER))
+Literal('042', datatype='http://www.w3.org/2001/XMLSchema#integer')
+>>> to_rdf(True)
+Literal('true', datatype='http://www.w3.org/2001/XMLSchema#boolean')
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+from decimal import Decimal
+from typing import Any, Union
+
+from nstore.errors import PackError
+from nstore.terms import IRI, BNode, Literal
+
+__all__ = [
+    "IRI",
+    "BNode",
+    "Literal",
+    "Value",
+    "DEFAULT_GRAPH",
+    "XSD",
+    "XSD_INTEGER",
+    "XSD_BOOLEAN",
+    "XSD_DOUBLE",
+    "XSD_DECIMAL",
+    "XSD_DATE",
+    "XSD_DATETIME",
+    "XSD_BASE64",
+    "canonical",
+    "check_value",
+    "to_rdf",
+]
+
+Value = Union[str, int, float, bool, bytes, Decimal, _dt.date, _dt.datetime, IRI, Literal, BNode, None]
+
+# The default graph of a dataset is written as graph None (it sorts before every name).
+DEFAULT_GRAPH = None
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_INTEGER = IRI(XSD + "integer")
+XSD_BOOLEAN = IRI(XSD + "boolean")
+XSD_DOUBLE = IRI(XSD + "double")
+XSD_DECIMAL = IRI(XSD + "decimal")
+XSD_DATE = IRI(XSD + "date")
+XSD_DATETIME = IRI(XSD + "dateTime")
+XSD_BASE64 = IRI(XSD + "base64Binary")
+
+_ALLOWED = (str, int, float, bytes, Decimal, _dt.date, IRI, Literal, BNode)
+
+
+def check_value(value: Any, where: str) -> Any:
+    """Return ``value`` in canonical form, or raise ``PackError`` naming ``where`` it was."""
+    if value is None or isinstance(value, _ALLOWED):
+        return canonical(value)
+    raise PackError(f"{where}: a quad cannot hold a {type(value).__name__} ({value!r:.80})")
+
+
+def canonical(value: Any) -> Any:
+    """The stored form of a value: a literal a Python value represents exactly becomes it."""
+    if type(value) is not Literal or value.lang is not None:
+        return value
+    datatype = value.datatype
+    lexical = value.lexical
+    if datatype is None:
+        return lexical
+    if datatype == XSD_INTEGER:
+        try:
+            number = int(lexical)
+        except ValueError:
+            return value
+        return number if str(number) == lexical else value
+    if datatype == XSD_BOOLEAN and lexical in ("true", "false"):
+        return lexical == "true"
+    return value
+
+
+def to_rdf(value: Any) -> IRI | Literal | BNode | None:
+    """The RDF term of a stored value (None stays None: the default graph)."""
+    kind = type(value)
+    if kind in (IRI, Literal, BNode) or value is None:
+        return value
+    if kind is str:
+        return Literal(value)
+    if kind is bool:
+        return Literal("true" if value else "false", XSD_BOOLEAN)
+    if kind is int:
+        return Literal(str(value), XSD_INTEGER)
+    if kind is float:
+        return Literal(_double_lexical(value), XSD_DOUBLE)
+    if kind is Decimal:
+        return Literal(_decimal_lexical(value), XSD_DECIMAL)
+    if kind is _dt.datetime:
+        return Literal(value.isoformat(), XSD_DATETIME)
+    if kind is _dt.date:
+        return Literal(value.isoformat(), XSD_DATE)
+    if kind is bytes:
+        return Literal(base64.b64encode(value).decode("ascii"), XSD_BASE64)
+    return to_rdf(check_value(value, "to_rdf"))
+
+
+def _double_lexical(value: float) -> str:
+    """The canonical xsd:double lexical form (``1.5E0``, ``1.0E20``, ``NaN``, ``-INF``)."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "INF" if value > 0 else "-INF"
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return f"{mantissa}E{int(exponent or 0)}"
+
+
+def _decimal_lexical(value: Decimal) -> str:
+    text = format(value, "f")
+    return text if "." in text else text + ".0"

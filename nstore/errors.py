@@ -1,0 +1,53 @@
+"""Typed errors of the datae storage layers; every one says what was wrong and where."""
+
+from __future__ import annotations
+
+__all__ = [
+    "DataeError",
+    "PackError",
+    "TransactionError",
+    "ReadOnlyTransactionError",
+    "TransactionClosedError",
+    "TransactionTooLargeError",
+    "PatternError",
+    "CorruptBlobError",
+    "FormatVersionError",
+]
+
+
+class DataeError(Exception):
+    """Base class of every error datae raises on purpose."""
+
+
+class PackError(DataeError, TypeError):
+    """A value cannot be packed (wrong type, non-finite decimal, invalid Unicode), or
+    packed bytes are malformed. A ``TypeError`` so that ``pack(object())`` fails as
+    Python users expect."""
+
+
+class TransactionError(DataeError):
+    """A transaction was used in a way its mode or state forbids."""
+
+
+class ReadOnlyTransactionError(TransactionError):
+    """A write was attempted inside a read-only transaction."""
+
+
+class TransactionClosedError(TransactionError):
+    """The transaction was already committed or aborted (e.g. an iterator outlived it)."""
+
+
+class TransactionTooLargeError(TransactionError):
+    """The map filled during a transaction too large to replay after growing it."""
+
+
+class PatternError(DataeError, ValueError):
+    """A tuple or pattern does not fit the store (wrong arity, bad variable)."""
+
+
+class CorruptBlobError(DataeError):
+    """A stored blob no longer hashes to its content address."""
+
+
+class FormatVersionError(DataeError):
+    """The store on disk has a format version this code cannot read."""

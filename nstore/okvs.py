@@ -1,0 +1,458 @@
+"""An ordered key-value store (SRFI-167) over one LMDB environment.
+
+One writer and many readers at once, across threads and processes; a reader sees one
+committed state for its whole transaction. The memory map grows by itself: when a write
+transaction fills it, the transaction is replayed into a larger map, so ``MapFullError``
+never reaches the caller.
+
+>>> import tempfile
+>>> db = open(tempfile.mkdtemp())
+>>> with db.transaction(write=True) as tx:
+...     tx.set(b"a", b"1"); tx.set(b"b", b"2"); tx.set(b"c", b"3")
+>>> with db.transaction() as tx:
+...     list(tx.range(b"b", None))
+[(b'b', b'2'), (b'c', b'3')]
+>>> db.close()
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Iterable, Iterator
+
+import lmdb
+
+from .errors import (
+    DataeError,
+    ReadOnlyTransactionError,
+    TransactionClosedError,
+    TransactionError,
+    TransactionTooLargeError,
+)
+
+__all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE"]
+
+MAX_KEY_SIZE = 511
+DEFAULT_MAP_SIZE = 1 << 30
+# Writes are journalled so a transaction can be replayed into a grown map; past this many
+# bytes the journal is dropped (the map is grown ahead of such transactions instead).
+JOURNAL_LIMIT = 512 << 20
+_GROW_WAIT_SECONDS = 60.0
+
+
+class InvalidKeyError(DataeError, ValueError):
+    """A key is empty or longer than LMDB allows (511 bytes)."""
+
+
+class _Environment:
+    """One LMDB environment shared by every Okvs opened on the same path in this process
+    (LMDB forbids opening an environment twice in one process)."""
+
+    def __init__(self, path: str, readonly: bool, map_size: int) -> None:
+        self.path = path
+        self.readonly = readonly
+        self.env = lmdb.open(
+            path,
+            map_size=map_size,
+            subdir=True,
+            readonly=readonly,
+            create=not readonly,
+            max_dbs=0,
+            max_readers=512,
+            readahead=False,
+            lock=True,
+        )
+        self.users = 0
+        self.active = 0  # open transactions in this process, guarded by `cond`
+        self.cond = threading.Condition()
+
+    def begin(self, write: bool) -> lmdb.Transaction:
+        try:
+            txn = self.env.begin(write=write)
+        except lmdb.MapResizedError:
+            # Another process grew the map: adopt its size and try again.
+            with self.cond:
+                self.env.set_mapsize(0)
+            txn = self.env.begin(write=write)
+        with self.cond:
+            self.active += 1
+        return txn
+
+    def end(self) -> None:
+        with self.cond:
+            self.active -= 1
+            self.cond.notify_all()
+
+    def used_bytes(self) -> int:
+        info = self.env.info()
+        return (info["last_pgno"] + 1) * self.env.stat()["psize"]
+
+    def grow(self, at_least: int, *, wait: bool = True) -> None:
+        """Double the map until it exceeds ``at_least``. No transaction of this process may
+        be open while LMDB changes the map, so wait for them to end (or, with
+        ``wait=False``, leave the map as it is if any is open)."""
+        with self.cond:
+            if self.active and not wait:
+                return
+            deadline = time.monotonic() + _GROW_WAIT_SECONDS
+            while self.active:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TransactionError(
+                        f"cannot grow the map of {self.path}: {self.active} transaction(s) "
+                        f"of this process stayed open for {_GROW_WAIT_SECONDS:.0f}s"
+                    )
+                self.cond.wait(remaining)
+            size = self.env.info()["map_size"]
+            while size <= at_least:
+                size *= 2
+            self.env.set_mapsize(size)
+
+
+_registry: dict[str, _Environment] = {}
+_registry_lock = threading.Lock()
+
+
+def open(path: str | os.PathLike, *, readonly: bool = False, map_size: int | None = None) -> Okvs:
+    """Open (creating it unless ``readonly``) the store in directory ``path``.
+
+    ``map_size`` is the initial size of the memory map in bytes; it grows when full.
+    """
+    return Okvs(path, readonly=readonly, map_size=map_size)
+
+
+class Okvs:
+    """An ordered mapping of bytes to bytes with ACID transactions (see :func:`open`)."""
+
+    def __init__(self, path: str | os.PathLike, *, readonly: bool = False, map_size: int | None = None) -> None:
+        path = os.fspath(path)
+        if not readonly:
+            os.makedirs(path, exist_ok=True)
+        elif not os.path.isdir(path):
+            raise FileNotFoundError(f"no datae store at {path}")
+        real = os.path.realpath(path)
+        with _registry_lock:
+            shared = _registry.get(real)
+            if shared is None:
+                shared = _Environment(real, readonly, map_size or DEFAULT_MAP_SIZE)
+                _registry[real] = shared
+            elif shared.readonly and not readonly:
+                raise TransactionError(f"{path} is already open read-only in this process")
+            shared.users += 1
+        self._shared: _Environment | None = shared
+        self.path = path
+        self.readonly = readonly
+
+    def transaction(self, write: bool = False) -> Transaction:
+        """A transaction; as a context manager it commits on normal exit, aborts on error."""
+        shared = self._require_open()
+        if write and self.readonly:
+            raise ReadOnlyTransactionError(f"{self.path} was opened read-only: no write transaction")
+        return Transaction(shared, write)
+
+    @property
+    def map_size(self) -> int:
+        return self._require_open().env.info()["map_size"]
+
+    def _require_open(self) -> _Environment:
+        if self._shared is None:
+            raise TransactionError(f"the store at {self.path} is closed")
+        return self._shared
+
+    def close(self) -> None:
+        """Release this handle; the environment closes when its last handle does."""
+        shared, self._shared = self._shared, None
+        if shared is None:
+            return
+        with _registry_lock:
+            shared.users -= 1
+            if shared.users == 0:
+                del _registry[shared.path]
+                shared.env.close()
+
+    def __enter__(self) -> Okvs:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._shared is None else ("read-only" if self.readonly else "read-write")
+        return f"<Okvs {self.path!r} {state}>"
+
+
+def _check_key(key: bytes) -> bytes:
+    if type(key) is not bytes:
+        if isinstance(key, (bytearray, memoryview)):
+            return bytes(key)
+        raise TypeError(f"okvs keys are bytes, not {type(key).__name__}")
+    if not key or len(key) > MAX_KEY_SIZE:
+        raise InvalidKeyError(f"okvs key of {len(key)} bytes: keys hold 1 to {MAX_KEY_SIZE} bytes ({key[:32]!r}...)")
+    return key
+
+
+class Transaction:
+    """A read or write transaction; obtain one from :meth:`Okvs.transaction`.
+
+    Iterators from :meth:`range` and :meth:`prefix` are valid only while it is open.
+    """
+
+    def __init__(self, shared: _Environment, write: bool) -> None:
+        self._shared = shared
+        self.write = write
+        if write:
+            used = shared.used_bytes()
+            if used * 2 > shared.env.info()["map_size"]:
+                shared.grow(used * 2, wait=False)
+        self._txn: lmdb.Transaction | None = shared.begin(write)
+        self._generation = 0  # bumped when the transaction is replayed into a grown map
+        self._journal: list[tuple] | None = [] if write else None
+        self._journal_bytes = 0
+        self._base_id = self._txn.id()
+
+    # -- life cycle -----------------------------------------------------------------
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self._txn is None:
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+    def commit(self) -> None:
+        txn = self._require_open()
+        try:
+            txn.commit()
+        except lmdb.MapFullError:
+            self._replay_grown()
+            self._txn.commit()
+        finally:
+            self._close()
+
+    def abort(self) -> None:
+        txn = self._require_open()
+        txn.abort()
+        self._close()
+
+    def _close(self) -> None:
+        if self._txn is not None:
+            self._txn = None
+            self._journal = None
+            self._shared.end()
+
+    @property
+    def closed(self) -> bool:
+        return self._txn is None
+
+    def _require_open(self) -> lmdb.Transaction:
+        if self._txn is None:
+            raise TransactionClosedError("the transaction is already committed or aborted")
+        return self._txn
+
+    def _require_write(self, op: str, key: bytes) -> lmdb.Transaction:
+        txn = self._require_open()
+        if not self.write:
+            raise ReadOnlyTransactionError(f"{op}({key[:40]!r}) inside a read-only transaction")
+        return txn
+
+    # -- growth ---------------------------------------------------------------------
+
+    def _log(self, entry: tuple, size: int) -> None:
+        if self._journal is None:
+            return
+        self._journal_bytes += size
+        if self._journal_bytes > JOURNAL_LIMIT:
+            self._journal = None
+        else:
+            self._journal.append(entry)
+
+    def _replay_grown(self) -> None:
+        """The map filled: abort, grow the map, and redo this transaction's writes."""
+        if self._journal is None:
+            self._txn.abort()
+            self._close()
+            raise TransactionTooLargeError(
+                f"a write transaction of more than {JOURNAL_LIMIT >> 20} MiB filled the map of "
+                f"{self._shared.path}; it was aborted and the map grown: run it again"
+            )
+        journal = self._journal
+        self._txn.abort()
+        self._shared.end()
+        self._shared.grow(self._shared.env.info()["map_size"])
+        self._txn = self._shared.begin(True)
+        self._generation += 1
+        if self._txn.id() != self._base_id:
+            self._txn.abort()
+            self._close()
+            raise TransactionError("another process committed while this transaction was replayed")
+        for entry in journal:
+            try:
+                self._apply(entry)
+            except lmdb.MapFullError:
+                return self._replay_grown()
+
+    def _apply(self, entry: tuple) -> None:
+        op = entry[0]
+        if op == "set":
+            self._txn.put(entry[1], entry[2])
+        elif op == "delete":
+            self._txn.delete(entry[1])
+        elif op == "many":
+            self._put_many(entry[1], entry[2])
+        else:
+            self._remove_range(entry[1], entry[2])
+
+    def _write(self, entry: tuple, size: int):
+        self._log(entry, size)
+        try:
+            return self._apply(entry)
+        except lmdb.MapFullError:
+            self._replay_grown()
+        except (lmdb.BadValsizeError, TypeError) as exc:
+            raise InvalidKeyError(f"okvs rejected a key or value: {exc}") from None
+
+    # -- reads ----------------------------------------------------------------------
+
+    def get(self, key: bytes, default: bytes | None = None) -> bytes | None:
+        """The value at ``key``, or ``default``."""
+        return self._require_open().get(_check_key(key), default)
+
+    def range(
+        self,
+        start: bytes | None = None,
+        end: bytes | None = None,
+        *,
+        reverse: bool = False,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Yield ``(key, value)`` for ``start <= key < end`` in key order (or reversed).
+
+        Either bound may be None (open); ``offset`` skips that many pairs first and
+        ``limit`` stops after that many.
+        """
+        self._require_open()
+        if offset < 0 or (limit is not None and limit < 0):
+            raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
+        return self._scan(start, end, reverse, offset, limit)
+
+    def _scan(self, start, end, reverse, offset, limit) -> Iterator[tuple[bytes, bytes]]:
+        if limit == 0 or (start is not None and end is not None and start >= end):
+            return
+        remaining = limit
+        generation = -1
+        last: bytes | None = None
+        while True:
+            txn = self._require_open()
+            if generation != self._generation:
+                generation = self._generation
+                cursor = txn.cursor()
+                if last is None:
+                    positioned = self._first(cursor, start, end, reverse)
+                else:  # replayed into a grown map: continue after the last key yielded
+                    positioned = self._first(cursor, last, None, False) if not reverse else self._first(cursor, None, last, True)
+                    if positioned and cursor.key() == last:
+                        positioned = cursor.prev() if reverse else cursor.next()
+                if not positioned:
+                    return
+            key = cursor.key()
+            if reverse:
+                if start is not None and key < start:
+                    return
+            elif end is not None and key >= end:
+                return
+            if offset:
+                offset -= 1
+            else:
+                last = key
+                yield key, cursor.value()
+                if remaining is not None:
+                    remaining -= 1
+                    if remaining == 0:
+                        return
+                if self._txn is None:
+                    raise TransactionClosedError("iterator used after its transaction ended")
+                if generation != self._generation:
+                    continue
+            if not (cursor.prev() if reverse else cursor.next()):
+                return
+
+    @staticmethod
+    def _first(cursor: lmdb.Cursor, start, end, reverse) -> bool:
+        if not reverse:
+            return cursor.set_range(start) if start is not None else cursor.first()
+        if end is None:
+            return cursor.last()
+        if cursor.set_range(end):
+            return cursor.prev()
+        return cursor.last()
+
+    def prefix(self, prefix: bytes, **options) -> Iterator[tuple[bytes, bytes]]:
+        """Like :meth:`range` over every key that starts with ``prefix``."""
+        return self.range(prefix or None, prefix_end(prefix), **options)
+
+    # -- writes ---------------------------------------------------------------------
+
+    def set(self, key: bytes, value: bytes) -> None:
+        """Map ``key`` to ``value``, replacing any previous value."""
+        self._require_write("set", key)
+        key = _check_key(key)
+        if type(value) is not bytes:
+            if not isinstance(value, (bytearray, memoryview)):
+                raise TypeError(f"okvs values are bytes, not {type(value).__name__}")
+            value = bytes(value)
+        self._write(("set", key, value), len(key) + len(value))
+
+    def set_many(self, items: Iterable[tuple[bytes, bytes]], *, ascending: bool = False) -> None:
+        """Set many pairs at once. With ``ascending=True`` the caller promises the keys come
+        in strictly ascending order; if they also sort after every stored key, LMDB appends
+        pages instead of searching for them (the bulk-load fast path)."""
+        self._require_write("set_many", b"")
+        batch = items if isinstance(items, list) else list(items)
+        if batch:
+            first_key, first_value = batch[0]
+            self._write(("many", batch, ascending), len(batch) * (len(first_key) + len(first_value) + 16))
+
+    def _put_many(self, batch: list[tuple[bytes, bytes]], ascending: bool) -> None:
+        with self._txn.cursor() as cursor:
+            append = ascending and not cursor.set_range(batch[0][0])
+            try:
+                cursor.putmulti(batch, overwrite=True, append=append)
+            except lmdb.KeyExistsError:
+                raise InvalidKeyError("set_many(ascending=True) got keys out of order") from None
+
+    def delete(self, key: bytes) -> None:
+        """Remove ``key`` if present."""
+        self._require_write("delete", key)
+        self._write(("delete", _check_key(key)), len(key))
+
+    def remove_range(self, start: bytes | None, end: bytes | None) -> None:
+        """Remove every key with ``start <= key < end`` (either bound may be None)."""
+        self._require_write("remove_range", start or b"")
+        self._write(("range", start, end), len(start or b"") + len(end or b""))
+
+    def _remove_range(self, start, end) -> None:
+        with self._txn.cursor() as cursor:
+            found = cursor.set_range(start) if start is not None else cursor.first()
+            while found:
+                if end is not None and cursor.key() >= end:
+                    break
+                found = cursor.delete()
+
+    def __repr__(self) -> str:
+        mode = "write" if self.write else "read"
+        return f"<okvs.Transaction {mode}{' closed' if self.closed else ''}>"
+
+
+def prefix_end(prefix: bytes) -> bytes | None:
+    """The first key after every key starting with ``prefix`` (None: no such key)."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes((stripped[-1] + 1,))

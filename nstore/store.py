@@ -1,0 +1,315 @@
+"""The generic n-tuple store (SRFI-168): any pattern over n items is one prefix scan.
+
+Each tuple is written once per index permutation (``minimal_permutations(n)``); a pattern
+picks the index whose prefix holds its bound items, so a lookup reads only matches.
+
+>>> import tempfile
+>>> from nstore import okvs, NStore, Var, select
+>>> db = okvs.open(tempfile.mkdtemp())
+>>> triples = NStore(db, ("demo",), ("subject", "predicate", "object"))
+>>> with db.transaction(write=True) as tx:
+...     triples.add(tx, "alice", "knows", "bob")
+...     triples.add(tx, "bob", "name", "Bob")
+True
+True
+>>> with db.transaction() as tx:
+...     list(select(triples.from_(tx, "alice", "knows", Var("who")),
+...                 triples.where(tx, Var("who"), "name", Var("name"))))
+[{'who': 'bob', 'name': 'Bob'}]
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from .blobs import BlobStore, digest_of
+from .errors import PatternError
+from .indices import choose_index, minimal_permutations
+from .okvs import MAX_KEY_SIZE, Okvs, Transaction, prefix_end
+from .pack import BlobRef, decode_item, pack, pack_value, split, unpack
+from .terms import IRI
+
+__all__ = ["NStore", "Var", "select", "Bindings"]
+
+Bindings = dict[str, Any]
+Step = Callable[[Iterator[Bindings]], Iterator[Bindings]]
+
+_DECODE_CACHE: dict[bytes, Any] = {}
+_DECODE_CACHE_LIMIT = 1 << 18
+
+
+class Var:
+    """A pattern variable: ``Var("x")`` binds the item at its position to the name ``x``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise PatternError(f"a variable name is a non-empty str, not {name!r}")
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Var and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((Var, self.name))
+
+    def __repr__(self) -> str:
+        return f"Var({self.name!r})"
+
+
+class NStore:
+    """A set of n-tuples named ``items``, namespaced by the tuple ``prefix`` in ``okvs``.
+
+    ``indices`` overrides the index permutations (default: the minimal cover of n items);
+    ``blobs`` is where values too long for a key go (default: a blob store of its own).
+    """
+
+    def __init__(
+        self,
+        okvs: Okvs | None,
+        prefix: tuple,
+        items: Sequence[str],
+        *,
+        indices: Sequence[Sequence[int]] | None = None,
+        blobs: BlobStore | None = None,
+    ) -> None:
+        self.okvs = okvs
+        self.prefix = tuple(prefix)
+        self.items = tuple(items)
+        self.n = len(self.items)
+        if len(set(self.items)) != self.n:
+            raise PatternError(f"item names must differ: {self.items}")
+        self.indices = tuple(tuple(p) for p in (indices or minimal_permutations(self.n)))
+        for perm in self.indices:
+            if sorted(perm) != list(range(self.n)):
+                raise PatternError(f"index {perm} is not a permutation of {self.n} items")
+        packed_prefix = pack(*self.prefix)
+        self._index_prefixes = [packed_prefix + pack_value(i) for i in range(len(self.indices))]
+        self.blobs = blobs or BlobStore(packed_prefix + pack_value("blob"))
+        # The longest item kept inline: n of them must fit one key with the index prefix.
+        self.inline_limit = (MAX_KEY_SIZE - max(map(len, self._index_prefixes))) // self.n
+        self._iri_cache: dict[str, bytes] = {}
+        self._str_cache: dict[str | bytes, bytes] = {}
+        self._key_getters = [itemgetter(*perm) if self.n > 1 else (lambda row: (row[0],)) for perm in self.indices]
+        self.blob_refs_made = 0  # long values seen by _encode: tells bulk_add to store blobs
+
+    def __repr__(self) -> str:
+        return f"NStore(prefix={self.prefix!r}, items={self.items!r}, indices={len(self.indices)})"
+
+    # -- encoding -------------------------------------------------------------------
+
+    def _encode(self, value: Any) -> bytes:
+        """The packed form of a value as it stands in a key (a BlobRef if too long)."""
+        kind = type(value)
+        # Cache by a key whose hash and equality run in C, and that only equal values share.
+        if kind is IRI:
+            cache, key = self._iri_cache, value.value
+        elif kind is str or kind is bytes:
+            cache, key = self._str_cache, value
+        else:
+            cache = key = None
+        if cache is not None:
+            packed = cache.get(key)
+            if packed is not None:
+                return packed
+        if kind is IRI:  # the commonest value: pack_value's IRI branch, inlined
+            try:
+                packed = b"\x40" + key.encode("utf-8").replace(b"\x00", b"\x00\xff") + b"\x00"
+            except UnicodeEncodeError:
+                packed = pack_value(value)  # raises the PackError naming the value
+        else:
+            packed = pack_value(value)
+        if len(packed) > self.inline_limit:
+            self.blob_refs_made += 1
+            return pack_value(BlobRef(digest_of(packed)))
+        if cache is not None:
+            if len(cache) > _DECODE_CACHE_LIMIT:
+                cache.clear()
+            cache[key] = packed
+        return packed
+
+    def _decode(self, tx: Transaction, item: bytes) -> Any:
+        value = _DECODE_CACHE.get(item)
+        if value is None:
+            value = decode_item(item)
+            if type(value) is BlobRef:
+                value = unpack(self.blobs.get(tx, value.digest))[0]
+            if len(_DECODE_CACHE) > _DECODE_CACHE_LIMIT:
+                _DECODE_CACHE.clear()
+            _DECODE_CACHE[item] = value
+        return value
+
+    def _check_arity(self, values: Sequence, what: str) -> None:
+        if len(values) != self.n:
+            raise PatternError(
+                f"{what} has {len(values)} items, but this store holds {self.n} "
+                f"({', '.join(self.items)}): {tuple(values)!r:.200}"
+            )
+
+    def _keys(self, encoded: Sequence[bytes]) -> list[bytes]:
+        return [prefix + b"".join([encoded[i] for i in perm]) for prefix, perm in zip(self._index_prefixes, self.indices)]
+
+    def _store_blobs(self, tx: Transaction, values: Sequence, encoded: Sequence[bytes], keep: bool) -> None:
+        for value, item in zip(values, encoded):
+            if item[0] == 0x4F:  # a BlobRef: count (or release) one reference to the value
+                digest = item[1:]
+                if keep:
+                    self.blobs.put(tx, pack_value(value), digest)
+                else:
+                    self.blobs.release(tx, digest)
+
+    # -- writes ---------------------------------------------------------------------
+
+    def add(self, tx: Transaction, *values: Any, payload: bytes = b"") -> bool:
+        """Add a tuple; returns False (and changes nothing) if it was already present.
+
+        ``payload`` is stored beside the tuple in every index (see :meth:`scan`).
+        """
+        self._check_arity(values, "tuple")
+        encoded = [self._encode(v) for v in values]
+        keys = self._keys(encoded)
+        if tx.get(keys[0]) is not None:
+            return False
+        self._store_blobs(tx, values, encoded, keep=True)
+        for key in keys:
+            tx.set(key, payload)
+        return True
+
+    def delete(self, tx: Transaction, *values: Any) -> bool:
+        """Remove a tuple; returns False (and changes nothing) if it was absent."""
+        self._check_arity(values, "tuple")
+        encoded = [self._encode(v) for v in values]
+        keys = self._keys(encoded)
+        if tx.get(keys[0]) is None:
+            return False
+        self._store_blobs(tx, values, encoded, keep=False)
+        for key in keys:
+            tx.delete(key)
+        return True
+
+    def bulk_add(self, tx: Transaction, tuples: Iterable[Sequence[Any]], *, payload: bytes = b"") -> int:
+        """Add many tuples at once and return how many were new.
+
+        Each index is written in key order, so LMDB appends pages rather than searching
+        for them: cost O(N log N) for the sort plus O(N) writes per index.
+        """
+        encode = self._encode
+        first_index = self._index_prefixes[0]
+        check_present = next(tx.prefix(first_index, limit=1), None) is not None
+        rows: dict[bytes, list[bytes]] = {}
+        with_blobs: list[tuple[list[bytes], Sequence[Any]]] = []
+        for values in tuples:
+            if len(values) != self.n:
+                self._check_arity(values, "tuple")
+            refs_before = self.blob_refs_made
+            encoded = [encode(v) for v in values]
+            identity = b"".join(encoded)
+            if identity in rows or (check_present and tx.get(first_index + identity) is not None):
+                continue
+            rows[identity] = encoded
+            if self.blob_refs_made != refs_before:
+                with_blobs.append((encoded, values))
+        for encoded, values in with_blobs:
+            self._store_blobs(tx, values, encoded, keep=True)
+        for prefix, getter in zip(self._index_prefixes, self._key_getters):
+            keys = sorted([prefix + b"".join(getter(row)) for row in rows.values()])
+            tx.set_many(list(zip(keys, repeat(payload))), ascending=True)
+        return len(rows)
+
+    # -- reads ----------------------------------------------------------------------
+
+    def ask(self, tx: Transaction, *values: Any) -> bool:
+        """Whether the tuple is present (one point lookup)."""
+        self._check_arity(values, "tuple")
+        key = self._index_prefixes[0] + b"".join([self._encode(v) for v in values])
+        return tx.get(key) is not None
+
+    def _plan(self, pattern: Sequence[Any]) -> tuple[bytes, tuple[int, ...], list[tuple[int, str]], list[tuple[int, int]]]:
+        """Key prefix to scan, the positions after it, and variable slots to bind/check."""
+        self._check_arity(pattern, "pattern")
+        bound = [i for i, item in enumerate(pattern) if type(item) is not Var]
+        number, length = choose_index(self.indices, bound)
+        perm = self.indices[number]
+        key_prefix = self._index_prefixes[number] + b"".join([self._encode(pattern[i]) for i in perm[:length]])
+        free = perm[length:]
+        first_slot: dict[str, int] = {}
+        binds: list[tuple[int, str]] = []
+        repeats: list[tuple[int, int]] = []
+        # Visit free positions in pattern order so bindings list variables as written.
+        for position in sorted(free):
+            slot = free.index(position)
+            name = pattern[position].name
+            if name in first_slot:
+                repeats.append((slot, first_slot[name]))
+            else:
+                first_slot[name] = slot
+                binds.append((slot, name))
+        return key_prefix, free, binds, repeats
+
+    def _rows(self, tx: Transaction, pattern: Sequence[Any], offset: int, limit: int | None) -> Iterator[tuple[list[bytes], tuple, bytes, list]]:
+        key_prefix, free, binds, repeats = self._plan(pattern)
+        skip = len(key_prefix)
+        if repeats:
+            scan = tx.prefix(key_prefix)
+        else:
+            scan = tx.prefix(key_prefix, offset=offset, limit=limit)
+            offset, limit = 0, None
+        for key, payload in scan:
+            items = split(key, skip)
+            if repeats and any(items[a] != items[b] for a, b in repeats):
+                continue
+            if offset:
+                offset -= 1
+                continue
+            yield items, free, payload, binds
+            if limit is not None:
+                limit -= 1
+                if limit == 0:
+                    return
+
+    def from_(self, tx: Transaction, *pattern: Any, offset: int = 0, limit: int | None = None) -> Iterator[Bindings]:
+        """Yield one ``{variable name: value}`` per tuple matching the pattern.
+
+        With one free variable the values come in their packed (value) order.
+        """
+        decode = self._decode
+        for items, _, _, binds in self._rows(tx, pattern, offset, limit):
+            yield {name: decode(tx, items[slot]) for slot, name in binds}
+
+    def scan(self, tx: Transaction, *pattern: Any) -> Iterator[tuple[tuple, bytes]]:
+        """Yield ``(tuple, payload)`` for every match, the tuple in item order."""
+        decode = self._decode
+        pattern_values = list(pattern)
+        for items, free, payload, _ in self._rows(tx, pattern, 0, None):
+            values = list(pattern_values)
+            for slot, position in enumerate(free):
+                values[position] = decode(tx, items[slot])
+            yield tuple(values), payload
+
+    def count(self, tx: Transaction, *pattern: Any) -> int:
+        """How many tuples match the pattern (a scan of the matching keys, not decoded)."""
+        return sum(1 for _ in self._rows(tx, pattern, 0, None))
+
+    def where(self, tx: Transaction, *pattern: Any) -> Step:
+        """A join step for :func:`select`: extends each binding with the pattern's matches."""
+        self._check_arity(pattern, "pattern")
+
+        def step(bindings: Iterator[Bindings]) -> Iterator[Bindings]:
+            for binding in bindings:
+                bound = [binding.get(item.name, item) if type(item) is Var else item for item in pattern]
+                for extra in self.from_(tx, *bound):
+                    yield {**binding, **extra}
+
+        return step
+
+
+def select(seed: Iterable[Bindings], *steps: Step) -> Iterator[Bindings]:
+    """Chain ``from_`` and ``where`` steps into one stream of bindings (SRFI-168's
+    ``nstore-query``)."""
+    stream = iter(seed)
+    for step in steps:
+        stream = step(stream)
+    return stream
