@@ -1,0 +1,65 @@
+"""fstore: the versioned quad store — commits over a DAG of branches, time travel, merge,
+diff, blame, and verification of a Merkle history.
+
+>>> import tempfile, fstore
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="hello") as tx:
+...     fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), "o")
+>>> [c.message for c in repo.log("main")]
+['hello']
+>>> repo.close()
+"""
+
+from nstore import Var, select
+from nstore.errors import DataeError
+
+from .api import add, ask, count, from_, rm, where
+from .commits import Commit
+from .errors import (
+    AmbiguousRefError,
+    FstoreError,
+    InvalidRefNameError,
+    MergeConflict,
+    MergeError,
+    ReadOnlyViewError,
+    RefExistsError,
+    UnknownRefError,
+)
+from .merge import Conflict
+from .repository import FORMAT_VERSION, Repository, open
+from .transaction import Transaction
+from .values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
+from .view import View
+
+__all__ = [
+    "open",
+    "Repository",
+    "Transaction",
+    "View",
+    "Commit",
+    "Conflict",
+    "add",
+    "rm",
+    "ask",
+    "from_",
+    "where",
+    "select",
+    "count",
+    "Var",
+    "IRI",
+    "BNode",
+    "Literal",
+    "DEFAULT_GRAPH",
+    "canonical",
+    "to_rdf",
+    "FORMAT_VERSION",
+    "DataeError",
+    "FstoreError",
+    "UnknownRefError",
+    "AmbiguousRefError",
+    "InvalidRefNameError",
+    "RefExistsError",
+    "ReadOnlyViewError",
+    "MergeError",
+    "MergeConflict",
+]

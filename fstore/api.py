@@ -1,0 +1,96 @@
+"""The datae paper's fstore functions: add / rm / ask / from_ / where / select / count.
+
+Reads take a :class:`View` (``repo.at(ref)``) or an open write :class:`Transaction` (which
+sees its own changes); writes take a transaction.
+
+>>> import tempfile, fstore
+>>> from fstore import IRI, Var
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="m") as tx:
+...     fstore.add(tx, None, IRI("urn:a"), IRI("urn:knows"), IRI("urn:b"))
+...     fstore.add(tx, None, IRI("urn:b"), IRI("urn:name"), "Bea")
+>>> view = repo.at("main")
+>>> list(fstore.select(fstore.from_(view, None, IRI("urn:a"), IRI("urn:knows"), Var("x")),
+...                    fstore.where(view, None, Var("x"), IRI("urn:name"), Var("name"))))
+[{'x': IRI('urn:b'), 'name': 'Bea'}]
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Union
+
+from nstore import Var, select
+from nstore.store import Bindings, Step
+
+from .errors import ReadOnlyViewError
+from .transaction import Transaction
+from .view import View, prepare_pattern, prepare_quad
+
+__all__ = ["add", "rm", "ask", "from_", "where", "select", "count", "Var", "Readable"]
+
+Readable = Union[View, Transaction]
+
+
+def _writable(tx: Any) -> Transaction:
+    if isinstance(tx, Transaction):
+        return tx
+    raise ReadOnlyViewError(f"cannot write through {tx!r}: use `with repo.transaction(branch) as tx`")
+
+
+def _readable(view: Any) -> Readable:
+    if isinstance(view, (View, Transaction)):
+        return view
+    raise TypeError(f"expected a View (repo.at(ref)) or a Transaction, not {type(view).__name__}")
+
+
+def add(tx: Transaction, graph: Any, subject: Any, predicate: Any, object: Any) -> None:
+    """Add a quad on the transaction's branch (a no-op if already present)."""
+    _writable(tx)._intend(prepare_quad((graph, subject, predicate, object)), True)
+
+
+def rm(tx: Transaction, graph: Any, subject: Any, predicate: Any, object: Any) -> None:
+    """Remove a quad from the transaction's branch (a no-op if absent)."""
+    _writable(tx)._intend(prepare_quad((graph, subject, predicate, object)), False)
+
+
+def ask(view: Readable, graph: Any, subject: Any, predicate: Any, object: Any) -> bool:
+    """Whether the quad is present."""
+    quad = prepare_quad((graph, subject, predicate, object))
+    return next(iter(_readable(view)._match(quad)), None) is not None
+
+
+def from_(view: Readable, *pattern: Any, offset: int = 0, limit: int | None = None) -> Iterator[Bindings]:
+    """Yield ``{variable: value}`` for each quad matching the pattern (values or ``Var``)."""
+    prepared = prepare_pattern(pattern)
+    if offset < 0 or (limit is not None and limit < 0):
+        raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
+    slots = [(i, item.name) for i, item in enumerate(prepared) if type(item) is Var]
+    matched = _readable(view)._match(prepared)
+    for quad in matched:
+        if offset:
+            offset -= 1
+            continue
+        if limit is not None:
+            if limit == 0:
+                return
+            limit -= 1
+        yield {name: quad[i] for i, name in slots}
+
+
+def count(view: Readable, *pattern: Any) -> int:
+    """How many quads match the pattern."""
+    return sum(1 for _ in _readable(view)._match(prepare_pattern(pattern)))
+
+
+def where(view: Readable, *pattern: Any) -> Step:
+    """A join step for :func:`select`: extends each binding with the pattern's matches."""
+    prepare_pattern(pattern)
+
+    def step(bindings: Iterator[Bindings]) -> Iterator[Bindings]:
+        for binding in bindings:
+            bound = [binding.get(item.name, item) if type(item) is Var else item for item in pattern]
+            for extra in from_(view, *bound):
+                yield {**binding, **extra}
+
+    return step

@@ -1,0 +1,147 @@
+"""Commits: their records, their content-addressed ids, and the DAG between them.
+
+A commit is stored under its *significance* ``seq``: the order in which commits were made,
+which is a topological order of the DAG (parents always come first). Its id is the sha256
+of its parents' ids, message, author, time and every change record it wrote, so the ids
+form a Merkle DAG that :meth:`fstore.Repository.verify` can recheck.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import msgpack
+
+from nstore.okvs import Transaction, prefix_end
+from nstore.pack import pack, unpack
+
+from .errors import AmbiguousRefError, UnknownRefError
+
+__all__ = ["Commit", "CommitStore", "commit_hash", "MIN_PREFIX"]
+
+MIN_PREFIX = 6
+_HEX = re.compile(r"[0-9a-f]+")
+_HASH_MAGIC = b"datae-commit/1"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit: ``added`` / ``removed`` count quads relative to the first parent."""
+
+    id: str
+    parents: tuple[str, ...]
+    message: str
+    author: str
+    time: _dt.datetime
+    added: int
+    removed: int
+    seq: int
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:10]
+
+
+def commit_hash(parent_ids: Iterable[str], message: str, author: str, time: _dt.datetime, records: Iterable[bytes]) -> str:
+    """The id of a commit: sha256 over a msgpack header and its change records in key order."""
+    header = msgpack.packb([_HASH_MAGIC, list(parent_ids), message, author, time.isoformat()])
+    digest = hashlib.sha256()
+    digest.update(len(header).to_bytes(8, "big"))
+    digest.update(header)
+    for record in records:
+        digest.update(len(record).to_bytes(4, "big"))
+        digest.update(record)
+    return digest.hexdigest()
+
+
+class CommitStore:
+    """Commit records: ``pack("c", seq) -> msgpack`` and ``pack("i", hex id) -> pack(seq)``."""
+
+    def __init__(self) -> None:
+        self._ancestors: dict[tuple[int, str], frozenset[int]] = {}
+
+    def next_seq(self, tx: Transaction) -> int:
+        start = pack("c")
+        last = next(tx.range(start, prefix_end(start), reverse=True, limit=1), None)
+        return 1 if last is None else unpack(last[0])[1] + 1
+
+    def write(self, tx: Transaction, seq: int, parents: list[int], commit_id: str, message: str,
+              author: str, time: _dt.datetime, added: int, removed: int) -> None:
+        record = {"id": commit_id, "parents": parents, "message": message, "author": author,
+                  "time": time.isoformat(), "added": added, "removed": removed}
+        tx.set(pack("c", seq), msgpack.packb(record))
+        tx.set(pack("i", commit_id), pack(seq))
+
+    def _record(self, tx: Transaction, seq: int) -> dict:
+        raw = tx.get(pack("c", seq))
+        if raw is None:
+            raise UnknownRefError(f"no commit with sequence number {seq}")
+        return msgpack.unpackb(raw)
+
+    def get(self, tx: Transaction, seq: int) -> Commit:
+        """The commit made ``seq``-th."""
+        record = self._record(tx, seq)
+        parents = tuple(self._record(tx, p)["id"] for p in record["parents"])
+        return Commit(record["id"], parents, record["message"], record["author"],
+                      _dt.datetime.fromisoformat(record["time"]), record["added"], record["removed"], seq)
+
+    def parents(self, tx: Transaction, seq: int) -> list[int]:
+        return self._record(tx, seq)["parents"]
+
+    def seq_of(self, tx: Transaction, commit_id: str) -> int | None:
+        raw = tx.get(pack("i", commit_id))
+        return None if raw is None else unpack(raw)[0]
+
+    def all(self, tx: Transaction) -> Iterator[tuple[int, dict]]:
+        """Every commit record in significance order."""
+        start = pack("c")
+        for key, value in tx.range(start, prefix_end(start)):
+            yield unpack(key)[1], msgpack.unpackb(value)
+
+    def lookup_prefix(self, tx: Transaction, text: str) -> int | None:
+        """The commit whose id is ``text`` or starts with it (>= 6 hex digits), or None."""
+        text = text.lower()
+        if len(text) < MIN_PREFIX or not _HEX.fullmatch(text):
+            return None
+        if len(text) == 64:
+            return self.seq_of(tx, text)
+        start = pack("i") + b"\x02" + text.encode("ascii")
+        matches = list(tx.range(start, prefix_end(start), limit=10))
+        if len(matches) > 1:
+            ids = ", ".join(unpack(k)[1][:12] for k, _ in matches)
+            raise AmbiguousRefError(f"commit prefix {text!r} is ambiguous: {ids}")
+        return unpack(matches[0][1])[0] if matches else None
+
+    def ancestors(self, tx: Transaction, seq: int | None) -> frozenset[int]:
+        """``seq`` and every commit it descends from (empty for None: no commits)."""
+        if seq is None:
+            return frozenset()
+        commit_id = self._record(tx, seq)["id"]
+        key = (seq, commit_id)
+        cached = self._ancestors.get(key)
+        if cached is not None:
+            return cached
+        seen = {seq}
+        stack = [seq]
+        while stack:
+            current = stack.pop()
+            for parent in self._record(tx, current)["parents"]:
+                if parent not in seen:
+                    known = self._ancestors.get((parent, self._record(tx, parent)["id"]))
+                    if known is not None:
+                        seen |= known
+                    else:
+                        seen.add(parent)
+                        stack.append(parent)
+        result = frozenset(seen)
+        self._ancestors[key] = result
+        return result
+
+    def merge_base(self, tx: Transaction, a: int, b: int) -> int | None:
+        """The most significant common ancestor of two commits (a lowest common ancestor)."""
+        common = self.ancestors(tx, a) & self.ancestors(tx, b)
+        return max(common) if common else None

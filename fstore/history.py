@@ -1,0 +1,121 @@
+"""The change records of every commit, and the state of quads at any commit.
+
+Each change is a record ``(graph, subject, predicate, object, seq)`` whose payload says
+whether the quad is alive after commit ``seq``. Records live in an n-tuple store with the
+six quad index orders, each followed by ``seq`` (so all versions of a quad are adjacent and
+in significance order), plus one index led by ``seq`` (what did commit X change): 7
+indices. **History significance**: the state of a quad at commit c is the payload of its
+most significant record among c's ancestors; a query at c is one streaming pass over the
+records matching its pattern, picking one winner per quad.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Sequence
+
+from nstore import NStore, Var
+from nstore.indices import minimal_permutations
+from nstore.okvs import Okvs, Transaction
+
+__all__ = ["History", "QUAD_ITEMS", "HISTORY_INDICES", "ALIVE", "DEAD", "Quad"]
+
+Quad = tuple[Any, Any, Any, Any]
+QUAD_ITEMS = ("graph", "subject", "predicate", "object")
+HISTORY_INDICES = tuple(perm + (4,) for perm in minimal_permutations(4)) + ((4, 0, 1, 2, 3),)
+ALIVE = b"\x01"
+DEAD = b"\x00"
+_SEQ = Var("\x00seq")  # a name no user variable can take
+_QUAD_VARS = tuple(Var(f"\x00{name}") for name in QUAD_ITEMS)
+
+
+def winner(records: Iterable[tuple[int, bool]], ancestors: frozenset[int] | set[int]) -> tuple[int, bool] | None:
+    """The most significant record among ``ancestors`` (records come in seq order)."""
+    best = None
+    for record in records:
+        if record[0] in ancestors:
+            best = record
+    return best
+
+
+class History:
+    """Change records under the key prefix ``("h",)`` (see the module docstring)."""
+
+    def __init__(self, okvs: Okvs) -> None:
+        self.store = NStore(okvs, ("h",), QUAD_ITEMS + ("seq",), indices=HISTORY_INDICES)
+
+    def write(self, tx: Transaction, seq: int, changes: Iterable[tuple[Quad, bool]]) -> None:
+        """Record that commit ``seq`` set each quad to alive / dead."""
+        born: list[tuple] = []
+        died: list[tuple] = []
+        for quad, alive in changes:
+            (born if alive else died).append((*quad, seq))
+        if born:
+            self.store.bulk_add(tx, born, payload=ALIVE)
+        if died:
+            self.store.bulk_add(tx, died, payload=DEAD)
+
+    def records(self, tx: Transaction, quad: Quad) -> list[tuple[int, bool]]:
+        """Every ``(seq, alive)`` record of one quad, in significance order."""
+        decode = self.store.decode
+        return [(decode(tx, items[0]), payload == ALIVE) for _, items, payload in self.store.raw(tx, *quad, _SEQ)]
+
+    def state(self, tx: Transaction, quad: Quad, ancestors: frozenset[int]) -> bool:
+        """Whether ``quad`` is alive at the commit whose ancestry is ``ancestors``."""
+        best = winner(self.records(tx, quad), ancestors)
+        return best is not None and best[1]
+
+    def match(self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int]) -> Iterator[Quad]:
+        """Yield each quad matching ``pattern`` (values or Var) alive at that ancestry, with
+        its Var positions filled in, in index order. One pass; no walk of the DAG."""
+        if not ancestors:
+            return
+        decode = self.store.decode
+        raw = self.store.raw(tx, *pattern, _SEQ)
+        group: list[bytes] | None = None
+        alive = False
+        free: tuple[int, ...] = ()
+        for free, items, payload in raw:
+            head = items[:-1]
+            if head != group:
+                if alive:
+                    yield _fill(tx, decode, pattern, free, group)
+                group = head
+                alive = False
+            if decode(tx, items[-1]) in ancestors:
+                alive = payload == ALIVE
+        if alive:
+            yield _fill(tx, decode, pattern, free, group)
+
+    def match_records(self, tx: Transaction, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
+        """Yield ``(quad, [(seq, alive), ...])`` for every quad matching ``pattern`` that has
+        records, whatever its state."""
+        decode = self.store.decode
+        group: list[bytes] | None = None
+        records: list[tuple[int, bool]] = []
+        free: tuple[int, ...] = ()
+        for free, items, payload in self.store.raw(tx, *pattern, _SEQ):
+            head = items[:-1]
+            if head != group:
+                if group is not None:
+                    yield _fill(tx, decode, pattern, free, group), records
+                group, records = head, []
+            records.append((decode(tx, items[-1]), payload == ALIVE))
+        if group is not None:
+            yield _fill(tx, decode, pattern, free, group), records
+
+    def changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[Quad, bool]]:
+        """The records commit ``seq`` wrote: ``(quad, alive)`` in key order."""
+        for quad, payload in self.store.scan(tx, *_QUAD_VARS, seq):
+            yield quad[:4], payload == ALIVE
+
+    def packed_changes_of(self, tx: Transaction, seq: int) -> Iterator[bytes]:
+        """The records of commit ``seq`` as packed bytes (what its id hashes), in key order."""
+        for _, items, payload in self.store.raw(tx, *_QUAD_VARS, seq):
+            yield b"".join(items) + payload
+
+
+def _fill(tx: Transaction, decode, pattern: Sequence[Any], free: tuple[int, ...], items: list[bytes]) -> Quad:
+    values = list(pattern)
+    for slot, position in enumerate(free[:-1]):
+        values[position] = decode(tx, items[slot])
+    return tuple(values)  # type: ignore[return-value]

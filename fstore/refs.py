@@ -1,0 +1,93 @@
+"""Branch and tag names: git's ref-name rules, and where refs live in the store.
+
+>>> check_ref_name("feature/x")
+'feature/x'
+>>> check_ref_name("bad..name")
+Traceback (most recent call last):
+...
+fstore.errors.InvalidRefNameError: invalid ref name 'bad..name': it contains '..'
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from nstore.okvs import Transaction, prefix_end
+from nstore.pack import pack, unpack
+
+from .errors import InvalidRefNameError, RefExistsError, UnknownRefError
+
+__all__ = ["check_ref_name", "Refs", "BRANCH", "TAG"]
+
+BRANCH = "b"
+TAG = "t"
+_FORBIDDEN_CHARS = set(" ~^:?*[\\\x7f")
+
+def _rule_broken(name: str) -> str | None:
+    if not isinstance(name, str) or not name:
+        return "it is empty"
+    if name == "@":
+        return "it is '@'"
+    if name.startswith("-"):
+        return "it starts with '-'"
+    if any(ord(c) < 0x20 or c in _FORBIDDEN_CHARS for c in name):
+        bad = next(c for c in name if ord(c) < 0x20 or c in _FORBIDDEN_CHARS)
+        return f"it contains {bad!r}"
+    for needle in ("..", "@{", "//"):
+        if needle in name:
+            return f"it contains {needle!r}"
+    if name.startswith("/") or name.endswith("/"):
+        return "it starts or ends with '/'"
+    if name.endswith("."):
+        return "it ends with '.'"
+    for component in name.split("/"):
+        if component.startswith("."):
+            return f"component {component!r} starts with '.'"
+        if component.endswith(".lock"):
+            return f"component {component!r} ends with '.lock'"
+    return None
+
+def check_ref_name(name: str) -> str:
+    """Return ``name`` if it is a valid branch or tag name by git's rules, else raise."""
+    rule = _rule_broken(name)
+    if rule is not None:
+        raise InvalidRefNameError(f"invalid ref name {name!r}: {rule}")
+    return name
+
+class Refs:
+    """Branches and tags: ``pack(kind, name) -> pack(commit seq or None)``."""
+
+    def get(self, tx: Transaction, kind: str, name: str) -> tuple[bool, int | None]:
+        """``(exists, head seq)``; a branch with no commits yet has head None."""
+        raw = tx.get(pack(kind, name))
+        if raw is None:
+            return False, None
+        return True, unpack(raw)[0]
+
+    def head(self, tx: Transaction, branch: str) -> int | None:
+        exists, seq = self.get(tx, BRANCH, branch)
+        if not exists:
+            raise UnknownRefError(f"no branch named {branch!r}")
+        return seq
+
+    def set(self, tx: Transaction, kind: str, name: str, seq: int | None) -> None:
+        tx.set(pack(kind, name), pack(seq))
+
+    def create(self, tx: Transaction, kind: str, name: str, seq: int | None) -> None:
+        check_ref_name(name)
+        if self.get(tx, kind, name)[0]:
+            what = "branch" if kind == BRANCH else "tag"
+            raise RefExistsError(f"a {what} named {name!r} already exists")
+        self.set(tx, kind, name, seq)
+
+    def delete(self, tx: Transaction, kind: str, name: str) -> None:
+        if not self.get(tx, kind, name)[0]:
+            what = "branch" if kind == BRANCH else "tag"
+            raise UnknownRefError(f"no {what} named {name!r}")
+        tx.delete(pack(kind, name))
+
+    def items(self, tx: Transaction, kind: str) -> Iterator[tuple[str, int | None]]:
+        start = pack(kind)
+        for key, value in tx.range(start, prefix_end(start)):
+            yield unpack(key)[1], unpack(value)[0]
+

@@ -1,0 +1,285 @@
+"""The versioned store: a repository of commits over a DAG of branches, in one LMDB file.
+
+>>> import tempfile, fstore
+>>> from fstore import IRI
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="add alice", author="ann") as tx:
+...     fstore.add(tx, None, IRI("urn:alice"), IRI("urn:name"), "Alice")
+>>> first = tx.commit_id
+>>> repo.branch("edit")
+>>> with repo.transaction("edit", message="rename") as tx:
+...     fstore.rm(tx, None, IRI("urn:alice"), IRI("urn:name"), "Alice")
+...     fstore.add(tx, None, IRI("urn:alice"), IRI("urn:name"), "Alicia")
+>>> merged = repo.merge("main", "edit")          # a fast-forward
+>>> [op + " " + quad[3] for op, quad in repo.diff(first, "main")]
+['- Alice', '+ Alicia']
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from typing import Any, Iterator
+
+
+from nstore import okvs as _okvs
+from nstore.errors import FormatVersionError
+from nstore.okvs import Transaction as OkvsTransaction
+from nstore.pack import pack
+
+from .commits import Commit, CommitStore, commit_hash
+from .diff import blame_seq, diff_seqs, history_of
+from .errors import MergeError, UnknownRefError
+from .history import History, Quad
+from .merge import Policy, check_policy, plan_merge
+from .refs import BRANCH, TAG, Refs, check_ref_name
+from .transaction import Transaction
+from .view import View, prepare_pattern, prepare_quad
+
+__all__ = ["open", "Repository", "FORMAT_VERSION"]
+
+FORMAT_VERSION = 1
+_FORMAT_KEY = pack("datae", "format")
+DEFAULT_BRANCH = "main"
+
+
+def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
+    """Open the repository at ``path``, creating it (with an empty ``main``) if missing."""
+    return Repository(path, map_size=map_size)
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+class Repository:
+    """A versioned quad store. See :func:`open`."""
+
+    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
+        self.path = os.fspath(path)
+        self._okvs = _okvs.open(self.path, map_size=map_size)
+        self._history = History(self._okvs)
+        self._commits = CommitStore()
+        self._refs = Refs()
+        try:
+            self._initialise()
+        except BaseException:
+            self._okvs.close()
+            raise
+
+    def _initialise(self) -> None:
+        with self._okvs.transaction() as tx:
+            version = tx.get(_FORMAT_KEY)
+        if version is None:
+            with self._okvs.transaction(write=True) as tx:
+                if tx.get(_FORMAT_KEY) is None:
+                    tx.set(_FORMAT_KEY, str(FORMAT_VERSION).encode())
+                    self._refs.set(tx, BRANCH, DEFAULT_BRANCH, None)
+        elif version != str(FORMAT_VERSION).encode():
+            raise FormatVersionError(
+                f"{self.path} holds datae format {version.decode(errors='replace')}; this datae reads format {FORMAT_VERSION}"
+            )
+
+    # -- life cycle -----------------------------------------------------------------
+
+    def close(self) -> None:
+        self._okvs.close()
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<fstore.Repository {self.path!r}>"
+
+    # -- refs -----------------------------------------------------------------------
+
+    def _resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
+        if not isinstance(ref, str) or not ref:
+            raise UnknownRefError(f"a ref is a branch, tag or commit id, not {ref!r}")
+        for kind in (BRANCH, TAG):
+            exists, seq = self._refs.get(tx, kind, ref)
+            if exists:
+                return seq
+        seq = self._commits.lookup_prefix(tx, ref)
+        if seq is None:
+            raise UnknownRefError(f"unknown ref {ref!r}: no branch, tag or commit (ids need >= 6 hex digits)")
+        return seq
+
+    def resolve(self, ref: str) -> str | None:
+        """The commit id a branch, tag, id or id prefix names (None: a branch with no commits)."""
+        with self._okvs.transaction() as tx:
+            seq = self._resolve(tx, ref)
+            return None if seq is None else self._commits.get(tx, seq).id
+
+    def at(self, ref: str) -> View:
+        """A read-only view of the state at ``ref`` (branch, tag, commit id or its prefix)."""
+        with self._okvs.transaction() as tx:
+            seq = self._resolve(tx, ref)
+        return View(self, seq, ref)
+
+    def head(self, branch: str) -> str | None:
+        """The id of a branch's head commit (None if it has no commits)."""
+        with self._okvs.transaction() as tx:
+            seq = self._refs.head(tx, branch)
+            return None if seq is None else self._commits.get(tx, seq).id
+
+    def branch(self, name: str, start: str = DEFAULT_BRANCH) -> None:
+        """Create branch ``name`` at ``start`` (any ref). O(1): it writes one key."""
+        check_ref_name(name)
+        with self._okvs.transaction(write=True) as tx:
+            self._refs.create(tx, BRANCH, name, self._resolve(tx, start))
+
+    def branches(self) -> dict[str, str | None]:
+        """Every branch and its head commit id."""
+        with self._okvs.transaction() as tx:
+            return {name: self._id(tx, seq) for name, seq in self._refs.items(tx, BRANCH)}
+
+    def delete_branch(self, name: str) -> None:
+        """Delete a branch (its commits stay, reachable from other refs or by id)."""
+        with self._okvs.transaction(write=True) as tx:
+            self._refs.delete(tx, BRANCH, name)
+
+    def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
+        """Tag the commit ``ref`` names; returns its id."""
+        check_ref_name(name)
+        with self._okvs.transaction(write=True) as tx:
+            seq = self._resolve(tx, ref)
+            if seq is None:
+                raise UnknownRefError(f"cannot tag {ref!r}: it has no commits")
+            self._refs.create(tx, TAG, name, seq)
+            return self._commits.get(tx, seq).id
+
+    def tags(self) -> dict[str, str]:
+        with self._okvs.transaction() as tx:
+            return {name: self._id(tx, seq) for name, seq in self._refs.items(tx, TAG)}
+
+    def _id(self, tx: OkvsTransaction, seq: int | None) -> str | None:
+        return None if seq is None else self._commits.get(tx, seq).id
+
+    # -- writing --------------------------------------------------------------------
+
+    def transaction(self, branch: str = DEFAULT_BRANCH, *, message: str = "", author: str = "",
+                    time: _dt.datetime | None = None) -> Transaction:
+        """A write transaction on ``branch``: one commit when the ``with`` block ends, none if
+        nothing changed; an exception inside leaves the store as it was. ``time`` (aware
+        datetime) defaults to now, in UTC."""
+        if time is not None and time.utcoffset() is None:
+            raise ValueError(f"commit time must be timezone-aware, not {time!r}")
+        return Transaction(self, branch, message, author, time)
+
+    def _write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int], changes: list[tuple[Quad, bool]],
+                      message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
+        """Write change records, the commit and the branch move; returns the new id."""
+        seq = self._commits.next_seq(tx)
+        time = (time or _now()).astimezone(_dt.timezone.utc)
+        self._history.write(tx, seq, changes)
+        parent_ids = [self._commits.get(tx, p).id for p in parents]
+        commit_id = commit_hash(parent_ids, message, author, time, self._history.packed_changes_of(tx, seq))
+        self._commits.write(tx, seq, parents, commit_id, message, author, time, added, removed)
+        self._refs.set(tx, BRANCH, branch, seq)
+        return commit_id
+
+    def merge(self, into: str, other: str, *, message: str | None = None, author: str | None = None,
+              policy: Policy = "abort", time: _dt.datetime | None = None) -> str | None:
+        """Merge ``other`` (any ref) into branch ``into``; returns the resulting head id.
+
+        Fast-forwards when ``into`` is an ancestor of ``other``; does nothing when ``other``
+        is already merged. Conflicts go to ``policy``: "abort" (raise MergeConflict and write
+        nothing), "ours", "theirs", or a callable ``f(conflict) -> objects to keep``.
+        """
+        check_policy(policy)
+        if into == other:
+            raise MergeError(f"cannot merge branch {into!r} into itself")
+        with self._okvs.transaction(write=True) as tx:
+            ours = self._refs.head(tx, into)
+            theirs = self._resolve(tx, other)
+            if theirs is None or theirs == ours:
+                return self._id(tx, ours)
+            if ours is None or ours in self._commits.ancestors(tx, theirs):
+                self._refs.set(tx, BRANCH, into, theirs)  # fast-forward
+                return self._id(tx, theirs)
+            if theirs in self._commits.ancestors(tx, ours):
+                return self._id(tx, ours)  # already merged
+            base = self._commits.merge_base(tx, ours, theirs)
+            outcome = plan_merge(self, tx, ours, theirs, base, policy)
+            if message is None:
+                message = f"Merge {other!r} into {into!r}"
+            return self._write_commit(tx, into, [ours, theirs], outcome.records, message, author or "", time,
+                                      outcome.added, outcome.removed)
+
+    # -- history --------------------------------------------------------------------
+
+    def log(self, ref: str = DEFAULT_BRANCH, limit: int | None = None) -> Iterator[Commit]:
+        """The commits reachable from ``ref``, newest first (significance order)."""
+        with self._okvs.transaction() as tx:
+            seqs = sorted(self._commits.ancestors(tx, self._resolve(tx, ref)), reverse=True)
+            commits = [self._commits.get(tx, seq) for seq in seqs[:limit]]
+        return iter(commits)
+
+    def commit(self, ref: str) -> Commit:
+        """The commit ``ref`` names."""
+        with self._okvs.transaction() as tx:
+            seq = self._resolve(tx, ref)
+            if seq is None:
+                raise UnknownRefError(f"{ref!r} has no commits")
+            return self._commits.get(tx, seq)
+
+    def diff(self, a: str, b: str) -> Iterator[tuple[str, Quad]]:
+        """``("+" | "-", quad)`` for each quad whose state differs from commit a to commit b."""
+        with self._okvs.transaction() as tx:
+            yield from diff_seqs(self, tx, self._resolve(tx, a), self._resolve(tx, b))
+
+    def blame(self, ref: str, graph: Any, subject: Any, predicate: Any, object: Any) -> Commit | None:
+        """The commit that gave this quad its state (present or removed) at ``ref``; None if
+        no commit ever touched it."""
+        quad = prepare_quad((graph, subject, predicate, object))
+        with self._okvs.transaction() as tx:
+            seq = blame_seq(self, tx, self._resolve(tx, ref), quad)
+            return None if seq is None else self._commits.get(tx, seq)
+
+    def history(self, ref: str, *pattern: Any) -> Iterator[tuple[Commit, list[tuple[str, Quad]]]]:
+        """For each commit in ``ref``'s ancestry that changed quads matching ``pattern``
+        (newest first): the commit and those changes."""
+        pattern = prepare_pattern(pattern)
+        with self._okvs.transaction() as tx:
+            for seq, changes in history_of(self, tx, self._resolve(tx, ref), pattern):
+                yield self._commits.get(tx, seq), changes
+
+    def verify(self) -> list[str]:
+        """Recompute every commit id and blob hash; returns a description of each mismatch
+        (an empty list: the history is intact)."""
+        problems: list[str] = []
+        with self._okvs.transaction() as tx:
+            ids: dict[int, str] = {}
+            for seq, record in self._commits.all(tx):
+                parents = []
+                for parent in record["parents"]:
+                    if parent not in ids:
+                        problems.append(f"commit {record['id']}: parent #{parent} missing or not earlier")
+                    parents.append(ids.get(parent, ""))
+                time = _dt.datetime.fromisoformat(record["time"])
+                expected = commit_hash(parents, record["message"], record["author"], time,
+                                       self._history.packed_changes_of(tx, seq))
+                if expected != record["id"]:
+                    problems.append(f"commit #{seq} is stored as {record['id']} but hashes to {expected}")
+                if self._commits.seq_of(tx, record["id"]) != seq:
+                    problems.append(f"commit {record['id']}: id index does not point at #{seq}")
+                ids[seq] = record["id"]
+            for digest in self._history.store.blobs.verify(tx):
+                problems.append(f"blob {digest.hex()} does not hash to its address")
+        return problems
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for people: commits, branches, tags, change records, bytes on disk."""
+        with self._okvs.transaction() as tx:
+            commits = sum(1 for _ in self._commits.all(tx))
+            branches = sum(1 for _ in self._refs.items(tx, BRANCH))
+            tags = sum(1 for _ in self._refs.items(tx, TAG))
+        size = os.path.getsize(os.path.join(self.path, "data.mdb"))
+        return {"commits": commits, "branches": branches, "tags": tags, "bytes": size}
+
+

@@ -1,0 +1,147 @@
+"""Write transactions: one transaction on a branch is one commit.
+
+Changes are collected as intents (quad -> alive) and resolved against the branch head when
+the transaction ends: a quad whose state does not change writes nothing, and a transaction
+that changes nothing makes no commit. Everything happens in one LMDB write transaction, so
+an exception (or a crash) leaves the store exactly as it was.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
+
+from nstore import Var
+from nstore.pack import pack, pack_value
+
+from .history import Quad
+
+if TYPE_CHECKING:
+    from nstore.okvs import Transaction as OkvsTransaction
+
+    from .repository import Repository
+
+__all__ = ["Transaction", "matches"]
+
+
+def matches(pattern: Sequence[Any], quad: Quad) -> bool:
+    """Whether a quad fits a pattern (values compare by their packed bytes, so ``1`` and
+    ``True`` differ as they do in the store; a repeated Var must bind one value)."""
+    bound: dict[str, bytes] = {}
+    for item, value in zip(pattern, quad):
+        packed = pack_value(value)
+        if type(item) is Var:
+            if bound.setdefault(item.name, packed) != packed:
+                return False
+        elif pack_value(item) != packed:
+            return False
+    return True
+
+
+class Transaction:
+    """A write transaction on one branch; use ``with repo.transaction(branch, ...)``.
+
+    After the ``with`` block, ``commit_id`` holds the new commit's id, or None if nothing
+    changed.
+    """
+
+    def __init__(self, repo: Repository, branch: str, message: str, author: str, time: _dt.datetime | None) -> None:
+        self.repo = repo
+        self.branch = branch
+        self.message = message
+        self.author = author
+        self.time = time
+        self.commit_id: str | None = None
+        self._tx: OkvsTransaction | None = None
+        self._pending: dict[bytes, tuple[Quad, bool]] = {}
+        self._head: int | None = None
+        self._ancestors: frozenset[int] = frozenset()
+
+    def __enter__(self) -> Transaction:
+        tx = self.repo._okvs.transaction(write=True)
+        try:
+            self._head = self.repo._refs.head(tx, self.branch)
+            self._ancestors = self.repo._commits.ancestors(tx, self._head)
+        except BaseException:
+            tx.abort()
+            raise
+        self._tx = tx
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        tx, self._tx = self._tx, None
+        if tx is None:
+            return
+        if exc_type is not None:
+            tx.abort()
+            return
+        try:
+            self.commit_id = self._commit(tx)
+        except BaseException:
+            if not tx.closed:
+                tx.abort()
+            raise
+        if self.commit_id is None:
+            tx.abort()
+        else:
+            tx.commit()
+
+    # -- changes ----------------------------------------------------------------------
+
+    def _require_open(self) -> OkvsTransaction:
+        if self._tx is None:
+            from nstore.errors import TransactionClosedError
+
+            raise TransactionClosedError("use the transaction inside its `with` block")
+        return self._tx
+
+    def _intend(self, quad: Quad, alive: bool) -> None:
+        self._require_open()
+        self._pending[pack(*quad)] = (quad, alive)
+
+    def _state(self, tx: OkvsTransaction, key: bytes, quad: Quad) -> bool:
+        intent = self._pending.get(key)
+        if intent is not None:
+            return intent[1]
+        return self._head is not None and self.repo._history.state(tx, quad, self._ancestors)
+
+    def _match(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+        """The head's quads overlaid with this transaction's intents."""
+        tx = self._require_open()
+        pending = self._pending
+        for quad in self.repo._history.match(tx, pattern, self._ancestors):
+            intent = pending.get(pack(*quad))
+            if intent is None or intent[1]:
+                yield quad
+        for key, (quad, alive) in list(pending.items()):
+            if alive and matches(pattern, quad) and not (
+                self._head is not None and self.repo._history.state(tx, quad, self._ancestors)
+            ):
+                yield quad
+
+    # -- commit -----------------------------------------------------------------------
+
+    def _changes(self, tx: OkvsTransaction) -> list[tuple[Quad, bool]]:
+        if self._head is None:
+            return [(quad, True) for quad, alive in self._pending.values() if alive]
+        history = self.repo._history
+        ancestors = self._ancestors
+        return [
+            (quad, alive)
+            for _, (quad, alive) in sorted(self._pending.items())
+            if history.state(tx, quad, ancestors) != alive
+        ]
+
+    def _commit(self, tx: OkvsTransaction) -> str | None:
+        changes = self._changes(tx)
+        if not changes:
+            return None
+        added = sum(1 for _, alive in changes if alive)
+        parents = [] if self._head is None else [self._head]
+        return self.repo._write_commit(
+            tx, self.branch, parents, changes, self.message, self.author, self.time, added, len(changes) - added
+        )
+
+    def __repr__(self) -> str:
+        state = "open" if self._tx is not None else "closed"
+        return f"<fstore.Transaction on {self.branch!r} {state}, {len(self._pending)} change(s) pending>"
