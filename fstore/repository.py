@@ -163,13 +163,14 @@ class Repository:
     # -- writing --------------------------------------------------------------------
 
     def transaction(self, branch: str = DEFAULT_BRANCH, *, message: str = "", author: str = "",
-                    time: _dt.datetime | None = None) -> Transaction:
+                    time: _dt.datetime | None = None, allow_empty: bool = False) -> Transaction:
         """A write transaction on ``branch``: one commit when the ``with`` block ends, none if
-        nothing changed; an exception inside leaves the store as it was. ``time`` (aware
-        datetime) defaults to now, in UTC."""
+        nothing changed (unless ``allow_empty``, as ``git commit --allow-empty``); an
+        exception inside leaves the store as it was. ``time`` (aware datetime) defaults to
+        now, in UTC."""
         if time is not None and time.utcoffset() is None:
             raise ValueError(f"commit time must be timezone-aware, not {time!r}")
-        return Transaction(self, branch, message, author, time)
+        return Transaction(self, branch, message, author, time, allow_empty)
 
     def _write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int], changes: list[tuple[Quad, bool]],
                       message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:

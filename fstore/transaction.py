@@ -45,8 +45,10 @@ class Transaction:
     changed.
     """
 
-    def __init__(self, repo: Repository, branch: str, message: str, author: str, time: _dt.datetime | None) -> None:
+    def __init__(self, repo: Repository, branch: str, message: str, author: str, time: _dt.datetime | None,
+                 allow_empty: bool = False) -> None:
         self.repo = repo
+        self.allow_empty = allow_empty
         self.branch = branch
         self.message = message
         self.author = author
@@ -99,12 +101,6 @@ class Transaction:
         self._require_open()
         self._pending[pack(*quad)] = (quad, alive)
 
-    def _state(self, tx: OkvsTransaction, key: bytes, quad: Quad) -> bool:
-        intent = self._pending.get(key)
-        if intent is not None:
-            return intent[1]
-        return self._head is not None and self.repo._history.state(tx, quad, self._ancestors)
-
     def _match(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The head's quads overlaid with this transaction's intents."""
         tx = self._require_open()
@@ -134,7 +130,7 @@ class Transaction:
 
     def _commit(self, tx: OkvsTransaction) -> str | None:
         changes = self._changes(tx)
-        if not changes:
+        if not changes and not (self.allow_empty and self._head is not None):
             return None
         added = sum(1 for _, alive in changes if alive)
         parents = [] if self._head is None else [self._head]

@@ -1,0 +1,124 @@
+"""Typed errors of the table codec (Kart Datasets V2/V3); each says what was wrong and where.
+
+Every class derives from :class:`nstore.errors.DataeError`, and also from the built-in
+exception a Python user would expect (``ValueError`` for bad input, ``TypeError`` for a
+value of the wrong type), so ``except ValueError`` keeps working.
+
+>>> from fstore.tables.names import validate_dataset_name
+>>> try:
+...     validate_dataset_name("a:b")
+... except DatasetNameError as e:
+...     (e.name, e.rule)
+('a:b', 'forbidden-character')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nstore.errors import DataeError
+
+__all__ = [
+    "TablesError",
+    "DatasetNameError",
+    "SchemaError",
+    "LegendError",
+    "PathStructureError",
+    "PrimaryKeyError",
+    "FeatureError",
+    "ColumnValueError",
+    "GeometryError",
+    "KartRepoError",
+]
+
+
+class TablesError(DataeError):
+    """Base class of every error raised by :mod:`fstore.tables`."""
+
+
+class DatasetNameError(TablesError, ValueError):
+    """A dataset name breaks one of Kart's naming rules.
+
+    ``name`` is the offending name and ``rule`` a short tag of the rule broken (e.g.
+    ``"empty"``, ``"control-character"``, ``"forbidden-character"``, ``"leading-slash"``,
+    ``"trailing-slash"``, ``"empty-component"``, ``"reserved-name"``, ``"dot-component"``,
+    ``"trailing-space"``, ``"case-conflict"``, ``"not-utf8"``).
+    """
+
+    def __init__(self, name: str, rule: str, message: str) -> None:
+        self.name = name
+        self.rule = rule
+        super().__init__(f"invalid dataset name {name!r} ({rule}): {message}")
+
+
+class SchemaError(TablesError, ValueError):
+    """A ``schema.json`` (or one column of it) is invalid. ``column`` names the column
+    (its name, or its index when it has none yet), ``None`` for whole-schema problems."""
+
+    def __init__(self, message: str, *, column: str | int | None = None) -> None:
+        self.column = column
+        where = f"column {column!r}: " if column is not None else ""
+        super().__init__(f"invalid schema: {where}{message}")
+
+
+class LegendError(TablesError, ValueError):
+    """A legend blob is malformed, or a legend name does not match its content."""
+
+
+class PathStructureError(TablesError, ValueError):
+    """A ``path-structure.json`` is invalid (unknown scheme or encoding, branches that the
+    encoding cannot express, levels out of range)."""
+
+
+class PrimaryKeyError(TablesError, TypeError):
+    """Primary-key values do not fit the dataset: wrong count, or a type the path scheme
+    cannot encode (the ``int`` scheme takes exactly one integer). A ``TypeError``, as in
+    Kart."""
+
+    def __init__(self, pk_values: Any, message: str) -> None:
+        self.pk_values = pk_values
+        super().__init__(f"primary key {pk_values!r}: {message}")
+
+
+class FeatureError(TablesError, ValueError):
+    """A feature blob is malformed, names an unknown legend, or its values do not match
+    its legend. ``path`` is the feature's path when known."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        where = f" at {path}" if path else ""
+        super().__init__(f"bad feature{where}: {message}")
+
+
+class ColumnValueError(TablesError, ValueError):
+    """A value does not fit its column: wrong type, out of range, too long, unparsable.
+    ``column``, ``value`` and ``reason`` say which, what and why."""
+
+    def __init__(self, column: str, value: Any, reason: str) -> None:
+        self.column = column
+        self.value = value
+        self.reason = reason
+        shown = repr(value)
+        if len(shown) > 120:
+            shown = shown[:57] + "..." + shown[-57:]
+        super().__init__(f"column {column!r}: value {shown} {reason}")
+
+
+class GeometryError(TablesError, ValueError):
+    """Bytes are not a valid GeoPackage geometry or WKB, or WKT cannot be parsed.
+    ``offset`` is the byte (or character) position of the problem when known."""
+
+    def __init__(self, message: str, *, offset: int | None = None) -> None:
+        self.offset = offset
+        where = f" at offset {offset}" if offset is not None else ""
+        super().__init__(f"invalid geometry{where}: {message}")
+
+
+class KartRepoError(TablesError):
+    """A Kart repository cannot be read: missing git dir, unknown ref or commit, a
+    dataset whose meta items are missing or corrupt. ``where`` says what was read."""
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        self.where = where
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{message}")

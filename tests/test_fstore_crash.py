@@ -1,0 +1,90 @@
+"""A process killed with SIGKILL in the middle of a large transaction leaves a store that opens
+with every earlier commit intact and no trace of the killed one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import fstore
+from fstore import IRI, Var
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    import fstore
+    from fstore import IRI
+    from fstore.repository import Repository
+
+    path, phase = sys.argv[1], sys.argv[2]
+    repo = fstore.open(path)
+    for i in range(3):
+        with repo.transaction("main", message=f"c{i}", author="child") as tx:
+            for j in range(100):
+                fstore.add(tx, None, IRI(f"urn:s{i}"), IRI("urn:p"), j)
+        print("commit", tx.commit_id, flush=True)
+
+    original = Repository._write_commit
+    def announced(self, *args, **kwargs):
+        print("writing", flush=True)  # the LMDB write transaction is now filling
+        return original(self, *args, **kwargs)
+    Repository._write_commit = announced
+
+    with repo.transaction("main", message="killed", author="child") as tx:
+        for j in range(400_000):
+            fstore.add(tx, None, IRI(f"urn:big{j % 5000}"), IRI("urn:q"), "v" * (j % 300) + str(j))
+            if j == 1000 and phase == "adding":
+                print("adding", flush=True)
+    print("finished", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("phase,delay", [("adding", 0.2), ("writing", 0.5), ("writing", 2.0)])
+def test_sigkill_mid_transaction(tmp_path, phase, delay):
+    path = str(tmp_path / "repo")
+    child = subprocess.Popen([sys.executable, "-c", CHILD, path, phase], stdout=subprocess.PIPE, text=True)
+    commits = []
+    try:
+        for line in child.stdout:
+            word, *rest = line.split()
+            if word == "commit":
+                commits.append(rest[0])
+            elif word == phase:
+                time.sleep(delay)
+                os.kill(child.pid, signal.SIGKILL)
+                break
+            elif word == "finished":
+                pytest.fail("the child finished before it was killed: make its transaction larger")
+    finally:
+        child.kill()
+        child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    assert len(commits) == 3
+
+    repo = fstore.open(path)
+    try:
+        assert [c.id for c in repo.log("main")] == commits[::-1]
+        assert repo.head("main") == commits[-1]
+        assert repo.verify() == []
+        for i, commit in enumerate(commits):
+            view = repo.at(commit)
+            objects = sorted(b["o"] for b in fstore.from_(view, None, IRI(f"urn:s{i}"), IRI("urn:p"), Var("o")))
+            assert objects == list(range(100))
+        assert fstore.count(repo.at("main"), Var("g"), Var("s"), IRI("urn:q"), Var("o")) == 0
+        with repo._okvs.transaction() as tx:
+            assert repo._commits.next_seq(tx) == 4
+            assert list(repo._history.changes_of(tx, 4)) == []
+            assert list(repo._history.store.blobs.digests(tx)) == []
+        # the store still takes commits
+        with repo.transaction("main", message="after", author="t") as tx:
+            fstore.add(tx, None, IRI("urn:after"), IRI("urn:p"), 1)
+        assert repo.verify() == []
+    finally:
+        repo.close()
