@@ -43,16 +43,28 @@ class History:
     def __init__(self, okvs: Okvs) -> None:
         self.store = NStore(okvs, ("h",), QUAD_ITEMS + ("seq",), indices=HISTORY_INDICES)
 
-    def write(self, tx: Transaction, seq: int, changes: Iterable[tuple[Quad, bool]]) -> None:
-        """Record that commit ``seq`` set each quad to alive / dead."""
+    def identity(self, quad: Quad) -> bytes:
+        """The packed quad as it stands in the records' keys: a dict key that tells apart
+        values Python calls equal (1, 1.0, True), and sorts in the change index's order."""
+        return self.store.identity(*quad)
+
+    def write(self, tx: Transaction, seq: int, changes: Iterable[tuple[Quad, bool, bytes | None]]) -> list[bytes]:
+        """Record that commit ``seq`` set each quad to alive / dead; each change may carry
+        the quad's :meth:`identity` if known. Returns the records as
+        :meth:`packed_changes_of` will read them back (what the commit id hashes)."""
         born: list[tuple] = []
         died: list[tuple] = []
-        for quad, alive in changes:
+        packed: list[bytes] = []
+        identity = self.store.identity
+        for quad, alive, key in changes:
             (born if alive else died).append((*quad, seq))
+            packed.append((key or identity(*quad)) + (ALIVE if alive else DEAD))
         if born:
             self.store.bulk_add(tx, born, payload=ALIVE)
         if died:
             self.store.bulk_add(tx, died, payload=DEAD)
+        packed.sort()
+        return packed
 
     def records(self, tx: Transaction, quad: Quad) -> list[tuple[int, bool]]:
         """Every ``(seq, alive)`` record of one quad, in significance order."""

@@ -59,7 +59,7 @@ POLICIES = ("abort", "ours", "theirs")
 class MergeOutcome:
     """What a merge commit must write: resolution records and counts vs the first parent."""
 
-    records: list[tuple[Quad, bool]]
+    records: list[tuple[Quad, bool, bytes | None]]
     added: int
     removed: int
     conflicts: list[Conflict]
@@ -129,7 +129,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
     if conflicts and policy == "abort":
         raise MergeConflict(conflicts)
 
-    records: list[tuple[Quad, bool]] = []
+    records: list[tuple[Quad, bool, bytes | None]] = []
     added = removed = 0
     history = repo._history
     for key in sorted(candidates):
@@ -147,7 +147,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
         else:
             merged = state["ours"]
         if merged != state["union"]:
-            records.append((quad, merged))
+            records.append((quad, merged, None))
         if merged != state["ours"]:
             if merged:
                 added += 1

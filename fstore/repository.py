@@ -172,14 +172,14 @@ class Repository:
             raise ValueError(f"commit time must be timezone-aware, not {time!r}")
         return Transaction(self, branch, message, author, time, allow_empty)
 
-    def _write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int], changes: list[tuple[Quad, bool]],
+    def _write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int], changes: list[tuple[Quad, bool, bytes | None]],
                       message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
         """Write change records, the commit and the branch move; returns the new id."""
         seq = self._commits.next_seq(tx)
         time = (time or _now()).astimezone(_dt.timezone.utc)
-        self._history.write(tx, seq, changes)
+        records = self._history.write(tx, seq, changes)
         parent_ids = [self._commits.get(tx, p).id for p in parents]
-        commit_id = commit_hash(parent_ids, message, author, time, self._history.packed_changes_of(tx, seq))
+        commit_id = commit_hash(parent_ids, message, author, time, records)
         self._commits.write(tx, seq, parents, commit_id, message, author, time, added, removed)
         self._refs.set(tx, BRANCH, branch, seq)
         return commit_id

@@ -12,7 +12,7 @@ import datetime as _dt
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from nstore import Var
-from nstore.pack import pack, pack_value
+from nstore.pack import pack_value
 
 from .history import Quad
 
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from .repository import Repository
 
 __all__ = ["Transaction", "matches"]
+
+_SEEN_LIMIT = 4_000_000
 
 
 def matches(pattern: Sequence[Any], quad: Quad) -> bool:
@@ -56,6 +58,9 @@ class Transaction:
         self.commit_id: str | None = None
         self._tx: OkvsTransaction | None = None
         self._pending: dict[bytes, tuple[Quad, bool]] = {}
+        # Quads this transaction saw alive at the head while reading: their state needs no
+        # second lookup when the commit resolves intents (replacing a graph reads it all).
+        self._seen_alive: set[bytes] = set()
         self._head: int | None = None
         self._ancestors: frozenset[int] = frozenset()
 
@@ -99,40 +104,45 @@ class Transaction:
 
     def _intend(self, quad: Quad, alive: bool) -> None:
         self._require_open()
-        self._pending[pack(*quad)] = (quad, alive)
+        self._pending[self.repo._history.identity(quad)] = (quad, alive)
 
     def _match(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The head's quads overlaid with this transaction's intents."""
         tx = self._require_open()
         pending = self._pending
-        for quad in self.repo._history.match(tx, pattern, self._ancestors):
-            intent = pending.get(pack(*quad))
+        history = self.repo._history
+        seen = self._seen_alive
+        remember = len(seen) < _SEEN_LIMIT
+        for quad in history.match(tx, pattern, self._ancestors):
+            key = history.identity(quad)
+            if remember:
+                seen.add(key)
+            intent = pending.get(key)
             if intent is None or intent[1]:
                 yield quad
         for key, (quad, alive) in list(pending.items()):
-            if alive and matches(pattern, quad) and not (
-                self._head is not None and self.repo._history.state(tx, quad, self._ancestors)
-            ):
+            if alive and matches(pattern, quad) and not self._alive_at_head(tx, key, quad):
                 yield quad
+
+    def _alive_at_head(self, tx: OkvsTransaction, key: bytes, quad: Quad) -> bool:
+        if self._head is None:
+            return False
+        if key in self._seen_alive:
+            return True
+        return self.repo._history.state(tx, quad, self._ancestors)
 
     # -- commit -----------------------------------------------------------------------
 
-    def _changes(self, tx: OkvsTransaction) -> list[tuple[Quad, bool]]:
-        if self._head is None:
-            return [(quad, True) for quad, alive in self._pending.values() if alive]
-        history = self.repo._history
-        ancestors = self._ancestors
+    def _changes(self, tx: OkvsTransaction) -> list[tuple[Quad, bool, bytes]]:
         return [
-            (quad, alive)
-            for _, (quad, alive) in sorted(self._pending.items())
-            if history.state(tx, quad, ancestors) != alive
+            (quad, alive, key) for key, (quad, alive) in self._pending.items() if self._alive_at_head(tx, key, quad) != alive
         ]
 
     def _commit(self, tx: OkvsTransaction) -> str | None:
         changes = self._changes(tx)
         if not changes and not (self.allow_empty and self._head is not None):
             return None
-        added = sum(1 for _, alive in changes if alive)
+        added = sum(1 for _, alive, _ in changes if alive)
         parents = [] if self._head is None else [self._head]
         return self.repo._write_commit(
             tx, self.branch, parents, changes, self.message, self.author, self.time, added, len(changes) - added

@@ -60,9 +60,14 @@ XSD_BASE64 = IRI(XSD + "base64Binary")
 _ALLOWED = (str, int, float, bytes, Decimal, _dt.date, IRI, Literal, BNode)
 
 
+_ALREADY_CANONICAL = frozenset({IRI, str, int, type(None), BNode, float, bool, bytes, Decimal, _dt.date, _dt.datetime})
+
+
 def check_value(value: Any, where: str) -> Any:
     """Return ``value`` in canonical form, or raise ``PackError`` naming ``where`` it was."""
-    if value is None or isinstance(value, _ALLOWED):
+    if type(value) in _ALREADY_CANONICAL:
+        return value
+    if isinstance(value, _ALLOWED):
         return canonical(value)
     raise PackError(f"{where}: a quad cannot hold a {type(value).__name__} ({value!r:.80})")
 

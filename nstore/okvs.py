@@ -20,7 +20,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
 
 import lmdb
 
@@ -65,20 +66,45 @@ class _Environment:
             lock=True,
         )
         self.users = 0
-        self.active = 0  # open transactions in this process, guarded by `cond`
+        # Transactions of this process that are open or being begun, and resizes waiting
+        # for them to end; both guarded by `cond`. LMDB forbids changing the map while any
+        # transaction of the process is open, so a pending resize holds back new ones
+        # (else a stream of readers would starve it).
+        self.active = 0
+        self.resizing = 0
         self.cond = threading.Condition()
+        # LMDB allows one write transaction at a time. Writers of this process queue here
+        # rather than inside LMDB, where a waiting writer would count as open and block
+        # the resize that the current writer needs in order to finish.
+        self.write_lock = threading.Lock()
+        self.writer: int | None = None  # thread id of the holder of `write_lock`
+
+    def acquire_writer(self) -> None:
+        if self.writer == threading.get_ident():
+            raise TransactionError(f"this thread already has a write transaction open on {self.path}")
+        self.write_lock.acquire()
+        self.writer = threading.get_ident()
+
+    def release_writer(self) -> None:
+        self.writer = None
+        self.write_lock.release()
 
     def begin(self, write: bool) -> lmdb.Transaction:
-        try:
-            txn = self.env.begin(write=write)
-        except lmdb.MapResizedError:
-            # Another process grew the map: adopt its size and try again.
+        while True:
+            # Count the transaction before LMDB starts it, so no resize can run under it.
             with self.cond:
-                self.env.set_mapsize(0)
-            txn = self.env.begin(write=write)
-        with self.cond:
-            self.active += 1
-        return txn
+                while self.resizing:
+                    self.cond.wait()
+                self.active += 1
+            try:
+                return self.env.begin(write=write)
+            except lmdb.MapResizedError:
+                # Another process grew the map: adopt its size and try again.
+                self.end()
+                self._resize(lambda size: 0)
+            except BaseException:
+                self.end()
+                raise
 
     def end(self) -> None:
         with self.cond:
@@ -93,22 +119,46 @@ class _Environment:
         """Double the map until it exceeds ``at_least``. No transaction of this process may
         be open while LMDB changes the map, so wait for them to end (or, with
         ``wait=False``, leave the map as it is if any is open)."""
+        def doubled(size: int) -> int:
+            while size <= at_least:
+                size *= 2
+            return size
+
+        self._resize(doubled, wait=wait)
+
+    @contextmanager
+    def holding_back(self) -> Iterator[None]:
+        """New transactions of this process wait until the block ends (a resize is due)."""
+        with self.cond:
+            self.resizing += 1
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.resizing -= 1
+                self.cond.notify_all()
+
+    def _resize(self, new_size: Callable[[int], int], *, wait: bool = True) -> None:
+        """Set the map to ``new_size(current size)`` (0: adopt the size on disk) once no
+        transaction of this process is open, holding back new ones meanwhile."""
         with self.cond:
             if self.active and not wait:
                 return
-            deadline = time.monotonic() + _GROW_WAIT_SECONDS
-            while self.active:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TransactionError(
-                        f"cannot grow the map of {self.path}: {self.active} transaction(s) "
-                        f"of this process stayed open for {_GROW_WAIT_SECONDS:.0f}s"
-                    )
-                self.cond.wait(remaining)
-            size = self.env.info()["map_size"]
-            while size <= at_least:
-                size *= 2
-            self.env.set_mapsize(size)
+            self.resizing += 1
+            try:
+                deadline = time.monotonic() + _GROW_WAIT_SECONDS
+                while self.active:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise TransactionError(
+                            f"cannot grow the map of {self.path}: {self.active} transaction(s) "
+                            f"of this process stayed open for {_GROW_WAIT_SECONDS:.0f}s"
+                        )
+                    self.cond.wait(remaining)
+                self.env.set_mapsize(new_size(self.env.info()["map_size"]))
+            finally:
+                self.resizing -= 1
+                self.cond.notify_all()
 
 
 _registry: dict[str, _Environment] = {}
@@ -185,9 +235,9 @@ class Okvs:
 
 def _check_key(key: bytes) -> bytes:
     if type(key) is not bytes:
-        if isinstance(key, (bytearray, memoryview)):
-            return bytes(key)
-        raise TypeError(f"okvs keys are bytes, not {type(key).__name__}")
+        if not isinstance(key, (bytearray, memoryview)):
+            raise TypeError(f"okvs keys are bytes, not {type(key).__name__}")
+        key = bytes(key)  # and check its length like any other key
     if not key or len(key) > MAX_KEY_SIZE:
         raise InvalidKeyError(f"okvs key of {len(key)} bytes: keys hold 1 to {MAX_KEY_SIZE} bytes ({key[:32]!r}...)")
     return key
@@ -202,11 +252,22 @@ class Transaction:
     def __init__(self, shared: _Environment, write: bool) -> None:
         self._shared = shared
         self.write = write
+        self._txn: lmdb.Transaction | None = None
+        self._holds_writer = False
         if write:
-            used = shared.used_bytes()
-            if used * 2 > shared.env.info()["map_size"]:
-                shared.grow(used * 2, wait=False)
-        self._txn: lmdb.Transaction | None = shared.begin(write)
+            shared.acquire_writer()
+            self._holds_writer = True
+            try:
+                used = shared.used_bytes()
+                if used * 2 > shared.env.info()["map_size"]:
+                    shared.grow(used * 2, wait=False)
+                self._txn = shared.begin(write)
+            except BaseException:
+                self._holds_writer = False
+                shared.release_writer()
+                raise
+        else:
+            self._txn = shared.begin(write)
         self._generation = 0  # bumped when the transaction is replayed into a grown map
         self._journal: list[tuple] | None = [] if write else None
         self._journal_bytes = 0
@@ -240,11 +301,18 @@ class Transaction:
         txn.abort()
         self._close()
 
-    def _close(self) -> None:
+    def _end_txn(self) -> None:
+        """Stop counting the (finished) LMDB transaction, so the map can be resized."""
         if self._txn is not None:
             self._txn = None
-            self._journal = None
             self._shared.end()
+
+    def _close(self) -> None:
+        self._end_txn()
+        self._journal = None
+        if self._holds_writer:
+            self._holds_writer = False
+            self._shared.release_writer()
 
     @property
     def closed(self) -> bool:
@@ -258,15 +326,15 @@ class Transaction:
     def _require_write(self, op: str, key: bytes) -> lmdb.Transaction:
         txn = self._require_open()
         if not self.write:
-            raise ReadOnlyTransactionError(f"{op}({key[:40]!r}) inside a read-only transaction")
+            raise ReadOnlyTransactionError(f"{op}({key!r:.60}) inside a read-only transaction")
         return txn
 
     # -- growth ---------------------------------------------------------------------
 
     def _log(self, entry: tuple, size: int) -> None:
+        self._journal_bytes += size  # counted past the limit too: it sizes the growth
         if self._journal is None:
             return
-        self._journal_bytes += size
         if self._journal_bytes > JOURNAL_LIMIT:
             self._journal = None
         else:
@@ -274,18 +342,28 @@ class Transaction:
 
     def _replay_grown(self) -> None:
         """The map filled: abort, grow the map, and redo this transaction's writes."""
-        if self._journal is None:
-            self._txn.abort()
-            self._close()
-            raise TransactionTooLargeError(
-                f"a write transaction of more than {JOURNAL_LIMIT >> 20} MiB filled the map of "
-                f"{self._shared.path}; it was aborted and the map grown: run it again"
-            )
         journal = self._journal
-        self._txn.abort()
-        self._shared.end()
-        self._shared.grow(self._shared.env.info()["map_size"])
-        self._txn = self._shared.begin(True)
+        try:
+            # Hold back new transactions before aborting: py-lmdb serialises every call
+            # on one lock, and a stream of readers can starve this abort for seconds.
+            with self._shared.holding_back():
+                self._txn.abort()
+                # Uncount it: the map cannot be resized while it counts as open. Keep the
+                # write lock, so no writer of this process commits in between.
+                self._end_txn()
+                map_size = self._shared.env.info()["map_size"]
+                if journal is None:
+                    # Grow enough for a rerun to fit, as the message promises.
+                    self._shared.grow(map_size + 2 * self._journal_bytes)
+                    raise TransactionTooLargeError(
+                        f"a write transaction of more than {JOURNAL_LIMIT >> 20} MiB filled the map "
+                        f"of {self._shared.path}; it was aborted and the map grown: run it again"
+                    )
+                self._shared.grow(map_size)
+            self._txn = self._shared.begin(True)
+        except BaseException:
+            self._close()
+            raise
         self._generation += 1
         if self._txn.id() != self._base_id:
             self._txn.abort()
@@ -308,14 +386,18 @@ class Transaction:
         else:
             self._remove_range(entry[1], entry[2])
 
-    def _write(self, entry: tuple, size: int):
-        self._log(entry, size)
+    def _write(self, entry: tuple, size: int) -> None:
+        # Journal a write only once LMDB took it (or ran out of map for it): a rejected
+        # write must not be replayed, or the replay would fail on it again.
         try:
-            return self._apply(entry)
+            self._apply(entry)
         except lmdb.MapFullError:
+            self._log(entry, size)
             self._replay_grown()
         except (lmdb.BadValsizeError, TypeError) as exc:
             raise InvalidKeyError(f"okvs rejected a key or value: {exc}") from None
+        else:
+            self._log(entry, size)
 
     # -- reads ----------------------------------------------------------------------
 
@@ -409,23 +491,54 @@ class Transaction:
             value = bytes(value)
         self._write(("set", key, value), len(key) + len(value))
 
-    def set_many(self, items: Iterable[tuple[bytes, bytes]], *, ascending: bool = False) -> None:
-        """Set many pairs at once. With ``ascending=True`` the caller promises the keys come
-        in strictly ascending order; if they also sort after every stored key, LMDB appends
-        pages instead of searching for them (the bulk-load fast path)."""
+    def set_many(
+        self,
+        items: Iterable[tuple[bytes, bytes]] | Iterable[bytes],
+        *,
+        ascending: bool = False,
+        value: bytes | None = None,
+    ) -> None:
+        """Set many pairs at once. With ``value`` given, ``items`` are keys only, each
+        mapped to ``value`` (no pair is built per key). With ``ascending=True`` the caller
+        promises the keys come in strictly ascending order; if they also sort after every
+        stored key, LMDB appends pages instead of searching for them (the bulk-load fast
+        path), and a key out of order raises InvalidKeyError."""
         self._require_write("set_many", b"")
-        batch = items if isinstance(items, list) else list(items)
-        if batch:
-            first_key, first_value = batch[0]
-            self._write(("many", batch, ascending), len(batch) * (len(first_key) + len(first_value) + 16))
+        if value is None:
+            batch = items if isinstance(items, list) else list(items)
+            if batch:
+                first_key, first_value = batch[0]
+                self._write(("many", batch, ascending), len(batch) * (len(first_key) + len(first_value) + 16))
+            return
+        if type(value) is not bytes:
+            if not isinstance(value, (bytearray, memoryview)):
+                raise TypeError(f"okvs values are bytes, not {type(value).__name__}")
+            value = bytes(value)
+        keys = items if isinstance(items, list) else list(items)
+        if keys:
+            # A (keys, value) tuple is the journal entry; _put_many pairs them lazily.
+            self._write(("many", (keys, value), ascending), len(keys) * (len(keys[0]) + len(value) + 16))
 
-    def _put_many(self, batch: list[tuple[bytes, bytes]], ascending: bool) -> None:
+    def _put_many(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool) -> None:
+        if type(batch) is tuple:
+            from itertools import repeat
+
+            keys, value = batch
+            first = keys[0]
+            pairs: Iterable[tuple[bytes, bytes]] = zip(keys, repeat(value))
+        else:
+            first = batch[0][0]
+            pairs = batch
         with self._txn.cursor() as cursor:
-            append = ascending and not cursor.set_range(batch[0][0])
-            try:
-                cursor.putmulti(batch, overwrite=True, append=append)
-            except lmdb.KeyExistsError:
-                raise InvalidKeyError("set_many(ascending=True) got keys out of order") from None
+            append = ascending and not cursor.set_range(first)
+            # With append=True LMDB refuses (and py-lmdb silently skips) a key that does
+            # not sort after the last one: count them rather than lose them unnoticed.
+            consumed, added = cursor.putmulti(pairs, overwrite=True, append=append)
+        if added != consumed:
+            raise InvalidKeyError(
+                f"set_many(ascending=True) got {consumed - added} key(s) out of order; "
+                "the transaction holds a partial write and should be aborted"
+            )
 
     def delete(self, key: bytes) -> None:
         """Remove ``key`` if present."""

@@ -127,9 +127,11 @@ def _encode_decimal(value: Decimal) -> bytes:
         raise PackError(f"cannot pack Decimal {value!r}: only finite decimals are ordered")
     if value.is_zero():
         return b"\x44"
-    sign, digits, exponent = value.normalize().as_tuple()
+    # Strip trailing zeros by hand: Decimal.normalize() rounds to the context precision
+    # (28 digits) and overflows past its exponent limits, which would lose or reject values.
+    sign, digits, exponent = value.as_tuple()
+    text = "".join(map(str, digits)).rstrip("0").encode("ascii")
     adjusted = len(digits) + exponent  # value = 0.d1d2... * 10**adjusted
-    text = "".join(map(str, digits)).encode("ascii")
     if sign == 0:
         return b"\x45" + _encode_int(adjusted) + text + b"\x00"
     return b"\x43" + _encode_int(-adjusted) + text.translate(_COMPLEMENT_DIGITS) + b"\xff"
@@ -139,6 +141,9 @@ def _encode_datetime(value: _dt.datetime) -> bytes:
     offset = value.utcoffset()
     if offset is None:
         return b"\x47" + _encode_int((value - _EPOCH) // _MICRO)
+    if offset % _dt.timedelta(seconds=1):
+        # The format keeps whole seconds of offset; truncating would change the value read back.
+        raise PackError(f"cannot pack datetime {value!r}: its UTC offset {offset} is not whole seconds")
     micros = (value - _EPOCH_TZ) // _MICRO
     return b"\x48" + _encode_int(micros) + _encode_int(offset // _dt.timedelta(seconds=1))
 
@@ -254,6 +259,9 @@ def _decode_int(data: bytes, code: int, pos: int) -> tuple[int, int]:
     if size == 0xFF:
         size = int.from_bytes(data[pos : pos + 8], "big") ^ _MASK64
         pos += 8
+    if pos + size > len(data):
+        # Check before computing 1 << 8*size: a corrupt length would exhaust memory.
+        raise PackError(f"truncated packed data: a {size}-byte integer at byte {pos} runs past the end")
     return int.from_bytes(data[pos : pos + size], "big") - (1 << (8 * size)) + 1, pos + size
 
 
@@ -270,7 +278,10 @@ def _decode_decimal(data: bytes, code: int, pos: int) -> tuple[Decimal, int]:
         end = data.index(b"\xff", pos)
         digits = data[pos:end].translate(_COMPLEMENT_DIGITS).decode("ascii")
         sign = "-"
-    return Decimal(f"{sign}0.{digits}e{adjusted}").normalize(), end + 1
+    if not digits.isdigit():
+        raise PackError(f"malformed decimal digits {digits!r:.40} at byte {pos}")
+    # The Decimal constructor is exact; normalize() would round to the context precision.
+    return Decimal(f"{sign}{digits}E{adjusted - len(digits)}"), end + 1
 
 
 def _decode(data: bytes, pos: int, nested: bool = False) -> tuple[Any, int]:
@@ -332,15 +343,27 @@ def _decode(data: bytes, pos: int, nested: bool = False) -> tuple[Any, int]:
         micros, pos = _decode_int(data, data[pos], pos + 1)
         offset, pos = _decode_int(data, data[pos], pos + 1)
         zone = _dt.timezone(_dt.timedelta(seconds=offset))
-        return (_EPOCH_TZ + micros * _MICRO).astimezone(zone), pos
+        # Build the local time directly: going through UTC overflows near datetime.min/max.
+        return (_EPOCH + (micros + offset * 1_000_000) * _MICRO).replace(tzinfo=zone), pos
     if code == BLOBREF_CODE:
         return BlobRef(data[pos : pos + 32]), pos + 32
     raise PackError(f"unknown type code 0x{code:02x} at byte {pos - 1}")
 
 
+# What malformed input makes the decoders raise: index past the end, bad UTF-8 or
+# ordinals (ValueError), out-of-range dates (OverflowError) and decimal syntax
+# (ArithmeticError), and deeply nested tuples (RecursionError).
+_MALFORMED = (IndexError, ValueError, ArithmeticError, RecursionError, struct.error)
+
+
 def decode_item(data: bytes) -> Any:
     """Decode bytes holding exactly one packed value (one item of ``split``)."""
-    value, _ = _decode(data, 0)
+    try:
+        value, _ = _decode(data, 0)
+    except _MALFORMED as exc:
+        if isinstance(exc, PackError):
+            raise
+        raise PackError(f"malformed packed item: {data[:16]!r}") from None
     return value
 
 
@@ -353,7 +376,7 @@ def unpack(data: bytes) -> tuple:
         while pos < end:
             value, pos = _decode(data, pos)
             values.append(value)
-    except (IndexError, ValueError, struct.error) as exc:
+    except _MALFORMED as exc:
         if isinstance(exc, PackError):
             raise
         raise PackError(f"malformed packed data at byte {pos}: {data[pos:pos + 16]!r}") from None

@@ -86,6 +86,9 @@ class NStore:
         for perm in self.indices:
             if sorted(perm) != list(range(self.n)):
                 raise PatternError(f"index {perm} is not a permutation of {self.n} items")
+        if self.indices[0] != tuple(range(self.n)):
+            # add, delete, ask and bulk_add look a tuple up in index 0 by its items in order.
+            raise PatternError(f"index 0 must be the identity {tuple(range(self.n))}, not {self.indices[0]}")
         packed_prefix = pack(*self.prefix)
         self._index_prefixes = [packed_prefix + pack_value(i) for i in range(len(self.indices))]
         self.blobs = blobs or BlobStore(packed_prefix + pack_value("blob"))
@@ -136,7 +139,8 @@ class NStore:
         if value is None:
             value = decode_item(item)
             if type(value) is BlobRef:
-                value = unpack(self.blobs.get(tx, value.digest))[0]
+                # Not cached: a blob is hash-checked on every read (and may be large).
+                return unpack(self.blobs.get(tx, value.digest))[0]
             if len(_DECODE_CACHE) > _DECODE_CACHE_LIMIT:
                 _DECODE_CACHE.clear()
             _DECODE_CACHE[item] = value
@@ -193,31 +197,14 @@ class NStore:
     def bulk_add(self, tx: Transaction, tuples: Iterable[Sequence[Any]], *, payload: bytes = b"") -> int:
         """Add many tuples at once and return how many were new.
 
-        Each index is written in key order, so LMDB appends pages rather than searching
-        for them: cost O(N log N) for the sort plus O(N) writes per index.
+        Duplicates and tuples already present are skipped (and count no blob reference).
+        Each index is sorted and written in key order, so LMDB appends pages rather than
+        searching for them: cost O(N log N) for the sorts plus O(N) writes per index.
+        The per-tuple work runs in C loops; see :mod:`nstore.bulk`.
         """
-        encode = self._encode
-        first_index = self._index_prefixes[0]
-        check_present = next(tx.prefix(first_index, limit=1), None) is not None
-        rows: dict[bytes, list[bytes]] = {}
-        with_blobs: list[tuple[list[bytes], Sequence[Any]]] = []
-        for values in tuples:
-            if len(values) != self.n:
-                self._check_arity(values, "tuple")
-            refs_before = self.blob_refs_made
-            encoded = [encode(v) for v in values]
-            identity = b"".join(encoded)
-            if identity in rows or (check_present and tx.get(first_index + identity) is not None):
-                continue
-            rows[identity] = encoded
-            if self.blob_refs_made != refs_before:
-                with_blobs.append((encoded, values))
-        for encoded, values in with_blobs:
-            self._store_blobs(tx, values, encoded, keep=True)
-        for prefix, getter in zip(self._index_prefixes, self._key_getters):
-            keys = sorted([prefix + b"".join(getter(row)) for row in rows.values()])
-            tx.set_many(list(zip(keys, repeat(payload))), ascending=True)
-        return len(rows)
+        from .bulk import bulk_add
+
+        return bulk_add(self, tx, tuples, payload)
 
     # -- reads ----------------------------------------------------------------------
 
@@ -227,8 +214,12 @@ class NStore:
         key = self._index_prefixes[0] + b"".join([self._encode(v) for v in values])
         return tx.get(key) is not None
 
-    def _plan(self, pattern: Sequence[Any]) -> tuple[bytes, tuple[int, ...], list[tuple[int, str]], list[tuple[int, int]]]:
-        """Key prefix to scan, the positions after it, and variable slots to bind/check."""
+    def _plan(
+        self, pattern: Sequence[Any]
+    ) -> tuple[bytes, tuple[int, ...], list[tuple[int, str]], list[tuple[int, int]], list[tuple[int, bytes]]]:
+        """Key prefix to scan, the positions after it, variable slots to bind, slots that
+        must repeat an earlier one, and slots that must equal a bound value (when the
+        indices do not cover every set of bound positions)."""
         self._check_arity(pattern, "pattern")
         bound = [i for i, item in enumerate(pattern) if type(item) is not Var]
         number, length = choose_index(self.indices, bound)
@@ -238,21 +229,25 @@ class NStore:
         first_slot: dict[str, int] = {}
         binds: list[tuple[int, str]] = []
         repeats: list[tuple[int, int]] = []
+        checks: list[tuple[int, bytes]] = []
         # Visit free positions in pattern order so bindings list variables as written.
         for position in sorted(free):
             slot = free.index(position)
+            if type(pattern[position]) is not Var:  # bound, but not in the index prefix
+                checks.append((slot, self._encode(pattern[position])))
+                continue
             name = pattern[position].name
             if name in first_slot:
                 repeats.append((slot, first_slot[name]))
             else:
                 first_slot[name] = slot
                 binds.append((slot, name))
-        return key_prefix, free, binds, repeats
+        return key_prefix, free, binds, repeats, checks
 
     def _rows(self, tx: Transaction, pattern: Sequence[Any], offset: int, limit: int | None) -> Iterator[tuple[list[bytes], tuple, bytes, list]]:
-        key_prefix, free, binds, repeats = self._plan(pattern)
+        key_prefix, free, binds, repeats, checks = self._plan(pattern)
         skip = len(key_prefix)
-        if repeats:
+        if repeats or checks:  # keys are filtered, so offset and limit count afterwards
             scan = tx.prefix(key_prefix)
         else:
             scan = tx.prefix(key_prefix, offset=offset, limit=limit)
@@ -260,6 +255,8 @@ class NStore:
         for key, payload in scan:
             items = split(key, skip)
             if repeats and any(items[a] != items[b] for a, b in repeats):
+                continue
+            if checks and any(items[slot] != value for slot, value in checks):
                 continue
             if offset:
                 offset -= 1
@@ -288,6 +285,23 @@ class NStore:
             for slot, position in enumerate(free):
                 values[position] = decode(tx, items[slot])
             yield tuple(values), payload
+
+    def raw(self, tx: Transaction, *pattern: Any) -> Iterator[tuple[tuple[int, ...], list[bytes], bytes]]:
+        """Yield ``(free_positions, packed_items, payload)`` per match, items still packed
+        (in index order), for callers that group or filter on bytes before decoding;
+        decode an item with :meth:`decode`."""
+        for items, free, payload, _ in self._rows(tx, pattern, 0, None):
+            yield free, items, payload
+
+    def identity(self, *values: Any) -> bytes:
+        """The packed items of a (possibly partial, leading) tuple as they stand in the
+        identity index: equal exactly when the stored tuples are equal (``1``, ``1.0`` and
+        ``True`` differ), and in the order of that index."""
+        return b"".join([self._encode(v) for v in values])
+
+    def decode(self, tx: Transaction, item: bytes) -> Any:
+        """The value of one packed item from :meth:`raw` (fetching it if it is a blob)."""
+        return self._decode(tx, item)
 
     def count(self, tx: Transaction, *pattern: Any) -> int:
         """How many tuples match the pattern (a scan of the matching keys, not decoded)."""

@@ -1,0 +1,42 @@
+"""datae's query layer: SPARQL 1.1 queries over the versioned store.
+
+``execute(source_or_view, text)`` parses (lark grammar ``sparql.lark``), translates to the
+SPARQL algebra, plans (join order from cardinality estimates, filter push-down) and runs a
+query with streaming evaluation; ``explain`` shows the plan.
+
+>>> from query import execute, MemorySource, IRI, Literal
+>>> src = MemorySource([(None, IRI("http://ex/a"), IRI("http://ex/name"), Literal("Alice"))])
+>>> result = execute(src, "SELECT ?n WHERE { ?s <http://ex/name> ?n }")
+>>> result.vars, [row["n"].lexical for row in result]
+(['n'], ['Alice'])
+>>> result.serialize("csv")
+'n\r\nAlice\r\n'
+"""
+
+from .engine import execute, explain, run_query
+from .errors import QueryError, QueryEvaluationError, QuerySyntaxError, UnknownPrefixError, UnsupportedFeatureError
+from .parser import parse_query
+from .results import FORMATS, Result
+from .source import FstoreSource, MemorySource, Source, as_source
+from .terms import BNode, IRI, Literal
+
+__all__ = [
+    "execute",
+    "explain",
+    "run_query",
+    "parse_query",
+    "Result",
+    "FORMATS",
+    "Source",
+    "FstoreSource",
+    "MemorySource",
+    "as_source",
+    "IRI",
+    "BNode",
+    "Literal",
+    "QueryError",
+    "QuerySyntaxError",
+    "UnknownPrefixError",
+    "UnsupportedFeatureError",
+    "QueryEvaluationError",
+]

@@ -1,0 +1,131 @@
+"""`make demo`: the main job of datae on an embedded store and real data.
+
+Imports the 16 schema.org releases in ../shared/testdata/schemaorg as 16 commits (one tag
+per release), branches, edits on the branch, merges it back, queries an old commit, shows a
+diff and a blame.
+
+    python -m bench.demo --store ./demo-store
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+import fstore
+from fstore import IRI, Var
+from fstore.rdf import load
+
+SCHEMAORG = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "schemaorg"
+GRAPH = IRI("https://schema.org/")
+SCHEMA = "https://schema.org/"
+RDFS_COMMENT = IRI("http://www.w3.org/2000/01/rdf-schema#comment")
+RDFS_LABEL = IRI("http://www.w3.org/2000/01/rdf-schema#label")
+DOMAIN = IRI(SCHEMA + "domainIncludes")
+
+console = Console()
+
+
+def release_of(path: Path) -> str:
+    return re.search(r"https-([\d.]+)\.nq\.gz", path.name).group(1)
+
+
+def import_releases(repo: fstore.Repository) -> list[str]:
+    files = sorted(SCHEMAORG.glob("*.nq.gz"), key=lambda p: [int(x) for x in release_of(p).split(".")])
+    tags = []
+    start = time.perf_counter()
+    for path in files:
+        release = release_of(path)
+        with repo.transaction("main", message=f"schema.org release {release}", author="schema.org",
+                              allow_empty=True) as tx:
+            count = load(tx, path, "nq", graph=GRAPH, replace=True)
+        commit = repo.commit(tx.commit_id)
+        repo.tag(f"v{release}", tx.commit_id)
+        tags.append(f"v{release}")
+        console.print(f"  v{release:<6} {commit.short_id}  {count:>6} quads  +{commit.added:<5} -{commit.removed}")
+    console.print(f"[bold]imported {len(files)} releases in {time.perf_counter() - start:.1f}s[/bold]")
+    return tags
+
+
+PREFIXES = {SCHEMA: "schema:", "http://www.w3.org/2000/01/rdf-schema#": "rdfs:",
+            "http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf:"}
+
+
+def short(value) -> str:
+    """A value as a person reads it: prefixed IRIs, clipped literals."""
+    if isinstance(value, IRI):
+        for namespace, prefix in PREFIXES.items():
+            if value.value.startswith(namespace):
+                return prefix + value.value[len(namespace):]
+        return str(value)
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def show_domains(repo: fstore.Repository, refs: list[str], prop: IRI) -> None:
+    table = Table(title=f"{short(prop)} schema:domainIncludes ... at each ref")
+    table.add_column("ref")
+    table.add_column("types")
+    for ref in refs:
+        types = sorted(short(b["type"]) for b in fstore.from_(repo.at(ref), GRAPH, prop, DOMAIN, Var("type")))
+        table.add_row(ref, ", ".join(types))
+    console.print(table)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", default="./demo-store")
+    args = parser.parse_args()
+    shutil.rmtree(args.store, ignore_errors=True)
+    repo = fstore.open(args.store)
+
+    console.rule("1. sixteen schema.org releases become sixteen commits")
+    tags = import_releases(repo)
+
+    console.rule("2. a branch, an edit, a merge")
+    repo.branch("curation", "main")
+    thing = IRI(SCHEMA + "Thing")
+    with repo.transaction("curation", message="Clarify the comment on schema:Thing", author="curator") as tx:
+        for old in list(fstore.from_(tx, GRAPH, thing, RDFS_COMMENT, Var("c"))):
+            fstore.rm(tx, GRAPH, thing, RDFS_COMMENT, old["c"])
+        fstore.add(tx, GRAPH, thing, RDFS_COMMENT, "The most generic type of item (curated in datae).")
+    with repo.transaction("main", message="Label for the demo", author="maintainer") as tx:
+        fstore.add(tx, GRAPH, IRI(SCHEMA + "DemoType"), RDFS_LABEL, "DemoType")
+    merged = repo.merge("main", "curation", author="maintainer")
+    console.print(f"merged curation into main: {merged[:10]}")
+    for commit in repo.log("main", limit=4):
+        console.print(f"  {commit.short_id}  {commit.message:<45} +{commit.added} -{commit.removed}  {commit.author}")
+
+    console.rule("3. time travel: one question at several releases")
+    changed = [q for op, q in repo.diff(tags[0], "main") if q[2] == DOMAIN]
+    prop = changed[0][1]
+    show_domains(repo, [tags[0], tags[len(tags) // 2], "main"], prop)
+
+    console.rule(f"4. diff {tags[-2]} .. {tags[-1]}")
+    changes = list(repo.diff(tags[-2], tags[-1]))
+    for op, quad in changes[:8]:
+        console.print(f"  {op} {short(quad[1])} {short(quad[2])} {short(quad[3])}")
+    console.print(f"  ... {len(changes)} changes in all")
+
+    console.rule("5. blame")
+    for binding in fstore.from_(repo.at("main"), GRAPH, thing, RDFS_COMMENT, Var("c")):
+        commit = repo.blame("main", GRAPH, thing, RDFS_COMMENT, binding["c"])
+        console.print(f"  schema:Thing rdfs:comment {short(binding['c'])}\n    <- {commit.short_id} {commit.message!r} by {commit.author}")
+    quad = (GRAPH, IRI(SCHEMA + "name"), IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#Property"))
+    commit = repo.blame("main", *quad)
+    console.print(f"  schema:name a rdf:Property\n    <- {commit.short_id} {commit.message!r} by {commit.author}")
+
+    console.rule("6. integrity")
+    problems = repo.verify()
+    console.print(f"verify: {'ok' if not problems else problems}; {repo.stats()}")
+    repo.close()
+
+
+if __name__ == "__main__":
+    main()

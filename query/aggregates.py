@@ -1,0 +1,207 @@
+"""Aggregate accumulators: COUNT, SUM, MIN, MAX, AVG, SAMPLE, GROUP_CONCAT (SPARQL 1.1, 18.5).
+
+One accumulator per group and aggregate; ``add`` takes each solution's value (or
+:data:`ERROR` when the expression failed) and ``result`` gives the aggregate, raising
+:class:`~query.terms.EvalError` when it has none (the variable then stays unbound).
+
+COUNT skips errors and unbound values; SUM and AVG become errors if any value is not a
+number; MIN and MAX use the ORDER BY order and skip errors; GROUP_CONCAT joins the lexical
+forms of literals.
+
+>>> from query.algebra import Aggregate, Var
+>>> acc = new_accumulator(Aggregate("SUM", Var("x")))
+>>> for n in ("1", "2"): acc.add(Literal(n, XSD_INTEGER))
+>>> acc.result()
+Literal('3', datatype='http://www.w3.org/2001/XMLSchema#integer')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .algebra import Aggregate
+from .expressions import arithmetic, order_key
+from .terms import XSD_INTEGER, EvalError, Literal
+
+__all__ = ["new_accumulator", "ERROR", "Accumulator"]
+
+ERROR = object()
+_ZERO = Literal("0", XSD_INTEGER)
+
+
+class Accumulator:
+    """Base: DISTINCT filtering; subclasses implement ``_add`` and ``result``."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self, distinct: bool) -> None:
+        self.seen: set | None = set() if distinct else None
+
+    def add(self, value: Any) -> None:
+        if self.seen is not None:
+            if value in self.seen:
+                return
+            self.seen.add(value)
+        self._add(value)
+
+    def _add(self, value: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def result(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class _Count(Accumulator):
+    __slots__ = ("n",)
+
+    def __init__(self, distinct: bool) -> None:
+        super().__init__(distinct)
+        self.n = 0
+
+    def add(self, value: Any) -> None:
+        if value is ERROR or value is None:
+            return
+        super().add(value)
+
+    def _add(self, value: Any) -> None:
+        self.n += 1
+
+    def result(self) -> Literal:
+        return Literal(str(self.n), XSD_INTEGER)
+
+
+class _Sum(Accumulator):
+    __slots__ = ("total", "n", "failed")
+
+    def __init__(self, distinct: bool) -> None:
+        super().__init__(distinct)
+        self.total: Any = _ZERO
+        self.n = 0
+        self.failed = False
+
+    def add(self, value: Any) -> None:
+        if value is ERROR or value is None:
+            self.failed = True
+            return
+        super().add(value)
+
+    def _add(self, value: Any) -> None:
+        if self.failed:
+            return
+        try:
+            self.total = arithmetic("+", self.total, value)
+            self.n += 1
+        except EvalError:
+            self.failed = True
+
+    def result(self) -> Literal:
+        if self.failed:
+            raise EvalError()
+        return self.total
+
+
+class _Avg(_Sum):
+    __slots__ = ()
+
+    def result(self) -> Literal:
+        if self.failed:
+            raise EvalError()
+        if self.n == 0:
+            return _ZERO
+        return arithmetic("/", self.total, Literal(str(self.n), XSD_INTEGER))
+
+
+class _Extreme(Accumulator):
+    __slots__ = ("best", "best_key", "sign")
+
+    def __init__(self, distinct: bool, sign: int) -> None:
+        super().__init__(distinct)
+        self.best: Any = None
+        self.best_key: Any = None
+        self.sign = sign
+
+    def add(self, value: Any) -> None:
+        if value is ERROR or value is None:
+            return
+        super().add(value)
+
+    def _add(self, value: Any) -> None:
+        key = order_key(value)
+        if self.best is None or (key < self.best_key if self.sign < 0 else key > self.best_key):
+            self.best, self.best_key = value, key
+
+    def result(self) -> Any:
+        if self.best is None:
+            raise EvalError()
+        return self.best
+
+
+class _Sample(Accumulator):
+    __slots__ = ("value",)
+
+    def __init__(self, distinct: bool) -> None:
+        super().__init__(False)
+        self.value: Any = None
+
+    def add(self, value: Any) -> None:
+        if self.value is None and value is not ERROR and value is not None:
+            self.value = value
+
+    def result(self) -> Any:
+        if self.value is None:
+            raise EvalError()
+        return self.value
+
+
+class _GroupConcat(Accumulator):
+    __slots__ = ("parts", "langs", "separator", "failed")
+
+    def __init__(self, distinct: bool, separator: str) -> None:
+        super().__init__(distinct)
+        self.parts: list[str] = []
+        self.langs: set = set()
+        self.separator = separator
+        self.failed = False
+
+    def add(self, value: Any) -> None:
+        if value is ERROR or value is None:
+            return
+        super().add(value)
+
+    def _add(self, value: Any) -> None:
+        if type(value) is not Literal:
+            self.failed = True
+            return
+        self.parts.append(value.lexical)
+        self.langs.add(value.lang)
+
+    def result(self) -> Literal:
+        if self.failed:
+            raise EvalError()
+        text = self.separator.join(self.parts)
+        if len(self.langs) == 1:
+            lang = next(iter(self.langs))
+            if lang:
+                return Literal(text, lang=lang)
+        return Literal(text)
+
+
+def new_accumulator(aggregate: Aggregate) -> Accumulator:
+    """A fresh accumulator for one group."""
+    name = aggregate.name
+    distinct = aggregate.distinct
+    if name == "COUNT":
+        return _Count(distinct)
+    if name == "SUM":
+        return _Sum(distinct)
+    if name == "AVG":
+        return _Avg(distinct)
+    if name == "MIN":
+        return _Extreme(distinct, -1)
+    if name == "MAX":
+        return _Extreme(distinct, 1)
+    if name == "SAMPLE":
+        return _Sample(distinct)
+    if name == "GROUP_CONCAT":
+        return _GroupConcat(distinct, aggregate.separator)
+    raise ValueError(f"unknown aggregate {name}")

@@ -1,0 +1,121 @@
+"""The query entry points: parse, plan and run a SPARQL query against a source or view.
+
+>>> from query.source import MemorySource
+>>> ex = "http://ex/"
+>>> src = MemorySource([(None, IRI(ex + "a"), IRI(ex + "age"), Literal("7", XSD_INTEGER)),
+...                     (None, IRI(ex + "b"), IRI(ex + "age"), Literal("12", XSD_INTEGER))])
+>>> r = execute(src, "PREFIX : <http://ex/> SELECT ?who WHERE { ?who :age ?n FILTER(?n > 10) }")
+>>> [row["who"] for row in r]
+[IRI('http://ex/b')]
+>>> execute(src, "ASK { ?s ?p 7 }").ask
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from .algebra import BNode, Query, Var
+from .errors import QueryEvaluationError
+from .executor import Executor
+from .expressions import ExprContext
+from .parser import parse_query
+from .planner import DEFAULT, Planner, explain_plan
+from .results import Result
+from .source import as_source
+from .terms import IRI, XSD_INTEGER, Literal
+
+__all__ = ["execute", "run_query", "explain", "prepare", "IRI", "Literal", "XSD_INTEGER"]
+
+
+def prepare(source: Any, query: Query) -> tuple[Executor, Any]:
+    """An executor and the physical plan of ``query`` over ``source``."""
+    ctx = ExprContext(base=query.base)
+    executor = Executor(source, dataset=query.dataset, ctx=ctx)
+    planner = Planner(source, ctx, named_graphs=executor.named)
+    return executor, planner.plan(query.pattern)
+
+
+def execute(source_or_view: Any, text: str, *, base: str | None = None) -> Result:
+    """Run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) and return its :class:`Result`.
+
+    ``source_or_view`` is anything with the :mod:`query.source` protocol, or an fstore view
+    or transaction. SELECT solutions stream: they are read from the store as the result is
+    iterated, so iterate it while the view is alive.
+    """
+    return run_query(as_source(source_or_view), parse_query(text, base=base))
+
+
+def run_query(source: Any, query: Query) -> Result:
+    """Evaluate a parsed query."""
+    executor, plan = prepare(source, query)
+    solutions = executor.solutions(plan)
+    names = [v.name for v in query.vars]
+    if query.form == "SELECT":
+        return Result("SELECT", names, solutions=solutions, prefixes=query.prefixes)
+    if query.form == "ASK":
+        found = next(iter(solutions), None) is not None
+        return Result("ASK", ask=found, prefixes=query.prefixes)
+    if query.form == "CONSTRUCT":
+        return Result("CONSTRUCT", triples=_construct(query.template, solutions, executor), prefixes=query.prefixes)
+    if query.form == "DESCRIBE":
+        return Result("DESCRIBE", triples=_describe(query, solutions, executor), prefixes=query.prefixes)
+    raise QueryEvaluationError(f"unknown query form {query.form}")
+
+
+def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -> list:
+    """Instantiate the template once per solution; the result is a set of triples."""
+    out: dict = {}
+    ctx = executor.ctx
+    for sol in solutions:
+        fresh: dict = {}
+        for triple in template:
+            items = []
+            for node in (triple.s, triple.p, triple.o):
+                if type(node) is Var:
+                    node = sol.get(node.name)
+                elif type(node) is BNode:
+                    label = node.id
+                    if label not in fresh:
+                        fresh[label] = ctx.fresh_bnode()
+                    node = fresh[label]
+                items.append(node)
+            s, p, o = items
+            if s is None or p is None or o is None or type(s) is Literal or type(p) is not IRI:
+                continue
+            out[(s, p, o)] = None
+    return list(out)
+
+
+def _describe(query: Query, solutions: Iterator[dict], executor: Executor) -> list:
+    """DESCRIBE: every triple of the default graph whose subject is a described resource."""
+    resources: dict = {}
+    rows = list(solutions)
+    for target in query.describe:
+        if type(target) is Var:
+            for sol in rows:
+                value = sol.get(target.name)
+                if value is not None:
+                    resources[value] = None
+        else:
+            resources[target] = None
+    out: dict = {}
+    for resource in resources:
+        if type(resource) is Literal:
+            continue
+        for b in executor.match(DEFAULT, resource, Var(".p"), Var(".o")):
+            out[(resource, b[".p"], b[".o"])] = None
+    return list(out)
+
+
+def explain(source_or_view: Any, text: str, *, base: str | None = None) -> str:
+    """The physical plan of a query as readable text (what ``EXPLAIN <query>`` prints)."""
+    query = parse_query(text, base=base)
+    _, plan = prepare(as_source(source_or_view), query)
+    header = f"{query.form} query"
+    if query.dataset.given:
+        header += " FROM " + ", ".join(str(g) for g in query.dataset.default + query.dataset.named)
+    return header + "\n" + explain_plan(plan, 1)
+
+
+

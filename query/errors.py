@@ -1,0 +1,76 @@
+"""Typed errors of the query layer; each says what was wrong and where.
+
+>>> err = QuerySyntaxError("unexpected '}'", line=3, column=7, token="}", expected=["'.'", "a variable"])
+>>> str(err)
+"line 3, column 7: unexpected '}' (expected '.' or a variable)"
+>>> err.line, err.column
+(3, 7)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from nstore.errors import DataeError
+
+__all__ = [
+    "QueryError",
+    "QuerySyntaxError",
+    "UnknownPrefixError",
+    "UnsupportedFeatureError",
+    "QueryEvaluationError",
+]
+
+
+class QueryError(DataeError):
+    """Base class of every error the query layer raises on purpose."""
+
+
+class QuerySyntaxError(QueryError, ValueError):
+    """The query text is not valid (in the covered subset of) SPARQL 1.1.
+
+    ``line`` and ``column`` are 1-based; ``token`` is the offending text (None at the end of
+    the input) and ``expected`` lists what the parser would have accepted there.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        token: str | None = None,
+        expected: Sequence[str] = (),
+    ) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        self.token = token
+        self.expected = list(expected)
+        where = f"line {line}, column {column}: " if line is not None else ""
+        wanted = ""
+        if self.expected:
+            shown = self.expected[:12]
+            more = f" (+{len(self.expected) - 12} more)" if len(self.expected) > 12 else ""
+            wanted = " (expected " + (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0]) + more + ")"
+        super().__init__(f"{where}{message}{wanted}")
+
+
+class UnknownPrefixError(QuerySyntaxError):
+    """A prefixed name uses a prefix no PREFIX declaration defines."""
+
+    def __init__(self, prefix: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.prefix = prefix
+        super().__init__(f"unknown prefix '{prefix}:' (declare it with PREFIX {prefix}: <...>)", line=line, column=column, token=prefix + ":")
+
+
+class UnsupportedFeatureError(QueryError, NotImplementedError):
+    """Valid SPARQL that datae does not evaluate (e.g. SERVICE); ``feature`` names it."""
+
+    def __init__(self, feature: str, detail: str = "") -> None:
+        self.feature = feature
+        super().__init__(f"{feature} is not supported by datae" + (f": {detail}" if detail else ""))
+
+
+class QueryEvaluationError(QueryError):
+    """The query is well-formed but cannot be evaluated (e.g. a bad argument to execute)."""

@@ -1,0 +1,503 @@
+"""Streaming evaluation of physical plans (see :mod:`query.planner`).
+
+``Executor.run(plan, hint, graph)`` yields the solutions of ``plan`` *joined with* the
+solution ``hint``: everything is a generator, and a nested-loop join passes each left
+solution as the hint of its right side, so bound variables become constants of the next
+quad pattern (an index lookup) instead of a filter after a scan. Operators whose SPARQL
+semantics must not see outer bindings (FILTER, OPTIONAL, MINUS, BIND, sub-SELECT...) get a
+hint without them (``drop`` / ``keep`` in the plan) and the executor re-joins those after.
+
+>>> from query.source import MemorySource
+>>> from query.planner import Planner
+>>> from query.algebra import BGP, Triple, Var
+>>> from query.expressions import ExprContext
+>>> p = IRI("http://ex/p")
+>>> src = MemorySource([(None, IRI("http://ex/a"), p, IRI("http://ex/b"))])
+>>> ex = Executor(src)
+>>> plan = Planner(src, ex.ctx).plan(BGP((Triple(Var("x"), p, Var("y")),)))
+>>> [sol["y"] for sol in ex.run(plan, {}, DEFAULT)]
+[IRI('http://ex/b')]
+"""
+
+from __future__ import annotations
+
+import heapq
+from itertools import islice
+from typing import Any, Iterator
+
+from .aggregates import ERROR, new_accumulator
+from .algebra import Dataset, Var
+from .expressions import ExprContext, compile_expr, filter_passes, order_key
+from .paths import eval_path
+from .planner import (
+    DEFAULT,
+    BGPPlan,
+    DistinctPlan,
+    ExtendPlan,
+    FilterPlan,
+    GraphPlan,
+    GroupPlan,
+    JoinPlan,
+    LeftJoinPlan,
+    MinusPlan,
+    OrderPlan,
+    PathPlan,
+    Planner,
+    PlanNode,
+    ProjectPlan,
+    ReducedPlan,
+    SlicePlan,
+    UnionPlan,
+    ValuesPlan,
+)
+from .source import distinct_graphs
+from .terms import IRI, EvalError
+
+__all__ = ["Executor", "DEFAULT", "IRI"]
+
+Solution = dict
+
+
+class _Reverse:
+    """Inverts the order of a sort key (for ORDER BY DESC in a single sort)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+    def __lt__(self, other: "_Reverse") -> bool:
+        return other.key < self.key
+
+    def __gt__(self, other: "_Reverse") -> bool:
+        return other.key > self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reverse) and other.key == self.key
+
+
+class _HashTable:
+    """Materialised solutions of a join's right side, indexed by the join keys."""
+
+    def __init__(self, rows: list, keys: tuple) -> None:
+        self.keys = keys
+        self.rows = rows
+        if keys:
+            index: dict = {}
+            for row in rows:
+                index.setdefault(tuple([row[k] for k in keys]), []).append(row)
+            self.index = index
+
+    def candidates(self, sol: Solution) -> list:
+        if not self.keys:
+            return self.rows
+        return self.index.get(tuple([sol[k] for k in self.keys]), ())
+
+
+def compatible(a: Solution, b: Solution) -> bool:
+    """Whether two solutions agree on every variable they both bind."""
+    if len(a) > len(b):
+        a, b = b, a
+    for name, value in a.items():
+        other = b.get(name)
+        if other is not None and other != value:
+            return False
+    return True
+
+
+class Executor:
+    """Runs plans against a source for one query (its dataset and expression context)."""
+
+    def __init__(self, source: Any, *, dataset: Dataset | None = None, ctx: ExprContext | None = None) -> None:
+        self.source = source
+        self.ctx = ctx or ExprContext()
+        self.ctx.exists = self.exists
+        dataset = dataset or Dataset()
+        if dataset.given:
+            self.default_graphs: list = list(dict.fromkeys(dataset.default))
+            self.named: list | None = list(dict.fromkeys(dataset.named))
+        else:
+            self.default_graphs = [None]
+            self.named = None
+        self.named_set = set(self.named) if self.named is not None else None
+        self._named_list: list | None = None
+        self._nodes: dict = {}
+        self._tables: dict = {}
+        self._compiled: dict = {}
+        self._exists_plans: dict = {}
+        self._dispatch = {
+            BGPPlan: self._bgp,
+            PathPlan: self._path,
+            FilterPlan: self._filter,
+            JoinPlan: self._join,
+            LeftJoinPlan: self._left_join,
+            UnionPlan: self._union,
+            MinusPlan: self._minus,
+            GraphPlan: self._graph,
+            ExtendPlan: self._extend,
+            ValuesPlan: self._values,
+            GroupPlan: self._group,
+            OrderPlan: self._order,
+            ProjectPlan: self._project,
+            DistinctPlan: self._distinct,
+            ReducedPlan: self._reduced,
+            SlicePlan: self._slice,
+        }
+
+    # ------------------------------------------------------------------ data access
+
+    def match(self, graph: Any, s: Any, p: Any, o: Any) -> Iterator[dict]:
+        """Bindings of one triple pattern in the active graph (DEFAULT, a name, a Var)."""
+        source = self.source
+        if graph is DEFAULT:
+            graphs = self.default_graphs
+            if len(graphs) == 1:
+                return source.match((graphs[0], s, p, o))
+            if not graphs:
+                return iter(())
+            return self._match_merged(graphs, s, p, o)
+        if type(graph) is Var:
+            if self.named is not None:
+                return self._match_each_named(graph, s, p, o)
+            name = graph.name
+            return (b for b in source.match((graph, s, p, o)) if b.get(name) is not None)
+        return source.match((graph, s, p, o))
+
+    def _match_merged(self, graphs: list, s: Any, p: Any, o: Any) -> Iterator[dict]:
+        """The RDF merge of several FROM graphs: each triple once."""
+        seen = set()
+        for g in graphs:
+            for b in self.source.match((g, s, p, o)):
+                key = tuple(b.items())
+                if key not in seen:
+                    seen.add(key)
+                    yield b
+
+    def _match_each_named(self, graph: Var, s: Any, p: Any, o: Any) -> Iterator[dict]:
+        for name in self.named:
+            items = [name if (type(x) is Var and x == graph) else x for x in (s, p, o)]
+            for b in self.source.match((name, *items)):
+                b = dict(b)
+                b[graph.name] = name
+                for x in (s, p, o):
+                    if type(x) is Var and x == graph:
+                        b[x.name] = name
+                yield b
+
+    def named_graph_list(self) -> list:
+        """The named graphs of the dataset (FROM NAMED, or every graph of the store)."""
+        if self.named is not None:
+            return self.named
+        if self._named_list is None:
+            lister = getattr(self.source, "graphs", None)
+            self._named_list = list(lister()) if lister is not None else distinct_graphs(self.source)
+        return self._named_list
+
+    def graph_nodes(self, graph: Any) -> list:
+        """Every subject and object of the active graph (the nodes of zero-length paths)."""
+        key = ("nodes", graph if type(graph) is not Var else None)
+        found = self._nodes.get(key)
+        if found is None:
+            nodes: dict = {}
+            for b in self.match(graph, Var(".ns"), Var(".np"), Var(".no")):
+                nodes[b[".ns"]] = None
+                nodes[b[".no"]] = None
+            found = self._nodes[key] = list(nodes)
+        return found
+
+    def _compile(self, expr: Any, graph: Any) -> Any:
+        key = (id(expr), graph)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = self._compiled[key] = compile_expr(expr, self.ctx, graph)
+        return compiled
+
+    def exists(self, pattern: Any, sol: Solution, graph: Any) -> bool:
+        """EXISTS: whether ``pattern``, with ``sol`` substituted, has a solution."""
+        key = (id(pattern), graph)
+        plan = self._exists_plans.get(key)
+        if plan is None:
+            planner = Planner(self.source, self.ctx, named_graphs=self.named)
+            plan = self._exists_plans[key] = planner.plan(pattern, frozenset(sol), graph, substitute=True)
+        for _ in self.run(plan, sol, graph):
+            return True
+        return False
+
+    # ------------------------------------------------------------------ dispatch
+
+    def run(self, node: PlanNode, hint: Solution, graph: Any) -> Iterator[Solution]:
+        """Solutions of ``node`` joined with ``hint`` in the active graph ``graph``."""
+        fn = self._dispatch[type(node)]
+        if hint:
+            keep = node.keep
+            if keep is not None:
+                if any(k not in keep for k in hint):
+                    inner = {k: v for k, v in hint.items() if k in keep}
+                    outer = {k: v for k, v in hint.items() if k not in keep}
+                    return _merge(fn(node, inner, graph), outer)
+            elif node.drop:
+                drop = node.drop
+                if any(k in drop for k in hint):
+                    inner = {k: v for k, v in hint.items() if k not in drop}
+                    outer = {k: v for k, v in hint.items() if k in drop}
+                    return _merge(fn(node, inner, graph), outer)
+        return fn(node, hint, graph)
+
+    def solutions(self, node: PlanNode) -> Iterator[Solution]:
+        """All solutions of a top-level plan."""
+        return self.run(node, {}, DEFAULT)
+
+    def _table(self, node: PlanNode, graph: Any, keys: tuple) -> _HashTable:
+        key = (id(node), graph)
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = _HashTable(list(self.run(node, {}, graph)), keys)
+        return table
+
+    # ------------------------------------------------------------------ operators
+
+    def _bgp(self, node: BGPPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        if not node.steps:
+            return self._unit(hint, graph)
+        stream: Any = (hint,)
+        for step in node.steps:
+            stream = self._step(step, stream, graph)
+        return stream
+
+    def _unit(self, hint: Solution, graph: Any) -> Iterator[Solution]:
+        if type(graph) is Var and graph.name not in hint:
+            for name in self.named_graph_list():
+                yield {**hint, graph.name: name}
+            return
+        yield hint
+
+    def _step(self, step: Any, stream: Any, graph: Any) -> Iterator[Solution]:
+        triple = step.triple
+        s, p, o = triple.s, triple.p, triple.o
+        s_var = s.name if type(s) is Var else None
+        p_var = p.name if type(p) is Var else None
+        o_var = o.name if type(o) is Var else None
+        g_var = graph.name if type(graph) is Var else None
+        filters = [self._compile(expr, graph) for expr, _ in step.filters]
+        match = self.match
+        for sol in stream:
+            qs = sol.get(s_var, s) if s_var else s
+            qp = sol.get(p_var, p) if p_var else p
+            qo = sol.get(o_var, o) if o_var else o
+            g = sol.get(g_var, graph) if g_var else graph
+            for b in match(g, qs, qp, qo):
+                if b:
+                    new = sol.copy()
+                    new.update(b)
+                else:
+                    new = sol
+                if filters:
+                    for f in filters:
+                        if not filter_passes(f, new):
+                            break
+                    else:
+                        yield new
+                else:
+                    yield new
+
+    def _path(self, node: PathPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        return eval_path(self, node.s, node.path, node.o, hint, graph)
+
+    def _filter(self, node: FilterPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        filters = [self._compile(expr, graph) for expr, _ in node.exprs]
+        for sol in self.run(node.child, hint, graph):
+            for f in filters:
+                if not filter_passes(f, sol):
+                    break
+            else:
+                yield sol
+
+    def _join(self, node: JoinPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        run = self.run
+        right = node.right
+        if node.mode == "nested":
+            for sol in run(node.left, hint, graph):
+                yield from run(right, sol, graph)
+            return
+        table = self._table(right, graph, node.keys)
+        for sol in run(node.left, hint, graph):
+            for other in table.candidates(sol):
+                if compatible(sol, other):
+                    yield {**sol, **other}
+
+    def _left_join(self, node: LeftJoinPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        run = self.run
+        right = node.right
+        check = self._compile(node.expr, graph) if node.expr is not None else None
+        table = self._table(right, graph, node.keys) if node.mode == "hash" else None
+        for sol in run(node.left, hint, graph):
+            found = False
+            if table is None:
+                extensions = run(right, sol, graph)
+            else:
+                extensions = ({**sol, **other} for other in table.candidates(sol) if compatible(sol, other))
+            for ext in extensions:
+                if check is None or filter_passes(check, ext):
+                    found = True
+                    yield ext
+            if not found:
+                yield sol
+
+    def _union(self, node: UnionPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        for branch in node.branches:
+            yield from self.run(branch, hint, graph)
+
+    def _minus(self, node: MinusPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        right = node.right
+        shared = tuple(sorted(node.left.certain & right.certain))
+        rows = None if shared else self._table(right, graph, ()).rows
+        for sol in self.run(node.left, hint, graph):
+            if shared:
+                probe = {k: sol[k] for k in shared}
+                excluded = any(compatible(sol, other) for other in self.run(right, probe, graph))
+            else:
+                excluded = any(compatible(sol, other) and not other.keys().isdisjoint(sol.keys()) for other in rows)
+            if not excluded:
+                yield sol
+
+    def _graph(self, node: GraphPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        name = node.name
+        if node.mode == "const":
+            if self.named_set is not None and name not in self.named_set:
+                return iter(())
+            return self.run(node.child, hint, name)
+        g = name.name
+        value = hint.get(g)
+        if value is not None:
+            if node.mode == "pushdown":
+                if self.named_set is not None and value not in self.named_set:
+                    return iter(())
+                return self.run(node.child, hint, name)
+            if value not in set(self.named_graph_list()):
+                return iter(())
+            return self.run(node.child, hint, value)
+        if node.mode == "pushdown":
+            return self.run(node.child, hint, name)
+        return self._each_graph(node, hint, g)
+
+    def _each_graph(self, node: GraphPlan, hint: Solution, g: str) -> Iterator[Solution]:
+        for value in self.named_graph_list():
+            yield from self.run(node.child, {**hint, g: value}, value)
+
+    def _extend(self, node: ExtendPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        bindings = [(name, self._compile(expr, graph)) for name, expr, _ in node.bindings]
+        ctx = self.ctx
+        for sol in self.run(node.child, hint, graph):
+            ctx.new_row()
+            new = dict(sol)
+            for name, f in bindings:
+                try:
+                    new[name] = f(new)
+                except EvalError:
+                    pass
+            yield new
+
+    def _values(self, node: ValuesPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        names = node.vars
+        for row in node.rows:
+            new = dict(hint)
+            for name, value in zip(names, row):
+                if value is None:
+                    continue
+                current = new.get(name)
+                if current is None:
+                    new[name] = value
+                elif current != value:
+                    break
+            else:
+                yield new
+
+    def _group(self, node: GroupPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        keys = [(self._compile(expr, graph), out) for expr, _, out in node.keys]
+        aggregates = [(name, agg, self._compile(agg.arg, graph) if agg.arg is not None else None) for name, agg, _ in node.aggregates]
+        groups: dict = {}
+        for sol in self.run(node.child, hint, graph):
+            values = []
+            for f, _ in keys:
+                try:
+                    values.append(f(sol))
+                except EvalError:
+                    values.append(None)
+            key = tuple(values)
+            accumulators = groups.get(key)
+            if accumulators is None:
+                accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
+            for accumulator, (_, agg, f) in zip(accumulators, aggregates):
+                if f is None:  # COUNT(*)
+                    accumulator.add(frozenset(sol.items()) if agg.distinct else True)
+                    continue
+                try:
+                    accumulator.add(f(sol))
+                except EvalError:
+                    accumulator.add(ERROR)
+        if not groups and not keys:
+            groups[()] = [new_accumulator(agg) for _, agg, _ in aggregates]
+        for key, accumulators in groups.items():
+            out = {}
+            for (_, name), value in zip(keys, key):
+                if name is not None and value is not None:
+                    out[name] = value
+            for accumulator, (name, _, _) in zip(accumulators, aggregates):
+                try:
+                    out[name] = accumulator.result()
+                except EvalError:
+                    pass
+            yield out
+
+    def _order(self, node: OrderPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        conditions = [(self._compile(expr, graph), asc) for expr, _, asc in node.conditions]
+
+        def sort_key(sol: Solution) -> tuple:
+            parts = []
+            for f, asc in conditions:
+                try:
+                    k = order_key(f(sol))
+                except EvalError:
+                    k = (0,)
+                parts.append(k if asc else _Reverse(k))
+            return tuple(parts)
+
+        rows = self.run(node.child, hint, graph)
+        if node.top_k is not None:
+            return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
+        return iter(sorted(rows, key=sort_key))
+
+    def _project(self, node: ProjectPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        names = node.vars
+        for sol in self.run(node.child, hint, graph):
+            yield {n: sol[n] for n in names if n in sol}
+
+    def _distinct(self, node: DistinctPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        seen = set()
+        for sol in self.run(node.child, hint, graph):
+            key = frozenset(sol.items())
+            if key not in seen:
+                seen.add(key)
+                yield sol
+
+    def _reduced(self, node: ReducedPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        previous = None
+        for sol in self.run(node.child, hint, graph):
+            if sol != previous:
+                yield sol
+            previous = sol
+
+    def _slice(self, node: SlicePlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        stop = None if node.limit is None else node.offset + node.limit
+        return islice(self.run(node.child, hint, graph), node.offset, stop)
+
+
+def _merge(stream: Iterator[Solution], outer: Solution) -> Iterator[Solution]:
+    """Join a stream with bindings that were hidden from the operator producing it."""
+    for sol in stream:
+        for name, value in outer.items():
+            other = sol.get(name)
+            if other is not None and other != value:
+                break
+        else:
+            yield {**outer, **sol}

@@ -1,0 +1,178 @@
+"""Property path evaluation (SPARQL 1.1, section 18.4 and 9).
+
+:func:`eval_path` yields the solutions of ``s path o`` in one graph. Sequences, alternatives,
+inverses and negated property sets keep duplicates (they are joins and unions);
+``path?``, ``path*`` and ``path+`` are sets of node pairs, computed by a breadth-first
+search that visits every node at most once per start node, so cycles terminate. With both
+ends free, ``path*`` starts from every node of the graph (zero-length paths), ``path+`` from
+every node with an outgoing first step.
+
+>>> from query.algebra import PathMod, PathLink, Var
+>>> from query.source import MemorySource
+>>> from query.executor import Executor
+>>> ex_p = IRI("http://ex/p")
+>>> a, b = IRI("http://ex/a"), IRI("http://ex/b")
+>>> ex = Executor(MemorySource([(None, a, ex_p, b), (None, b, ex_p, a)]))
+>>> sorted(x["o"].value for x in eval_path(ex, a, PathMod(PathLink(ex_p), "+"), Var("o"), {}, DEFAULT))
+['http://ex/a', 'http://ex/b']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Iterator
+
+from .algebra import PathAlt, PathInv, PathLink, PathMod, PathNeg, PathSeq, Var
+from .planner import DEFAULT
+from .terms import IRI
+
+__all__ = ["eval_path", "pairs", "DEFAULT", "IRI"]
+
+_S, _P, _O = Var(".ps"), Var(".pp"), Var(".po")
+
+
+def eval_path(ex: Any, s: Any, path: Any, o: Any, hint: dict, graph: Any) -> Iterator[dict]:
+    """Solutions of the path pattern, merged with ``hint``; ``graph`` is the active graph
+    (DEFAULT, a graph name, or a Var, in which case every named graph is tried)."""
+    if type(graph) is Var:
+        value = hint.get(graph.name)
+        if value is None:
+            for name in ex.named_graph_list():
+                yield from _eval(ex, s, path, o, {**hint, graph.name: name}, name)
+            return
+        graph = value
+    yield from _eval(ex, s, path, o, hint, graph)
+
+
+def _eval(ex: Any, s: Any, path: Any, o: Any, hint: dict, graph: Any) -> Iterator[dict]:
+    s_name = s.name if type(s) is Var else None
+    o_name = o.name if type(o) is Var else None
+    s_value = hint.get(s_name) if s_name else s
+    o_value = hint.get(o_name) if o_name else o
+    same = s_name is not None and s_name == o_name
+    for a, b in pairs(ex, path, graph, s_value, o_value):
+        if same and a != b:
+            continue
+        if s_value is not None and o_value is not None:
+            yield hint
+            continue
+        new = dict(hint)
+        if s_name and s_value is None:
+            new[s_name] = a
+        if o_name and o_value is None:
+            new[o_name] = b
+        yield new
+
+
+def pairs(ex: Any, path: Any, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
+    """``(subject, object)`` pairs connected by ``path``; ``s`` / ``o`` None means free."""
+    kind = type(path)
+    if kind is PathLink or kind is IRI:
+        iri = path.iri if kind is PathLink else path
+        for b in ex.match(graph, s if s is not None else _S, iri, o if o is not None else _O):
+            yield (s if s is not None else b[".ps"], o if o is not None else b[".po"])
+        return
+    if kind is PathInv:
+        for b, a in pairs(ex, path.path, graph, o, s):
+            yield (a, b)
+        return
+    if kind is PathSeq:
+        yield from _sequence(ex, list(path.paths), graph, s, o)
+        return
+    if kind is PathAlt:
+        for part in path.paths:
+            yield from pairs(ex, part, graph, s, o)
+        return
+    if kind is PathNeg:
+        yield from _negated(ex, path, graph, s, o)
+        return
+    if kind is PathMod:
+        yield from _closure(ex, path, graph, s, o)
+        return
+    raise TypeError(f"not a property path: {path!r}")
+
+
+def _sequence(ex: Any, parts: list, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
+    if len(parts) == 1:
+        yield from pairs(ex, parts[0], graph, s, o)
+        return
+    if s is None and o is not None:
+        for middle, b in pairs(ex, parts[-1], graph, None, o):
+            for a, _ in _sequence(ex, parts[:-1], graph, None, middle):
+                yield (a, b)
+        return
+    for a, middle in pairs(ex, parts[0], graph, s, None):
+        for _, b in _sequence(ex, parts[1:], graph, middle, o):
+            yield (a, b)
+
+
+def _negated(ex: Any, path: PathNeg, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
+    forward = set(path.iris)
+    inverse = set(path.inverse)
+    if forward or not inverse:
+        for b in ex.match(graph, s if s is not None else _S, _P, o if o is not None else _O):
+            if b[".pp"] not in forward:
+                yield (s if s is not None else b[".ps"], o if o is not None else b[".po"])
+    if inverse:
+        for b in ex.match(graph, o if o is not None else _S, _P, s if s is not None else _O):
+            if b[".pp"] not in inverse:
+                yield (s if s is not None else b[".po"], o if o is not None else b[".ps"])
+
+
+def _reach(step: Callable[[Any], Iterable], start: Any, include_start: bool) -> list:
+    """Nodes reachable from ``start`` by repeated ``step`` (each visited once)."""
+    seen = {start} if include_start else set()
+    found = [start] if include_start else []
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in step(node):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    found.append(nxt)
+                    following.append(nxt)
+        frontier = following
+    return found
+
+
+def _closure(ex: Any, path: PathMod, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
+    inner = path.path
+    mod = path.mod
+    zero = mod in ("*", "?")
+
+    def forward(node: Any) -> Iterator:
+        return (b for _, b in pairs(ex, inner, graph, node, None))
+
+    def backward(node: Any) -> Iterator:
+        return (a for a, _ in pairs(ex, inner, graph, None, node))
+
+    if mod == "?":
+        results: dict = {}
+        if s is not None:
+            if o is None or o == s:
+                results[(s, s)] = None
+        elif o is not None:
+            results[(o, o)] = None
+        else:
+            for node in ex.graph_nodes(graph):
+                results[(node, node)] = None
+        for pair in pairs(ex, inner, graph, s, o):
+            results[pair] = None
+        yield from results
+        return
+    if s is not None:
+        for node in _reach(forward, s, zero):
+            if o is None or node == o:
+                yield (s, node)
+        return
+    if o is not None:
+        for node in _reach(backward, o, zero):
+            yield (node, o)
+        return
+    if zero:
+        starts = ex.graph_nodes(graph)
+    else:
+        starts = list(dict.fromkeys(a for a, _ in pairs(ex, inner, graph, None, None)))
+    for start in starts:
+        for node in _reach(forward, start, zero):
+            yield (start, node)

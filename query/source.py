@@ -1,0 +1,149 @@
+"""The narrow data-source protocol the query engine reads through, and its fstore binding.
+
+A source answers quad patterns ``(g, s, p, o)`` whose items are RDF terms, query variables
+(:class:`query.algebra.Var`) or ``None`` in the graph position (the default graph):
+
+* ``match(pattern)`` yields one ``{variable name: RDF term}`` per matching quad (a variable
+  in the graph position may bind ``None``: the default graph);
+* ``count(pattern)`` is the exact number of matches;
+* optionally ``estimate(pattern, cap)`` (``min(count, cap)``, cheaper) and ``graphs()``
+  (the names of the non-default graphs).
+
+:class:`FstoreSource` reads an fstore view or transaction through ``fstore.from_`` and
+``fstore.count``; stored Python values are turned into RDF terms with
+``fstore.values.to_rdf`` and query terms into stored values with ``canonical``.
+
+>>> from query.algebra import Var
+>>> src = MemorySource([(None, IRI("http://ex/a"), IRI("http://ex/p"), Literal("x"))])
+>>> list(src.match((None, Var("s"), IRI("http://ex/p"), Var("o"))))
+[{'s': IRI('http://ex/a'), 'o': Literal('x')}]
+>>> src.count((None, Var("s"), Var("p"), Var("o")))
+1
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
+
+from fstore.values import canonical, to_rdf
+
+from .algebra import Var
+from .terms import BNode, IRI, Literal
+
+__all__ = ["Source", "FstoreSource", "MemorySource", "as_source", "Bindings", "QuadPattern"]
+
+Bindings = dict
+QuadPattern = tuple
+
+
+@runtime_checkable
+class Source(Protocol):
+    """What the executor needs from a store."""
+
+    def match(self, pattern: QuadPattern) -> Iterator[Bindings]: ...
+
+    def count(self, pattern: QuadPattern) -> int: ...
+
+
+_TERM_TYPES = (IRI, Literal, BNode)
+
+
+def _to_term(value: Any) -> Any:
+    if type(value) in _TERM_TYPES or value is None:
+        return value
+    return to_rdf(value)
+
+
+class FstoreSource:
+    """A source over an fstore view or transaction (``repo.at(ref)``, ``repo.transaction``).
+
+    Uses exactly ``fstore.from_(view, g, s, p, o, offset=, limit=)``, ``fstore.count(view,
+    g, s, p, o)`` and ``fstore.Var``; ``fstore.graphs(view)`` if fstore provides it.
+    """
+
+    def __init__(self, view: Any) -> None:
+        import fstore
+
+        self.view = view
+        self._fstore = fstore
+        self._var = fstore.Var
+        self._graphs: list | None = None
+
+    def _item(self, item: Any) -> Any:
+        if type(item) is Var:
+            return self._var(item.name)
+        return canonical(item)
+
+    def match(self, pattern: QuadPattern) -> Iterator[Bindings]:
+        args = [self._item(i) for i in pattern]
+        term_types = _TERM_TYPES
+        for binding in self._fstore.from_(self.view, *args):
+            for name, value in binding.items():
+                if type(value) not in term_types and value is not None:
+                    binding[name] = to_rdf(value)
+            yield binding
+
+    def count(self, pattern: QuadPattern) -> int:
+        return self._fstore.count(self.view, *[self._item(i) for i in pattern])
+
+    def estimate(self, pattern: QuadPattern, cap: int) -> int:
+        """``min(count, cap)``, reading at most ``cap`` matches."""
+        args = [self._item(i) for i in pattern]
+        return sum(1 for _ in self._fstore.from_(self.view, *args, limit=cap))
+
+    def graphs(self) -> list:
+        if self._graphs is None:
+            lister = getattr(self._fstore, "graphs", None)
+            if lister is not None:
+                names = [_to_term(g) for g in lister(self.view)]
+            else:
+                names = distinct_graphs(self)
+            self._graphs = [g for g in names if g is not None]
+        return self._graphs
+
+
+def distinct_graphs(source: Any) -> list:
+    """The distinct non-default graph names of a source, by one scan of its quads."""
+    seen: dict = {}
+    for binding in source.match((Var("g"), Var("s"), Var("p"), Var("o"))):
+        g = binding["g"]
+        if g is not None:
+            seen[g] = None
+    return list(seen)
+
+
+class MemorySource:
+    """A small in-memory source (a list of quads of RDF terms; graph None is the default
+    graph), for documentation examples and unit tests."""
+
+    def __init__(self, quads: Iterable[tuple]) -> None:
+        self.quads = list(dict.fromkeys(tuple(q) for q in quads))
+
+    def match(self, pattern: QuadPattern) -> Iterator[Bindings]:
+        for quad in self.quads:
+            binding: dict = {}
+            for item, value in zip(pattern, quad):
+                if type(item) is Var:
+                    bound = binding.get(item.name, binding)
+                    if bound is binding:
+                        binding[item.name] = value
+                    elif bound != value:
+                        break
+                elif item != value:
+                    break
+            else:
+                yield binding
+
+    def count(self, pattern: QuadPattern) -> int:
+        return sum(1 for _ in self.match(pattern))
+
+    def estimate(self, pattern: QuadPattern, cap: int) -> int:
+        return sum(1 for _ in islice(self.match(pattern), cap))
+
+
+def as_source(obj: Any) -> Any:
+    """``obj`` if it already speaks the protocol, else an :class:`FstoreSource` over it."""
+    if hasattr(obj, "match") and hasattr(obj, "count"):
+        return obj
+    return FstoreSource(obj)

@@ -1,0 +1,24 @@
+"""Generic fixtures shared by the whole test suite (keep layer-specific ones in their files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from nstore import okvs
+
+
+@pytest.fixture
+def tmp_store(tmp_path: Path) -> Path:
+    """A fresh directory path for one store (not created yet, as on a user's first run)."""
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def db(tmp_store: Path) -> Iterator[okvs.Okvs]:
+    """An open okvs in ``tmp_store``, closed after the test."""
+    handle = okvs.open(tmp_store)
+    yield handle
+    handle.close()
