@@ -23,6 +23,7 @@ from .errors import (
     MergeError,
     ReadOnlyViewError,
     RefExistsError,
+    RefInUseError,
     UnknownRefError,
 )
 from .merge import Conflict
@@ -59,6 +60,7 @@ __all__ = [
     "AmbiguousRefError",
     "InvalidRefNameError",
     "RefExistsError",
+    "RefInUseError",
     "ReadOnlyViewError",
     "MergeError",
     "MergeConflict",

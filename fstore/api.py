@@ -80,7 +80,7 @@ def from_(view: Readable, *pattern: Any, offset: int = 0, limit: int | None = No
 
 def count(view: Readable, *pattern: Any) -> int:
     """How many quads match the pattern."""
-    return sum(1 for _ in _readable(view)._match(prepare_pattern(pattern)))
+    return _readable(view)._count(prepare_pattern(pattern))
 
 
 def where(view: Readable, *pattern: Any) -> Step:

@@ -10,6 +10,7 @@ __all__ = [
     "AmbiguousRefError",
     "InvalidRefNameError",
     "RefExistsError",
+    "RefInUseError",
     "ReadOnlyViewError",
     "MergeError",
     "MergeConflict",
@@ -40,6 +41,10 @@ class InvalidRefNameError(FstoreError, ValueError):
 
 class RefExistsError(FstoreError):
     """A branch or tag of that name already exists."""
+
+
+class RefInUseError(FstoreError):
+    """A branch cannot be deleted while it is the current branch."""
 
 
 class ReadOnlyViewError(FstoreError):

@@ -98,6 +98,25 @@ class History:
         if alive:
             yield _fill(tx, decode, pattern, free, group)
 
+    def count(self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int]) -> int:
+        """How many quads match ``pattern`` at that ancestry: :meth:`match` without decoding
+        the quads."""
+        if not ancestors:
+            return 0
+        decode = self.store.decode
+        total = 0
+        group: list[bytes] | None = None
+        alive = False
+        for _, items, payload in self.store.raw(tx, *pattern, _SEQ):
+            head = items[:-1]
+            if head != group:
+                total += alive
+                group = head
+                alive = False
+            if decode(tx, items[-1]) in ancestors:
+                alive = payload == ALIVE
+        return total + alive
+
     def match_records(self, tx: Transaction, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
         """Yield ``(quad, [(seq, alive), ...])`` for every quad matching ``pattern`` that has
         records, whatever its state."""

@@ -30,7 +30,7 @@ from nstore.pack import pack
 
 from .commits import Commit, CommitStore, commit_hash
 from .diff import blame_seq, diff_seqs, history_of
-from .errors import MergeError, UnknownRefError
+from .errors import MergeError, RefInUseError, UnknownRefError
 from .history import History, Quad
 from .merge import Policy, check_policy, plan_merge
 from .refs import BRANCH, TAG, Refs, check_ref_name
@@ -41,6 +41,7 @@ __all__ = ["open", "Repository", "FORMAT_VERSION"]
 
 FORMAT_VERSION = 1
 _FORMAT_KEY = pack("datae", "format")
+_CURRENT_KEY = pack("datae", "current-branch")
 DEFAULT_BRANCH = "main"
 
 
@@ -133,6 +134,19 @@ class Repository:
         with self._okvs.transaction(write=True) as tx:
             self._refs.create(tx, BRANCH, name, self._resolve(tx, start))
 
+    @property
+    def current_branch(self) -> str:
+        """The branch that commands without an explicit branch work on (git's HEAD)."""
+        with self._okvs.transaction() as tx:
+            name = tx.get(_CURRENT_KEY)
+        return DEFAULT_BRANCH if name is None else name.decode("utf-8")
+
+    def switch(self, branch: str) -> None:
+        """Make ``branch`` (which must exist) the current branch."""
+        with self._okvs.transaction(write=True) as tx:
+            self._refs.head(tx, branch)
+            tx.set(_CURRENT_KEY, branch.encode("utf-8"))
+
     def branches(self) -> dict[str, str | None]:
         """Every branch and its head commit id."""
         with self._okvs.transaction() as tx:
@@ -141,6 +155,8 @@ class Repository:
     def delete_branch(self, name: str) -> None:
         """Delete a branch (its commits stay, reachable from other refs or by id)."""
         with self._okvs.transaction(write=True) as tx:
+            if tx.get(_CURRENT_KEY) == name.encode("utf-8"):
+                raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
             self._refs.delete(tx, BRANCH, name)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:

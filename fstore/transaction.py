@@ -124,6 +124,11 @@ class Transaction:
             if alive and matches(pattern, quad) and not self._alive_at_head(tx, key, quad):
                 yield quad
 
+    def _count(self, pattern: Sequence[Any]) -> int:
+        if not self._pending:
+            return self.repo._history.count(self._require_open(), pattern, self._ancestors)
+        return sum(1 for _ in self._match(pattern))
+
     def _alive_at_head(self, tx: OkvsTransaction, key: bytes, quad: Quad) -> bool:
         if self._head is None:
             return False

@@ -65,6 +65,10 @@ class View:
         with self.repo._okvs.transaction() as tx:
             yield from self.repo._history.match(tx, pattern, self._ancestors)
 
+    def _count(self, pattern: Sequence[Any]) -> int:
+        with self.repo._okvs.transaction() as tx:
+            return self.repo._history.count(tx, pattern, self._ancestors)
+
     def __repr__(self) -> str:
         commit = self.commit.short_id if self.commit else "no commits"
         return f"<fstore.View {self.ref!r} at {commit}>"

@@ -29,6 +29,13 @@ __all__ = [
     "ColumnValueError",
     "GeometryError",
     "KartRepoError",
+    "TableNotFoundError",
+    "TableExistsError",
+    "RowExistsError",
+    "RowNotFoundError",
+    "RowValueError",
+    "TableImportError",
+    "DatasetCorruptError",
 ]
 
 
@@ -122,3 +129,93 @@ class KartRepoError(TablesError):
         self.where = where
         prefix = f"{where}: " if where else ""
         super().__init__(f"{prefix}{message}")
+
+
+class TableNotFoundError(TablesError, KeyError):
+    """No table (dataset) of that name at the commit or in the transaction. ``table`` is the
+    name asked for."""
+
+    def __init__(self, table: str, where: str = "") -> None:
+        self.table = table
+        at = f" {where}" if where else ""
+        super().__init__(f"no table named {table!r}{at}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class TableExistsError(TablesError, ValueError):
+    """A table of that name (or one differing only by case) already exists."""
+
+    def __init__(self, table: str, existing: str | None = None) -> None:
+        self.table = table
+        self.existing = existing or table
+        clash = "" if self.existing == table else f" (as {self.existing!r}, which differs only by case)"
+        super().__init__(f"table {table!r} already exists{clash}")
+
+
+class RowExistsError(TablesError, ValueError):
+    """``insert`` of a primary key the table already holds (a duplicate primary key)."""
+
+    def __init__(self, table: str, pk: tuple[Any, ...], where: str = "") -> None:
+        self.table = table
+        self.pk = pk
+        at = f" ({where})" if where else ""
+        super().__init__(f"table {table!r}: duplicate primary key {_pk_text(pk)}{at}")
+
+
+class RowNotFoundError(TablesError, KeyError):
+    """``update`` or ``delete`` of a primary key the table does not hold."""
+
+    def __init__(self, table: str, pk: tuple[Any, ...]) -> None:
+        self.table = table
+        self.pk = pk
+        super().__init__(f"table {table!r}: no row with primary key {_pk_text(pk)}")
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class RowValueError(ColumnValueError):
+    """A value of a row written to a table does not fit its column. A
+    :class:`ColumnValueError` that also names the table (and the row's primary key when
+    known)."""
+
+    def __init__(self, table: str, column: str, value: Any, reason: str, *, pk: tuple[Any, ...] | None = None) -> None:
+        self.table = table
+        self.pk = pk
+        ColumnValueError.__init__(self, column, value, reason)
+        row = f", row {_pk_text(pk)}" if pk is not None else ""
+        self.args = (f"table {table!r}{row}: {self.args[0]}",)
+
+
+class TableImportError(TablesError, ValueError):
+    """Bad input while importing a file or frame into a table: ``source`` (file name),
+    ``line`` (1-based, the header is line 1), ``column`` and ``value`` say where and what."""
+
+    def __init__(self, source: str, reason: str, *, line: int | None = None, column: str | None = None,
+                 value: Any = None, table: str | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.column = column
+        self.value = value
+        self.table = table
+        self.reason = reason
+        where = source + (f", line {line}" if line is not None else "") + (f", column {column!r}" if column else "")
+        into = f" (into table {table!r})" if table else ""
+        super().__init__(f"{where}: {reason}{into}")
+
+
+class DatasetCorruptError(TablesError, ValueError):
+    """The quads of a dataset graph do not form a valid dataset (e.g. two schema.json
+    objects, or a feature naming a legend that is nowhere)."""
+
+    def __init__(self, table: str, message: str) -> None:
+        self.table = table
+        super().__init__(f"table {table!r}: {message}")
+
+
+def _pk_text(pk: Any) -> str:
+    if isinstance(pk, tuple) and len(pk) == 1:
+        return repr(pk[0])
+    return repr(pk)

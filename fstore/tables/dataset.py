@@ -1,0 +1,334 @@
+"""Reading a dataset back from its quads: meta items, schema, legends, and rows.
+
+:func:`load_dataset` gathers a dataset's meta quads (see :mod:`.mapping`) into a
+:class:`DatasetState`; :class:`RowReader` turns feature blobs into rows of the *current*
+schema by column id (values of dropped columns vanish, new columns read as ``None``);
+:class:`Table` is what ``view.table(name)`` returns: ``schema``, ``get(pk)``, ``rows()``
+(a generator) and ``len()``.
+
+>>> import tempfile, fstore, fstore.tables as tables
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="add") as tx:
+...     t = tables.create(tx, "towns", [
+...         {"id": "k", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0},
+...         {"id": "n", "name": "name", "dataType": "text"}])
+...     t.insert({"fid": 1, "name": "Ōtaki"})
+>>> view_table = repo.at("main").table("towns")
+>>> view_table.get(1), len(view_table), list(view_table.rows())
+({'fid': 1, 'name': 'Ōtaki'}, 1, [{'fid': 1, 'name': 'Ōtaki'}])
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from nstore import Var
+
+from ..history import Quad
+from .errors import DatasetCorruptError, FeatureError, LegendError, PrimaryKeyError, SchemaError, TableNotFoundError
+from .mapping import (
+    ATTACHMENT,
+    FEATURE,
+    LEGEND_PREFIX,
+    META,
+    PATH_STRUCTURE_ITEM,
+    SCHEMA_ITEM,
+    dataset_graph,
+    dataset_name,
+    object_bytes,
+)
+from .packing import unpack
+from .paths import LEGACY, PathStructure, decode_filename
+from .schema import Legend, Schema
+from .types import decode_value, encode_value
+
+__all__ = [
+    "Source",
+    "LegendLookup",
+    "DatasetState",
+    "RowReader",
+    "Table",
+    "load_dataset",
+    "find_dataset",
+    "list_datasets",
+    "pk_tuple",
+    "pk_of_path",
+]
+
+Source = Callable[[tuple], Iterator[Quad]]
+"""A function yielding the quads alive at some state that match a pattern (values or
+``Var``): ``view._match``, or a transaction's committed state."""
+
+LegendLookup = Callable[[str], Legend]
+"""Finds a legend by name anywhere (legends are content-addressed); raises ``KeyError``."""
+
+_IDENTITY_TYPES = frozenset({"boolean", "integer", "text", "blob", "float", "geometry"})
+
+
+class DatasetState:
+    """A dataset's meta items (legends included) and attachments, parsed.
+
+    ``meta`` maps each item path (``"schema.json"``, ``"legend/<name>"``…) to its stored
+    object (``str`` or ``bytes``).
+    """
+
+    def __init__(self, name: str, meta: Mapping[str, Any], attachments: Mapping[str, Any] | None = None) -> None:
+        self.name = name
+        self.graph = dataset_graph(name)
+        self.meta = dict(meta)
+        self.attachments = dict(attachments or {})
+        if SCHEMA_ITEM not in self.meta:
+            raise TableNotFoundError(name)
+        try:
+            self.schema = Schema.from_json(object_bytes(self.meta[SCHEMA_ITEM]), strict=False)
+        except SchemaError as e:
+            raise DatasetCorruptError(name, f"meta/schema.json: {e}") from None
+        ps = self.meta.get(PATH_STRUCTURE_ITEM)
+        self.path_structure = LEGACY if ps is None else PathStructure.from_json(object_bytes(ps))
+        self.legends: dict[str, Legend] = {}
+        for item, value in self.meta.items():
+            if item.startswith(LEGEND_PREFIX):
+                legend_name = item[len(LEGEND_PREFIX):]
+                try:
+                    self.legends[legend_name] = Legend.loads(object_bytes(value), name=legend_name)
+                except LegendError as e:
+                    raise DatasetCorruptError(name, str(e)) from None
+
+    @property
+    def title(self) -> str | None:
+        value = self.meta.get("title")
+        return value if value is None or isinstance(value, str) else object_bytes(value).decode("utf-8", "replace")
+
+    @property
+    def description(self) -> str | None:
+        value = self.meta.get("description")
+        return value if value is None or isinstance(value, str) else object_bytes(value).decode("utf-8", "replace")
+
+    def crs(self) -> dict[str, str]:
+        """``{identifier: WKT}`` from the ``crs/<identifier>.wkt`` items."""
+        return {
+            item[len("crs/"):-len(".wkt")]: object_bytes(v).decode("utf-8")
+            for item, v in self.meta.items()
+            if item.startswith("crs/") and item.endswith(".wkt")
+        }
+
+    def __repr__(self) -> str:
+        return f"<DatasetState {self.name!r} {self.schema!r}>"
+
+
+def _single_objects(name: str, quads: Iterable[Quad]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for _, subject, _, obj in quads:
+        if subject in found:
+            raise DatasetCorruptError(name, f"item {subject!r} holds more than one value")
+        found[subject] = obj
+    return found
+
+
+def find_dataset(source: Source, name: str) -> DatasetState | None:
+    """The dataset's state, or None if the state holds no dataset of that name."""
+    graph = dataset_graph(name)
+    meta = _single_objects(name, source((graph, Var("s"), META, Var("o"))))
+    if SCHEMA_ITEM not in meta:
+        return None
+    attachments = _single_objects(name, source((graph, Var("s"), ATTACHMENT, Var("o"))))
+    return DatasetState(name, meta, attachments)
+
+
+def load_dataset(source: Source, name: str, where: str = "") -> DatasetState:
+    """The dataset's state; :class:`TableNotFoundError` if there is none."""
+    state = find_dataset(source, name)
+    if state is None:
+        raise TableNotFoundError(name, where)
+    return state
+
+
+def list_datasets(source: Source) -> list[str]:
+    """Names of every dataset in a state, sorted."""
+    names = []
+    for graph, _, _, _ in source((Var("g"), SCHEMA_ITEM, META, Var("o"))):
+        name = dataset_name(graph)
+        if name is not None:
+            names.append(name)
+    return sorted(names)
+
+
+def pk_tuple(schema: Schema, pk: Any, table: str = "") -> tuple[Any, ...]:
+    """A primary key as the tuple of stored values its path encodes: a scalar for a
+    one-column key, or a tuple/list; Python values (dates…) are converted."""
+    values = tuple(pk) if isinstance(pk, (tuple, list)) else (pk,)
+    cols = schema.pk_columns
+    if len(values) != len(cols):
+        raise PrimaryKeyError(values, f"table {table!r} has {len(cols)} primary key column(s) "
+                                      f"({', '.join(c.name for c in cols)})")
+    out = []
+    for col, value in zip(cols, values):
+        if value is None:
+            raise PrimaryKeyError(values, f"primary key column {col.name!r} cannot be null")
+        out.append(encode_value(col, value))
+    return tuple(out)
+
+
+def pk_of_path(path: str) -> tuple[Any, ...]:
+    """The primary-key values a feature path encodes (its file name)."""
+    return tuple(decode_filename(path.rsplit("/", 1)[-1]))
+
+
+class RowReader:
+    """Reads feature blobs as rows of one schema, through whichever legend each names.
+
+    ``legends`` gives legends by name; ``fallback`` finds any other legend (e.g. one only
+    an older commit lists). Per legend, the layout of the row is worked out once.
+    """
+
+    def __init__(self, schema: Schema, legends: Mapping[str, Legend], fallback: LegendLookup | None = None,
+                 table: str = "") -> None:
+        self.schema = schema
+        self.legends = legends
+        self.fallback = fallback
+        self.table = table
+        self._plans: dict[str, tuple[Legend, list[tuple[str, int | None]], list[tuple[str, Any]]]] = {}
+        self._decoders = [
+            (c.name, None if c.data_type in _IDENTITY_TYPES else c) for c in schema.columns
+        ]
+
+    def legend(self, name: str) -> Legend:
+        legend = self.legends.get(name)
+        if legend is None and self.fallback is not None:
+            try:
+                legend = self.fallback(name)
+            except KeyError:
+                legend = None
+        if legend is None:
+            raise DatasetCorruptError(self.table, f"a feature names legend {name!r}, which is nowhere in the store")
+        return legend
+
+    def _plan(self, legend_name: str):
+        plan = self._plans.get(legend_name)
+        if plan is None:
+            legend = self.legend(legend_name)
+            index = {cid: i for i, cid in enumerate(legend.column_ids)}
+            layout = [(c.name, index.get(c.id)) for c in self.schema.columns]
+            plan = (legend, layout, [])
+            self._plans[legend_name] = plan
+        return plan
+
+    def raw(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> dict[str, Any]:
+        """Stored values by column id, as the feature's legend lists them."""
+        legend_name, values = _split(blob, path)
+        legend = self.legend(legend_name)
+        pk = pk_of_path(path) if pk is None else pk
+        try:
+            return legend.raw_dict(list(pk), values)
+        except LegendError as e:
+            raise FeatureError(str(e), path=path) from None
+
+    def stored(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> dict[str, Any]:
+        """The row (stored values by column name, in schema order)."""
+        legend_name, values = _split(blob, path)
+        legend, layout, _ = self._plan(legend_name)
+        if len(values) != len(legend.non_pk_columns):
+            raise FeatureError(f"legend {legend_name} has {len(legend.non_pk_columns)} non-pk column(s), "
+                               f"the feature {len(values)} value(s)", path=path)
+        pk = pk_of_path(path) if pk is None else pk
+        full = list(pk) + values
+        return {name: (None if i is None else full[i]) for name, i in layout}
+
+    def python(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> dict[str, Any]:
+        """The row with Python values (date, Decimal, Interval… see :mod:`.types`)."""
+        row = self.stored(path, blob, pk)
+        for name, col in self._decoders:
+            if col is not None:
+                value = row[name]
+                if value is not None:
+                    row[name] = decode_value(col, value)
+        return row
+
+    def to_python(self, row: dict[str, Any]) -> dict[str, Any]:
+        """Convert a row of stored values (by name) to Python values, in place."""
+        for name, col in self._decoders:
+            if col is not None and row.get(name) is not None:
+                row[name] = decode_value(col, row[name])
+        return row
+
+
+def _split(blob: bytes, path: str) -> tuple[str, list[Any]]:
+    value = unpack(blob, where=path)
+    if not isinstance(value, list) or len(value) != 2 or not isinstance(value[0], str) or not isinstance(value[1], list):
+        raise FeatureError(f"expected [legend_name, [values]], got {value!r:.200}", path=path)
+    return value[0], value[1]
+
+
+class Table:
+    """A table as it is at one commit (read-only): what ``view.table(name)`` returns.
+
+    ``rows()`` streams dicts conforming to the current schema (Python values by default,
+    ``python=False`` for stored values); ``get(pk)`` takes a scalar or a tuple for a
+    compound key; ``len()`` counts rows (a key scan).
+    """
+
+    def __init__(self, source: Source, state: DatasetState, fallback: LegendLookup | None = None) -> None:
+        self._source = source
+        self.state = state
+        self.name = state.name
+        self.graph = state.graph
+        self.schema = state.schema
+        self.path_structure = state.path_structure
+        self.reader = RowReader(state.schema, state.legends, fallback, state.name)
+
+    @property
+    def title(self) -> str | None:
+        return self.state.title
+
+    @property
+    def description(self) -> str | None:
+        return self.state.description
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return dict(self.state.meta)
+
+    def path_of(self, pk: Any) -> str:
+        """The feature path of a primary key."""
+        return self.path_structure.encode_path(pk_tuple(self.schema, pk, self.name))
+
+    def blob(self, pk: Any) -> bytes | None:
+        """The stored feature blob of a row, or None."""
+        path = self.path_of(pk)
+        found = [q[3] for q in self._source((self.graph, path, FEATURE, Var("o")))]
+        if len(found) > 1:
+            raise DatasetCorruptError(self.name, f"feature {path} holds {len(found)} blobs")
+        return found[0] if found else None
+
+    def get(self, pk: Any, *, python: bool = True) -> dict[str, Any] | None:
+        """The row with this primary key, or None."""
+        key = pk_tuple(self.schema, pk, self.name)
+        path = self.path_structure.encode_path(key)
+        blob = self.blob(key)
+        if blob is None:
+            return None
+        return self.reader.python(path, blob, key) if python else self.reader.stored(path, blob, key)
+
+    def __contains__(self, pk: Any) -> bool:
+        return self.blob(pk) is not None
+
+    def features(self) -> Iterator[tuple[str, bytes]]:
+        """Stream ``(feature path, blob)`` for every row, in path order."""
+        for _, path, _, blob in self._source((self.graph, Var("s"), FEATURE, Var("o"))):
+            yield path, blob
+
+    def rows(self, *, python: bool = True) -> Iterator[dict[str, Any]]:
+        """Stream every row as a dict of the current schema (a generator)."""
+        read = self.reader.python if python else self.reader.stored
+        for path, blob in self.features():
+            yield read(path, blob)
+
+    __iter__ = rows
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._source((self.graph, Var("s"), FEATURE, Var("o"))))
+
+    def __repr__(self) -> str:
+        return f"<Table {self.name!r} {self.schema!r}>"

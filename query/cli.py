@@ -1,0 +1,381 @@
+"""The ``datae`` command: a git-like command line over a datae store.
+
+The store is ``--repo PATH`` or, like git, the ``.datae`` directory of the current directory
+or of its nearest parent that has one. Exit codes as git's: 0 success, 1 a merge stopped on
+conflicts (or ``verify`` found problems), 2 a usage error, 128 a fatal error (no store,
+unknown ref, bad input).
+
+    datae init
+    datae import releases/*.nq.gz --graph https://schema.org/ -m "import"
+    datae log --oneline
+    datae query 'SELECT ?s WHERE { ?s a <https://schema.org/Class> } LIMIT 5' --at v22.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+import fstore
+from fstore.rdf import KEEP_GRAPHS, load, serialize
+from nstore.errors import DataeError
+
+from .termsyntax import format_term, parse_term
+
+__all__ = ["main", "find_store", "STORE_DIR"]
+
+STORE_DIR = ".datae"
+EXIT_CONFLICT = 1
+EXIT_FATAL = 128
+
+
+class Fatal(Exception):
+    """A fatal error: printed as ``fatal: ...`` with exit code 128."""
+
+
+def find_store(start: Path) -> Path | None:
+    """The ``.datae`` directory of ``start`` or its nearest parent that has one."""
+    for directory in (start, *start.parents):
+        candidate = directory / STORE_DIR
+        if (candidate / "data.mdb").exists():
+            return candidate
+    return None
+
+
+def store_path(args: argparse.Namespace) -> Path:
+    if args.repo:
+        given = Path(args.repo)
+        if (given / "data.mdb").exists():
+            return given
+        if (given / STORE_DIR / "data.mdb").exists():
+            return given / STORE_DIR
+        raise Fatal(f"not a datae repository: {given}")
+    found = find_store(Path.cwd())
+    if found is None:
+        raise Fatal("not a datae repository (or any of the parent directories): .datae")
+    return found
+
+
+def open_repo(args: argparse.Namespace) -> fstore.Repository:
+    return fstore.open(store_path(args))
+
+
+def out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    target = Path(args.path or ".").resolve() / STORE_DIR
+    existed = (target / "data.mdb").exists()
+    fstore.open(target).close()
+    out(f"{'Reinitialized existing' if existed else 'Initialized empty'} datae repository in {target}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    repo = open_repo(args)
+    branch = args.branch or repo.current_branch
+    graph = KEEP_GRAPHS if args.graph is None else parse_term(args.graph, "graph")
+    message = args.message or f"Import {', '.join(os.path.basename(f) for f in args.files)}"
+    read = 0
+    with repo.transaction(branch, message=message, author=args.author or default_author()) as tx:
+        with Progress(transient=True, disable=not sys.stderr.isatty()) as progress:
+            task = progress.add_task("importing", total=len(args.files))
+            for name in args.files:
+                progress.update(task, description=f"importing {os.path.basename(name)}")
+                read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base)
+                progress.advance(task)
+    if tx.commit_id is None:
+        out(f"{read} quads read; nothing changed on {branch}")
+    else:
+        commit = repo.commit(tx.commit_id)
+        out(f"[{branch} {commit.short_id}] {commit.message}")
+        out(f" {read} quads read, {commit.added} added, {commit.removed} removed")
+    repo.close()
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    view = repo.at(args.at or repo.current_branch)
+    graph = fstore.Var("g") if args.graph is None else parse_term(args.graph, "graph")
+    pattern = (graph, fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
+    quads = ((b.get("g", graph), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern))
+    if args.output:
+        with open(args.output, "wb") as stream:
+            serialize(quads, args.format, stream)
+    else:
+        sys.stdout.flush()
+        serialize(quads, args.format, sys.stdout.buffer)
+    repo.close()
+    return 0
+
+
+def cmd_branch(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    if args.delete:
+        repo.delete_branch(args.delete)
+        out(f"Deleted branch {args.delete}")
+    elif args.name:
+        repo.branch(args.name, args.start or repo.current_branch)
+    else:
+        current = repo.current_branch
+        for name, head in sorted(repo.branches().items()):
+            out(f"{'*' if name == current else ' '} {name:<20} {(head or '(no commits)')[:10]}")
+    repo.close()
+    return 0
+
+
+def cmd_switch(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    repo.switch(args.branch)
+    out(f"Switched to branch '{args.branch}'")
+    repo.close()
+    return 0
+
+
+def cmd_tag(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    if args.name:
+        repo.tag(args.name, args.ref or repo.current_branch)
+    else:
+        for name, commit in sorted(repo.tags().items()):
+            out(f"{name:<20} {commit[:10]}")
+    repo.close()
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    into = args.into or repo.current_branch
+    before = repo.head(into)
+    try:
+        result = repo.merge(into, args.other, message=args.message, author=args.author or default_author(),
+                            policy=args.policy)
+    except fstore.MergeConflict as conflict:
+        for c in conflict.conflicts:
+            where = " ".join(format_term(v) for v in (c.subject, c.predicate, c.graph) if v is not None)
+            out(f"CONFLICT ({where})")
+            for side in ("base", "ours", "theirs"):
+                out(f"  {side:<7}" + " ".join(format_term(o) for o in getattr(c, side)))
+        out(f"Automatic merge failed: {len(conflict.conflicts)} conflict(s); nothing was written. "
+            "Use --policy ours|theirs to resolve.")
+        repo.close()
+        return EXIT_CONFLICT
+    if result == before:
+        out("Already up to date.")
+    elif before is not None and repo.commit(result).parents == (before,) or before is None:
+        out(f"Fast-forward {into} to {result[:10]}")
+    else:
+        commit = repo.commit(result)
+        out(f"Merge made: [{into} {commit.short_id}] {commit.message} (+{commit.added} -{commit.removed})")
+    repo.close()
+    return 0
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    tags_by_commit: dict[str, list[str]] = {}
+    for name, commit_id in repo.tags().items():
+        tags_by_commit.setdefault(commit_id, []).append(name)
+    for commit in repo.log(args.ref or repo.current_branch, limit=args.n):
+        tags = f" (tag: {', '.join(sorted(tags_by_commit[commit.id]))})" if commit.id in tags_by_commit else ""
+        if args.oneline:
+            out(f"{commit.short_id} {commit.message}{tags}")
+            continue
+        out(f"commit {commit.id}{tags}")
+        if len(commit.parents) > 1:
+            out("Merge: " + " ".join(p[:10] for p in commit.parents))
+        out(f"Author: {commit.author}")
+        out(f"Date:   {commit.time.isoformat()}")
+        out(f"Changes: +{commit.added} -{commit.removed}")
+        out()
+        out(f"    {commit.message}")
+        out()
+    repo.close()
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    b = args.b or repo.current_branch
+    for op, quad in repo.diff(args.a, b):
+        out(f"{op} " + " ".join(format_term(v) for v in quad[1:]) + (f" {format_term(quad[0])}" if quad[0] is not None else "") + " .")
+    repo.close()
+    return 0
+
+
+def cmd_blame(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    ref = args.at or repo.current_branch
+    graph = None if args.graph is None else parse_term(args.graph, "graph")
+    quad = (graph, parse_term(args.subject, "subject"), parse_term(args.predicate, "predicate"), parse_term(args.object, "object"))
+    commit = repo.blame(ref, *quad)
+    if commit is None:
+        out("no commit ever touched this quad")
+    else:
+        present = fstore.ask(repo.at(ref), *quad)
+        out(f"{commit.short_id} ({commit.author} {commit.time.date()}) {'added' if present else 'removed'}: {commit.message}")
+    repo.close()
+    return 0
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from .session import run_text
+
+    text = args.query
+    if text == "-" or (text is None and args.file is None):
+        text = sys.stdin.read()
+    elif args.file:
+        text = Path(args.file).read_text()
+    repo = open_repo(args)
+    try:
+        sys.stdout.write(run_text(repo, text, at=args.at, fmt=args.format, author=args.author or default_author()))
+    finally:
+        repo.close()
+    return 0
+
+
+def cmd_repl(args: argparse.Namespace) -> int:
+    from .repl import run_repl
+
+    repo = open_repo(args)
+    try:
+        return run_repl(repo, at=args.at)
+    finally:
+        repo.close()
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    for key, value in repo.stats().items():
+        out(f"{key:<10} {value}")
+    view = repo.at(repo.current_branch)
+    out(f"{'quads':<10} {fstore.count(view, fstore.Var('g'), fstore.Var('s'), fstore.Var('p'), fstore.Var('o'))} "
+        f"(at {repo.current_branch})")
+    repo.close()
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    problems = repo.verify()
+    repo.close()
+    for problem in problems:
+        out(f"error: {problem}")
+    if problems:
+        return EXIT_CONFLICT
+    out("ok: every commit id and blob hash verified")
+    return 0
+
+
+def default_author() -> str:
+    return os.environ.get("DATAE_AUTHOR") or os.environ.get("USER") or "unknown"
+
+
+# -- parser --------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="datae", description="datae: a versioned quad store.")
+    parser.add_argument("--repo", help="the store (a .datae directory or its parent); default: found from the cwd")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = command("init", cmd_init, "create an empty store in PATH/.datae")
+    p.add_argument("path", nargs="?")
+
+    p = command("import", cmd_import, "import RDF files (N-Quads, N-Triples, Turtle, TriG; .gz too) as one commit")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--graph", help="put every quad in this graph (an IRI)")
+    p.add_argument("--branch", help="branch to commit on (default: the current branch)")
+    p.add_argument("-m", "--message")
+    p.add_argument("--author")
+    p.add_argument("--format", choices=["nq", "nt", "ttl", "trig"], help="default: from the file name")
+    p.add_argument("--base", help="base IRI for relative IRIs")
+    p.add_argument("--replace", action="store_true", help="each graph in the files ends up with exactly their quads")
+
+    p = command("export", cmd_export, "write the quads at a ref as N-Quads / TriG (or N-Triples / Turtle)")
+    p.add_argument("--at", help="branch, tag or commit (default: the current branch)")
+    p.add_argument("--format", default="nq", choices=["nq", "trig", "nt", "ttl"])
+    p.add_argument("--graph", help="only this graph")
+    p.add_argument("-o", "--output")
+
+    p = command("branch", cmd_branch, "list, create (NAME [START]) or delete (-d NAME) branches")
+    p.add_argument("name", nargs="?")
+    p.add_argument("start", nargs="?")
+    p.add_argument("-d", "--delete", metavar="NAME")
+
+    p = command("switch", cmd_switch, "make BRANCH the current branch")
+    p.add_argument("branch")
+
+    p = command("tag", cmd_tag, "list tags, or tag REF (default: the current branch) as NAME")
+    p.add_argument("name", nargs="?")
+    p.add_argument("ref", nargs="?")
+
+    p = command("merge", cmd_merge, "merge OTHER into the current branch (or --into BRANCH)")
+    p.add_argument("other")
+    p.add_argument("--into")
+    p.add_argument("--policy", default="abort", choices=["abort", "ours", "theirs"])
+    p.add_argument("-m", "--message")
+    p.add_argument("--author")
+
+    p = command("log", cmd_log, "the commits reachable from REF, newest first")
+    p.add_argument("ref", nargs="?")
+    p.add_argument("-n", type=int, help="at most N commits")
+    p.add_argument("--oneline", action="store_true")
+
+    p = command("diff", cmd_diff, "quads added (+) and removed (-) from A to B (default: the current branch)")
+    p.add_argument("a")
+    p.add_argument("b", nargs="?")
+
+    p = command("blame", cmd_blame, "the commit that gave a quad its state")
+    p.add_argument("subject")
+    p.add_argument("predicate")
+    p.add_argument("object")
+    p.add_argument("--graph")
+    p.add_argument("--at")
+
+    p = command("query", cmd_query, "run a SPARQL query or update (QUERY, -f FILE, or stdin)")
+    p.add_argument("query", nargs="?")
+    p.add_argument("-f", "--file")
+    p.add_argument("--at", help="branch, tag or commit to query (default: the current branch)")
+    p.add_argument("--format", default="table", choices=["table", "json", "csv", "tsv", "nq", "ttl"])
+    p.add_argument("--author")
+
+    p = command("repl", cmd_repl, "an interactive query shell")
+    p.add_argument("--at")
+
+    command("stats", cmd_stats, "counts of commits, branches, tags, quads and bytes")
+    command("verify", cmd_verify, "recompute every commit id and blob hash")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, as git does.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (Fatal, DataeError, OSError) as exc:
+        print(f"fatal: {exc}", file=sys.stderr)
+    return EXIT_FATAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())
