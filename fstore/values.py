@@ -40,6 +40,7 @@ __all__ = [
     "XSD_BASE64",
     "canonical",
     "check_value",
+    "ALREADY_CANONICAL",
     "to_rdf",
 ]
 
@@ -60,12 +61,12 @@ XSD_BASE64 = IRI(XSD + "base64Binary")
 _ALLOWED = (str, int, float, bytes, Decimal, _dt.date, IRI, Literal, BNode)
 
 
-_ALREADY_CANONICAL = frozenset({IRI, str, int, type(None), BNode, float, bool, bytes, Decimal, _dt.date, _dt.datetime})
+ALREADY_CANONICAL = frozenset({IRI, str, int, type(None), BNode, float, bool, bytes, Decimal, _dt.date, _dt.datetime})
 
 
 def check_value(value: Any, where: str) -> Any:
     """Return ``value`` in canonical form, or raise ``PackError`` naming ``where`` it was."""
-    if type(value) in _ALREADY_CANONICAL:
+    if type(value) in ALREADY_CANONICAL:
         return value
     if isinstance(value, _ALLOWED):
         return canonical(value)

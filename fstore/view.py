@@ -18,6 +18,7 @@ from nstore import Var
 from nstore.errors import PatternError
 
 from .history import Quad
+from .values import ALREADY_CANONICAL as _CANONICAL
 from .values import check_value
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ def prepare_quad(values: Sequence[Any], what: str = "quad") -> Quad:
     """Check a quad's arity and put each value in canonical form (typed errors otherwise)."""
     if len(values) != 4:
         raise PatternError(f"a {what} has 4 items (graph, subject, predicate, object), not {len(values)}: {tuple(values)!r:.200}")
+    g, s, p, o = values
+    if type(g) in _CANONICAL and type(s) in _CANONICAL and type(p) in _CANONICAL and type(o) in _CANONICAL:
+        return (g, s, p, o)  # the common case, without a call per value
     names = ("graph", "subject", "predicate", "object")
     return tuple(check_value(v, f"{what} {name}") for v, name in zip(values, names))  # type: ignore[return-value]
 
@@ -68,6 +72,13 @@ class View:
     def _count(self, pattern: Sequence[Any]) -> int:
         with self.repo._okvs.transaction() as tx:
             return self.repo._history.count(tx, pattern, self._ancestors)
+
+    def table(self, name: str):
+        """The table (Kart dataset) ``name`` at this commit, read-only: ``schema``,
+        ``get(pk)``, ``rows()``, ``len()``. See :mod:`fstore.tables`."""
+        from .tables.dataset import table_at
+
+        return table_at(self, name)
 
     def __repr__(self) -> str:
         commit = self.commit.short_id if self.commit else "no commits"
