@@ -10,7 +10,7 @@ query with streaming evaluation; ``explain`` shows the plan.
 >>> result.vars, [row["n"].lexical for row in result]
 (['n'], ['Alice'])
 >>> result.serialize("csv")
-'n\r\nAlice\r\n'
+'n\\r\\nAlice\\r\\n'
 """
 
 from .engine import execute, explain, run_query

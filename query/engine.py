@@ -23,16 +23,16 @@ from .parser import parse_query
 from .planner import DEFAULT, Planner, explain_plan
 from .results import Result
 from .source import as_source
-from .terms import IRI, XSD_INTEGER, Literal
+from .terms import IRI, XSD_INTEGER, Literal  # noqa: F401 - XSD_INTEGER is used by the doctest
 
-__all__ = ["execute", "run_query", "explain", "prepare", "IRI", "Literal", "XSD_INTEGER"]
+__all__ = ["execute", "run_query", "explain", "prepare"]
 
 
 def prepare(source: Any, query: Query) -> tuple[Executor, Any]:
     """An executor and the physical plan of ``query`` over ``source``."""
     ctx = ExprContext(base=query.base)
     executor = Executor(source, dataset=query.dataset, ctx=ctx)
-    planner = Planner(source, ctx, named_graphs=executor.named)
+    planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs))
     return executor, planner.plan(query.pattern)
 
 

@@ -51,9 +51,9 @@ from .planner import (
     ValuesPlan,
 )
 from .source import distinct_graphs
-from .terms import IRI, EvalError
+from .terms import IRI, EvalError  # noqa: F401 - IRI is used by the doctest
 
-__all__ = ["Executor", "DEFAULT", "IRI"]
+__all__ = ["Executor", "compatible"]
 
 Solution = dict
 
@@ -217,7 +217,7 @@ class Executor:
         key = (id(pattern), graph)
         plan = self._exists_plans.get(key)
         if plan is None:
-            planner = Planner(self.source, self.ctx, named_graphs=self.named)
+            planner = Planner(self.source, self.ctx, default_graphs=tuple(self.default_graphs))
             plan = self._exists_plans[key] = planner.plan(pattern, frozenset(sol), graph, substitute=True)
         for _ in self.run(plan, sol, graph):
             return True
@@ -272,6 +272,8 @@ class Executor:
         yield hint
 
     def _step(self, step: Any, stream: Any, graph: Any) -> Iterator[Solution]:
+        """One BGP step: for each input solution, the pattern with its bound variables
+        substituted is one index lookup; then the filters placed after this step."""
         triple = step.triple
         s, p, o = triple.s, triple.p, triple.o
         s_var = s.name if type(s) is Var else None

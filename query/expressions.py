@@ -150,20 +150,40 @@ def ebv(term: Any) -> bool:
 
 
 def equal(a: Any, b: Any) -> bool:
-    """SPARQL ``=``: value equality for literals of known types, term equality otherwise."""
+    """SPARQL ``=``: value equality for literals of known types, term equality otherwise.
+
+    Two different literals are an error when either has a datatype SPARQL does not know (or
+    is ill-typed) and neither is language-tagged; literals of different known types are
+    unequal; dateTimes with and without a timezone less than 14 hours apart are an error
+    (their order is indeterminate)."""
     if type(a) is Literal and type(b) is Literal:
         ka, va = literal_kind(a)
         kb, vb = literal_kind(b)
         if ka == kb and ka != K_OTHER:
             if ka == K_LANG:
                 return va[0] == vb[0] and va[1] == vb[1]
+            if ka == K_DATETIME or ka == K_DATE:
+                return _datetime_cmp(va, vb) == 0
             return va == vb
         if a == b:
             return True
+        if ka == K_LANG or kb == K_LANG:
+            return False
         if ka == K_OTHER or kb == K_OTHER:
             raise EvalError()
         return False
     return a == b
+
+
+_FOURTEEN_HOURS = 14 * 3600
+
+
+def _datetime_cmp(a: tuple, b: tuple) -> int:
+    """Compare (seconds, has_timezone) pairs as XSD does; EvalError if indeterminate."""
+    (x, tx), (y, ty) = a, b
+    if tx != ty and abs(x - y) <= _FOURTEEN_HOURS:
+        raise EvalError()
+    return -1 if x < y else (1 if x > y else 0)
 
 
 def compare(a: Any, b: Any) -> int:
@@ -180,6 +200,8 @@ def compare(a: Any, b: Any) -> int:
             raise EvalError()
     if ka == K_NUMERIC and (va != va or vb != vb):
         return 2
+    if ka == K_DATETIME or ka == K_DATE:
+        return _datetime_cmp(va, vb)
     if va < vb:
         return -1
     if va > vb:
@@ -270,7 +292,7 @@ def order_key(term: Any) -> tuple:
     if lk == K_BOOLEAN:
         return (3, 3, value)
     if lk in (K_DATETIME, K_DATE):
-        return (3, 4 if lk == K_DATETIME else 5, value, term.lexical)
+        return (3, 4 if lk == K_DATETIME else 5, value[0], term.lexical)
     return (3, 6, term.datatype.value if term.datatype else "", term.lexical)
 
 

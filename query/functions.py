@@ -142,9 +142,9 @@ def _tz_minutes(tz: str | None) -> int | None:
     return sign * (int(tz[1:3]) * 60 + int(tz[4:6]))
 
 
-def datetime_key(term: Literal) -> Decimal | None:
-    """Seconds since 1970-01-01T00:00:00Z of an xsd:dateTime / xsd:date (no timezone is
-    taken as UTC), or None if the literal is ill-formed."""
+def datetime_key(term: Literal) -> tuple | None:
+    """``(seconds since 1970-01-01T00:00:00Z, has a timezone)`` of an xsd:dateTime or
+    xsd:date (without a timezone the time is read as UTC), or None if ill-formed."""
     parts = parse_datetime(term)
     if parts is None:
         return None
@@ -154,7 +154,7 @@ def datetime_key(term: Literal) -> Decimal | None:
     offset = _tz_minutes(tz)
     if offset:
         total -= offset * 60
-    return total
+    return (total, tz is not None)
 
 
 def _datetime_parts(term: Any) -> tuple:

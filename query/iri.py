@@ -57,11 +57,7 @@ def _remove_dot_segments(path: str) -> str:
 def resolve_iri(base: str | None, reference: str) -> str:
     """``reference`` resolved against ``base`` (returned unchanged without a base)."""
     if base is None or is_absolute(reference):
-        if is_absolute(reference):
-            scheme, authority, path, query, fragment = _SPLIT.match(reference).groups()
-            if "." in path:
-                return _recompose(scheme, authority, _remove_dot_segments(path), query, fragment)
-        return reference
+        return reference  # absolute IRIs are kept as written (no normalisation)
     b_scheme, b_authority, b_path, b_query, _ = _SPLIT.match(base).groups()
     _, r_authority, r_path, r_query, r_fragment = _SPLIT.match(reference).groups()
     if r_authority is not None:

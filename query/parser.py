@@ -23,7 +23,6 @@ from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from .algebra import (
-    BGP,
     Aggregate,
     Call,
     Dataset,
@@ -77,7 +76,7 @@ _ALIASES = {"URI": "IRI", "ISURI": "ISIRI"}
 
 _ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 _ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.S)
-_LOCAL_ESCAPE_RE = re.compile(r"\\([_~.\-!$&'()*+,;=/?#@%:])")
+_LOCAL_ESCAPE_RE = re.compile(r"\\([_~.\-!$&'()*+,;=/?#@%])")
 _CODEPOINT_RE = re.compile(r"(?<!\\)\\u([0-9A-Fa-f]{4})|(?<!\\)\\U([0-9A-Fa-f]{8})")
 
 
@@ -88,7 +87,7 @@ def grammar_parser() -> Lark:
         _PARSER = Lark(
             _GRAMMAR.read_text(encoding="utf-8"),
             parser="lalr",
-            lexer="contextual",
+            lexer="basic",
             maybe_placeholders=False,
             propagate_positions=False,
             cache=True,
@@ -143,6 +142,46 @@ def _path(item: Any) -> Any:
     if type(item) is IRI:
         return PathLink(item)
     return item
+
+
+def _labels(triples: list) -> set:
+    found = set()
+    for t in triples:
+        for node in (t.s, t.p, t.o):
+            if type(node) is Var and node.name.startswith(".l"):
+                found.add(node.name[2:])
+    return found
+
+
+def _check_bnode_labels(group: GroupSyntax) -> None:
+    """A blank node label may be used in one basic graph pattern only (SPARQL 1.1, 4.1.4):
+    triples separated by nothing but FILTERs form one BGP; anything else starts a new one."""
+    blocks: list = []
+    current: set | None = None
+    for element in group.elements:
+        kind = type(element)
+        if kind is TriplesSyntax:
+            if current is None:
+                current = set()
+                blocks.append(current)
+            current |= _labels(element.triples)
+            continue
+        if kind is FilterSyntax:
+            continue
+        current = None
+        nested = []
+        if kind in (OptionalSyntax, MinusSyntax, GraphSyntax, ServiceSyntax):
+            nested = [element.group]
+        elif kind is UnionSyntax:
+            nested = element.groups
+        for inner in nested:
+            blocks.extend(inner.blocks)
+    owner: dict = {}
+    for number, block in enumerate(blocks):
+        for label in block:
+            if owner.setdefault(label, number) != number:
+                raise QuerySyntaxError(f"blank node _:{label} is used in two different basic graph patterns")
+    group.blocks = blocks
 
 
 class _QueryTransformer(Transformer):
@@ -361,7 +400,9 @@ class _QueryTransformer(Transformer):
     # ------------------------------------------------------------------ group patterns
 
     def group_graph_pattern_sub(self, items: list) -> GroupSyntax:
-        return GroupSyntax(list(items))
+        group = GroupSyntax(list(items))
+        _check_bnode_labels(group)
+        return group
 
     def group_graph_pattern(self, items: list) -> GroupSyntax:
         item = items[0]
@@ -764,7 +805,13 @@ def _syntax_error(parser: Lark, text: str, error: UnexpectedInput) -> QuerySynta
         return QuerySyntaxError(f"unexpected {str(token)!r}", line=token.line, column=token.column, token=str(token), expected=expected)
     if isinstance(error, UnexpectedCharacters):
         snippet = text[error.pos_in_stream : error.pos_in_stream + 12].split("\n")[0]
-        allowed = sorted({_describe_terminal(parser, name) for name in (error.allowed or ())})
+        try:  # what the parser would accept here (the lexer alone knows only every terminal)
+            interactive = parser.parse_interactive(text[: error.pos_in_stream])
+            interactive.exhaust_lexer()
+            names = interactive.accepts()
+        except UnexpectedInput:
+            names = error.allowed or ()
+        allowed = sorted({_describe_terminal(parser, name) for name in names})
         return QuerySyntaxError(f"unexpected text {snippet!r}", line=line, column=column, token=snippet, expected=allowed)
     if isinstance(error, UnexpectedEOF):
         expected = sorted({_describe_terminal(parser, name) for name in error.expected})

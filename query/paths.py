@@ -22,10 +22,10 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Iterator
 
 from .algebra import PathAlt, PathInv, PathLink, PathMod, PathNeg, PathSeq, Var
-from .planner import DEFAULT
+from .planner import DEFAULT  # noqa: F401 - used by the doctest
 from .terms import IRI
 
-__all__ = ["eval_path", "pairs", "DEFAULT", "IRI"]
+__all__ = ["eval_path", "pairs"]
 
 _S, _P, _O = Var(".ps"), Var(".pp"), Var(".po")
 

@@ -93,7 +93,7 @@ __all__ = [
     "explain_plan",
 ]
 
-ESTIMATE_CAP = 10_000
+ESTIMATE_CAP = 1_000
 """Estimates read at most this many matches; bigger patterns count as this many times a
 factor that shrinks with the number of bound positions."""
 
@@ -142,6 +142,7 @@ class Step:
     triple: Triple
     est: float
     filters: list = field(default_factory=list)  # (expr, compiled)
+    lookup: tuple = ()  # variables of the pattern bound before it runs (index lookup keys)
 
 
 @dataclass(eq=False)
@@ -293,34 +294,39 @@ class Planner:
     solution everywhere in the pattern: then no operator hides outer bindings.
     """
 
-    def __init__(self, source: Any, ctx: ExprContext, *, named_graphs: list | None = None) -> None:
+    def __init__(self, source: Any, ctx: ExprContext, *, default_graphs: tuple = (None,)) -> None:
         self.source = source
         self.ctx = ctx
-        self.named_graphs = named_graphs
+        self.default_graphs = tuple(default_graphs)
         self._estimates: dict = {}
+        self.substitute = False
 
     # ------------------------------------------------------------------ estimates
 
     def estimate(self, triple: Triple, graph: Any) -> float:
-        """Matches of the triple with only its constants bound (cached)."""
-        g = None if graph is DEFAULT else (Var(".named") if graph is NAMED else graph)
-        key = (g, triple.s if type(triple.s) is not Var else None, triple.p if type(triple.p) is not Var else None, triple.o if type(triple.o) is not Var else None, type(g) is Var)
+        """Matches of the triple with only its constants bound (cached), in the active
+        graph (the query's default graph(s), a named graph, or any named graph)."""
+        if graph is DEFAULT:
+            graphs: tuple = self.default_graphs
+        elif graph is NAMED or type(graph) is Var:
+            graphs = (Var(".eg"),)
+        else:
+            graphs = (graph,)
+        constants = tuple(item if type(item) is not Var else None for item in (triple.s, triple.p, triple.o))
+        key = (graphs, constants)
         found = self._estimates.get(key)
         if found is None:
-            pattern = tuple(Var(f".e{i}") if (item is None or type(item) is Var) and i > 0 else item for i, item in enumerate(key[:4]))
-            if type(g) is Var:
-                pattern = (Var(".eg"),) + pattern[1:]
+            items = tuple(Var(f".e{i}") if item is None else item for i, item in enumerate(constants))
             estimate = getattr(self.source, "estimate", None)
-            try:
+            n = 0
+            for g in graphs:
                 if estimate is not None:
-                    n = estimate(pattern, ESTIMATE_CAP)
+                    n += estimate((g, *items), ESTIMATE_CAP)
                 else:
-                    n = min(self.source.count(pattern), ESTIMATE_CAP)
-            except Exception:  # a source that cannot estimate: assume large
-                n = ESTIMATE_CAP
+                    n += min(self.source.count((g, *items)), ESTIMATE_CAP)
             if n >= ESTIMATE_CAP:
-                constants = sum(1 for item in key[1:4] if item is not None)
-                n = ESTIMATE_CAP * (1000.0, 30.0, 3.0, 1.0)[constants]
+                bound_positions = sum(1 for item in constants if item is not None)
+                n = ESTIMATE_CAP * (1000.0, 30.0, 3.0, 1.0)[bound_positions]
             found = self._estimates[key] = float(n)
         return found
 
@@ -393,7 +399,9 @@ class Planner:
             out = frozenset(n for _, _, n in keys if n is not None) | frozenset(n for n, _, _ in aggregates)
             node.maybe = node.mentioned = out
             node.certain = plain & child.certain
-            node.keep = plain
+            # Only keys every input solution binds may filter the input (an unbound key
+            # is a group of its own, which an outer binding must not join into).
+            node.keep = plain & child.certain
             node.est = max(1.0, child.est / 10) if keys else 1.0
             return node
         if kind is OrderBy:
@@ -499,7 +507,7 @@ class Planner:
             remaining.remove(best)
             cost = self._cost(best, graph, known)
             total = total * max(cost, 1.0) if steps else cost
-            steps.append(Step(best, cost))
+            steps.append(Step(best, cost, lookup=tuple(sorted(_names(best.s, best.p, best.o) & known))))
             known |= _names(best.s, best.p, best.o)
             if type(graph) is Var:
                 known.add(graph.name)
@@ -648,10 +656,8 @@ class Planner:
         used = frozenset().union(*(expr_vars(e) for _, e in chain))
         drop = assigned | (frozenset() if self.substitute else used - inner_certain)
         visible = bound - drop
-        to_inner, rest = self._split_pending(pending, inner_certain | visible)
-        rest = [c for c in rest]
-        child = self._plan(inner, visible, graph, [c for c in to_inner if not c.vars & assigned])
-        rest += [c for c in to_inner if c.vars & assigned]
+        inside, rest = self._split_pending(pending, inner_certain | visible)  # never uses `assigned`
+        child = self._plan(inner, visible, graph, inside)
         node = ExtendPlan(child, [(v.name, e, self._compile(e, graph)) for v, e in chain])
         node.certain = child.certain
         node.maybe = child.maybe | assigned
@@ -763,9 +769,10 @@ class Planner:
         return frozenset(names)
 
 
-def plan_query(query: Query, source: Any, ctx: ExprContext | None = None, *, named_graphs: list | None = None) -> PlanNode:
-    """The physical plan of a parsed query's pattern."""
-    planner = Planner(source, ctx or ExprContext(base=query.base), named_graphs=named_graphs)
+def plan_query(query: Query, source: Any, ctx: ExprContext | None = None) -> PlanNode:
+    """The physical plan of a parsed query's pattern (its FROM graphs as default graph)."""
+    default = query.dataset.default if query.dataset.given else (None,)
+    planner = Planner(source, ctx or ExprContext(base=query.base), default_graphs=default)
     return planner.plan(query.pattern)
 
 
@@ -801,7 +808,8 @@ def _explain(node: PlanNode, depth: int, lines: list) -> None:
         if not node.steps:
             lines.append(f"{pad}  unit (one empty solution)")
         for step in node.steps:
-            lines.append(f"{pad}  scan {step.triple}  (est. {_est(step.est)})")
+            how = f"lookup by {', '.join('?' + v for v in step.lookup)}, est. {_est(step.est)} per binding" if step.lookup else f"est. {_est(step.est)}"
+            lines.append(f"{pad}  scan {step.triple}  ({how})")
             for expr, _ in step.filters:
                 lines.append(f"{pad}    filter {expr}")
         return

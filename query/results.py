@@ -12,7 +12,7 @@ writes the W3C formats:
 
 >>> r = Result("SELECT", ["x"], solutions=[{"x": Literal("a,b")}, {}])
 >>> r.serialize("csv")
-'x\r\n"a,b"\r\n\r\n'
+'x\\r\\n"a,b"\\r\\n\\r\\n'
 >>> print(r.serialize("tsv"), end="")
 ?x
 "a,b"

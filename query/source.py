@@ -23,6 +23,7 @@ A source answers quad patterns ``(g, s, p, o)`` whose items are RDF terms, query
 
 from __future__ import annotations
 
+import weakref
 from itertools import islice
 from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
 
@@ -49,17 +50,35 @@ class Source(Protocol):
 _TERM_TYPES = (IRI, Literal, BNode)
 
 
+_TERM_CACHE: dict = {}
+
+
 def _to_term(value: Any) -> Any:
-    if type(value) in _TERM_TYPES or value is None:
+    """The RDF term of a stored value (memoised: numbers and strings repeat a lot)."""
+    kind = type(value)
+    if kind in _TERM_TYPES or value is None:
         return value
-    return to_rdf(value)
+    key = (kind, value)  # the type keeps 1, 1.0 and True apart
+    term = _TERM_CACHE.get(key)
+    if term is None:
+        if len(_TERM_CACHE) > 1 << 16:
+            _TERM_CACHE.clear()
+        term = _TERM_CACHE[key] = to_rdf(value)
+    return term
+
+
+# Estimates per view: a view is a fixed commit, so they stay right for all its queries
+# (for a transaction they may lag behind its own writes, which only affects plan quality).
+_ESTIMATES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_ANY = object()
 
 
 class FstoreSource:
     """A source over an fstore view or transaction (``repo.at(ref)``, ``repo.transaction``).
 
     Uses exactly ``fstore.from_(view, g, s, p, o, offset=, limit=)``, ``fstore.count(view,
-    g, s, p, o)`` and ``fstore.Var``; ``fstore.graphs(view)`` if fstore provides it.
+    g, s, p, o)`` and ``fstore.Var``; ``fstore.graphs(view)`` and ``fstore.estimate(view, g,
+    s, p, o, cap)`` if fstore provides them.
     """
 
     def __init__(self, view: Any) -> None:
@@ -69,6 +88,10 @@ class FstoreSource:
         self._fstore = fstore
         self._var = fstore.Var
         self._graphs: list | None = None
+        try:
+            self._estimates = _ESTIMATES.setdefault(view, {})
+        except TypeError:  # not weak-referenceable: cache for this source only
+            self._estimates = {}
 
     def _item(self, item: Any) -> Any:
         if type(item) is Var:
@@ -81,16 +104,25 @@ class FstoreSource:
         for binding in self._fstore.from_(self.view, *args):
             for name, value in binding.items():
                 if type(value) not in term_types and value is not None:
-                    binding[name] = to_rdf(value)
+                    binding[name] = _to_term(value)
             yield binding
 
     def count(self, pattern: QuadPattern) -> int:
         return self._fstore.count(self.view, *[self._item(i) for i in pattern])
 
     def estimate(self, pattern: QuadPattern, cap: int) -> int:
-        """``min(count, cap)``, reading at most ``cap`` matches."""
-        args = [self._item(i) for i in pattern]
-        return sum(1 for _ in self._fstore.from_(self.view, *args, limit=cap))
+        """``min(count, cap)``, reading at most ``cap`` matches (cached per view)."""
+        key = (tuple(_ANY if type(i) is Var else i for i in pattern), cap)
+        found = self._estimates.get(key)
+        if found is None:
+            args = [self._item(i) for i in pattern]
+            estimate = getattr(self._fstore, "estimate", None)
+            if estimate is not None:
+                found = min(estimate(self.view, *args, cap), cap)
+            else:
+                found = sum(1 for _ in self._fstore.from_(self.view, *args, limit=cap))
+            self._estimates[key] = found
+        return found
 
     def graphs(self) -> list:
         if self._graphs is None:

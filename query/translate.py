@@ -77,6 +77,7 @@ EMPTY = BGP(())
 @dataclass
 class GroupSyntax:
     elements: list
+    blocks: list = field(default_factory=list)  # blank-node labels of each BGP inside
 
 
 @dataclass
@@ -185,7 +186,8 @@ def translate_group(group: GroupSyntax) -> Any:
             g = join(g, translate_triples(element.triples))
         elif kind is OptionalSyntax:
             inner = translate_group(element.group)
-            if type(inner) is Filter:
+            direct_filter = any(type(e) is FilterSyntax for e in element.group.elements)
+            if type(inner) is Filter and direct_filter:
                 g = LeftJoin(g, inner.pattern, inner.expr)
             else:
                 g = LeftJoin(g, inner, None)
