@@ -18,7 +18,7 @@ from .transaction import matches
 if TYPE_CHECKING:
     from .repository import Repository
 
-__all__ = ["diff_seqs", "history_of", "blame_seq"]
+__all__ = ["diff_seqs", "history_of", "blame_seq", "versions_of"]
 
 
 def diff_seqs(repo: Repository, tx: OkvsTransaction, a: int | None, b: int | None, pattern: Sequence[Any] | None = None) -> Iterator[tuple[str, Quad]]:
@@ -69,3 +69,22 @@ def history_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: 
             by_commit[merge] = changes
     for record_seq in sorted(by_commit, reverse=True):
         yield record_seq, by_commit[record_seq]
+
+
+def versions_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[int]]]:
+    """For each quad matching ``pattern`` alive in at least one commit of ``seq``'s ancestry:
+    ``(quad, [seqs of the commits where it is alive, in significance order])``.
+
+    Cost O(matching quads x commits in the ancestry): each commit's state of a quad is its
+    winning record among that commit's ancestors."""
+    commits = repo._commits
+    ancestry = sorted(commits.ancestors(tx, seq))
+    ancestor_sets = [(c, commits.ancestors(tx, c)) for c in ancestry]
+    for quad, records in repo._history.match_records(tx, pattern):
+        alive_in = []
+        for commit, ancestors in ancestor_sets:
+            best = winner(records, ancestors)
+            if best is not None and best[1]:
+                alive_in.append(commit)
+        if alive_in:
+            yield quad, alive_in

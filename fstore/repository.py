@@ -29,7 +29,7 @@ from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
 from .commits import Commit, CommitStore, commit_hash
-from .diff import blame_seq, diff_seqs, history_of
+from .diff import blame_seq, diff_seqs, history_of, versions_of
 from .errors import MergeError, RefInUseError, UnknownRefError
 from .history import History, Quad
 from .merge import Policy, check_policy, plan_merge
@@ -128,11 +128,12 @@ class Repository:
             seq = self._refs.head(tx, branch)
             return None if seq is None else self._commits.get(tx, seq).id
 
-    def branch(self, name: str, start: str = DEFAULT_BRANCH) -> None:
-        """Create branch ``name`` at ``start`` (any ref). O(1): it writes one key."""
+    def branch(self, name: str, start: str | None = DEFAULT_BRANCH) -> None:
+        """Create branch ``name`` at ``start`` (any ref; None: an empty branch with no
+        commits, whose first commit is a root). O(1): it writes one key."""
         check_ref_name(name)
         with self._okvs.transaction(write=True) as tx:
-            self._refs.create(tx, BRANCH, name, self._resolve(tx, start))
+            self._refs.create(tx, BRANCH, name, None if start is None else self._resolve(tx, start))
 
     @property
     def current_branch(self) -> str:
@@ -265,6 +266,36 @@ class Repository:
         with self._okvs.transaction() as tx:
             for seq, changes in history_of(self, tx, self._resolve(tx, ref), pattern):
                 yield self._commits.get(tx, seq), changes
+
+    # -- tables (see fstore.tables) -----------------------------------------------------
+
+    def table_diff(self, a: str, b: str, name: str, *, python: bool = True):
+        """Rows of table ``name`` inserted, deleted and updated (with the changed cells)
+        from ref ``a`` to ref ``b``: a :class:`fstore.tables.changes.TableDiff`."""
+        from .tables.changes import table_diff
+
+        return table_diff(self, a, b, name, python=python)
+
+    def table_log(self, ref: str, name: str, pk: Any, *, python: bool = True):
+        """The commits that changed one row of table ``name``, newest first (a list of
+        :class:`fstore.tables.changes.LogEntry`)."""
+        from .tables.changes import table_log
+
+        return table_log(self, ref, name, pk, python=python)
+
+    def table_blame(self, ref: str, name: str, pk: Any, column: str) -> Commit | None:
+        """The commit that gave one cell of table ``name`` its value at ``ref``."""
+        from .tables.changes import table_blame
+
+        return table_blame(self, ref, name, pk, column)
+
+    def versions(self, ref: str, *pattern: Any) -> Iterator[tuple[Quad, list[Commit]]]:
+        """For each quad matching ``pattern`` that holds in some commit of ``ref``'s ancestry:
+        the quad and the commits in which it holds (oldest first)."""
+        pattern = prepare_pattern(pattern)
+        with self._okvs.transaction() as tx:
+            for quad, seqs in versions_of(self, tx, self._resolve(tx, ref), pattern):
+                yield quad, [self._commits.get(tx, s) for s in seqs]
 
     def verify(self) -> list[str]:
         """Recompute every commit id and blob hash; returns a description of each mismatch

@@ -17,6 +17,7 @@ Literal('true', datatype='http://www.w3.org/2001/XMLSchema#boolean')
 from __future__ import annotations
 
 import base64
+import binascii
 import datetime as _dt
 from decimal import Decimal
 from typing import Any, Union
@@ -74,22 +75,48 @@ def check_value(value: Any, where: str) -> Any:
 
 
 def canonical(value: Any) -> Any:
-    """The stored form of a value: a literal a Python value represents exactly becomes it."""
+    """The stored form of a value: a literal that a Python value represents exactly (``to_rdf``
+    of that value gives the literal back, same lexical form) becomes that value; any other
+    literal stays a Literal, so every lexical form round-trips."""
     if type(value) is not Literal or value.lang is not None:
         return value
     datatype = value.datatype
-    lexical = value.lexical
     if datatype is None:
-        return lexical
-    if datatype == XSD_INTEGER:
-        try:
-            number = int(lexical)
-        except ValueError:
-            return value
-        return number if str(number) == lexical else value
-    if datatype == XSD_BOOLEAN and lexical in ("true", "false"):
-        return lexical == "true"
-    return value
+        return value.lexical
+    parse = _PARSERS.get(datatype)
+    if parse is None:
+        return value
+    try:
+        native = parse(value.lexical)
+    except (ValueError, ArithmeticError, binascii.Error):
+        return value
+    return native if to_rdf(native) == value else value
+
+
+def _parse_boolean(lexical: str) -> bool:
+    if lexical not in ("true", "false"):
+        raise ValueError(lexical)
+    return lexical == "true"
+
+
+def _parse_double(lexical: str) -> float:
+    special = {"NaN": float("nan"), "INF": float("inf"), "-INF": float("-inf")}
+    return special[lexical] if lexical in special else float(lexical)
+
+
+def _parse_date(lexical: str) -> _dt.date:
+    return _dt.date.fromisoformat(lexical)
+
+
+_PARSERS = {
+    XSD_INTEGER: int,
+    XSD_BOOLEAN: _parse_boolean,
+    XSD_DOUBLE: _parse_double,
+    XSD_DECIMAL: Decimal,
+    XSD_DATE: _parse_date,
+    XSD_DATETIME: _dt.datetime.fromisoformat,
+    XSD_BASE64: lambda lexical: base64.b64decode(lexical, validate=True),
+}
 
 
 def to_rdf(value: Any) -> IRI | Literal | BNode | None:
@@ -130,5 +157,7 @@ def _double_lexical(value: float) -> str:
 
 
 def _decimal_lexical(value: Decimal) -> str:
-    text = format(value, "f")
+    """The canonical xsd:decimal lexical form: no trailing zeros, at least one fraction digit
+    (``1.5``, ``3.0``, ``-0.25``) — the form that survives packing, which normalises."""
+    text = format(value.normalize(), "f")
     return text if "." in text else text + ".0"

@@ -99,7 +99,7 @@ class Literal:
     lower-cased ``lang`` (tags compare case-insensitively).
     """
 
-    __slots__ = ("lexical", "datatype", "lang")
+    __slots__ = ("lexical", "datatype", "lang", "_hash")
     lexical: str
     datatype: IRI | None
     lang: str | None
@@ -123,6 +123,7 @@ class Literal:
         object.__setattr__(self, "lexical", lexical)
         object.__setattr__(self, "datatype", datatype)
         object.__setattr__(self, "lang", lang)
+        object.__setattr__(self, "_hash", hash((lexical, datatype, lang)))
 
     def __setattr__(self, name, value):
         raise AttributeError("Literal is immutable")
@@ -134,7 +135,7 @@ class Literal:
         return type(other) is Literal and other._key() == self._key()
 
     def __hash__(self) -> int:
-        return hash((Literal, self._key()))
+        return self._hash
 
     def __lt__(self, other: Literal) -> bool:
         if type(other) is not Literal:

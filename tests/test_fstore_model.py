@@ -237,6 +237,16 @@ class VersionedStore(RuleBasedStateMachine):
         got = [(c.id, sorted(((op, key(q)) for op, q in ch), key=lambda x: x[1])) for c, ch in self.repo.history(ref, *pattern)]
         assert got == expected
 
+        expected_versions = {}
+        for commit in model.ancestors(ref):
+            for k in model.state[commit]:
+                if fits(pattern, BY_KEY[k]):
+                    expected_versions.setdefault(k, set()).add(commit)
+        got_versions = {key(q): [c.id for c in commits] for q, commits in self.repo.versions(ref, *pattern)}
+        assert {k: set(v) for k, v in got_versions.items()} == expected_versions
+        for ids in got_versions.values():
+            assert ids == sorted(ids, key=model.order.index)
+
         quad = data.draw(quads)
         blamed = self.repo.blame(ref, *quad)
         ancestry = model.ancestors(ref)
