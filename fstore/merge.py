@@ -13,8 +13,9 @@ significance rule stays true at the merge commit and at every descendant.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Union
 
 from nstore import Var
 from nstore.okvs import Transaction as OkvsTransaction
@@ -27,7 +28,17 @@ from .values import check_value
 if TYPE_CHECKING:
     from .repository import Repository
 
-__all__ = ["Conflict", "Policy", "MergeOutcome", "plan_merge"]
+__all__ = [
+    "Conflict",
+    "Policy",
+    "MergeOutcome",
+    "plan_merge",
+    "MergeSides",
+    "GraphResolution",
+    "GraphMerger",
+    "register_graph_merger",
+    "graph_mergers",
+]
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,71 @@ class MergeOutcome:
     added: int
     removed: int
     conflicts: list[Conflict]
+
+
+class MergeSides:
+    """Read access to a merge's states, for a :class:`GraphMerger`: ``match(side,
+    pattern)`` yields the quads alive at ``"base"``, ``"ours"`` or ``"theirs"``;
+    ``records(pattern)`` yields every quad ever recorded (any state) with its records."""
+
+    def __init__(self, repo: Repository, tx: OkvsTransaction, ancestries: dict[str, frozenset[int]]) -> None:
+        self.repo = repo
+        self.tx = tx
+        self.ancestries = ancestries
+
+    def match(self, side: str, pattern: tuple) -> Iterator[Quad]:
+        return self.repo._history.match(self.tx, pattern, self.ancestries[side])
+
+    def records(self, pattern: tuple) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
+        return self.repo._history.match_records(self.tx, pattern)
+
+
+@dataclass
+class GraphResolution:
+    """What a :class:`GraphMerger` decided for one graph: ``keep`` gives the exact
+    objects some ``(graph, subject, predicate)`` groups hold after the merge (groups in
+    conflict, and any others it needs, e.g. a new legend); ``conflicts`` are the
+    conflicts it found (raised under "abort", already resolved by the policy otherwise);
+    ``unresolved`` are quad conflicts it leaves to the usual policy."""
+
+    keep: dict[tuple, list[Any]] = field(default_factory=dict)
+    conflicts: list[Any] = field(default_factory=list)
+    unresolved: list[Conflict] = field(default_factory=list)
+
+
+class GraphMerger(Protocol):
+    """Merges the conflicts of the graphs it ``claims`` with its own rules (e.g. tables,
+    cell by cell); see :func:`register_graph_merger`."""
+
+    def claims(self, graph: Any) -> bool: ...
+
+    def merge(self, sides: MergeSides, graph: Any, conflicts: list[Conflict], policy: Policy) -> GraphResolution: ...
+
+
+GRAPH_MERGERS: list[GraphMerger] = []
+# fstore's own graph mergers, imported on first use so a merge never runs without them.
+_DEFAULT_MERGER_MODULES = ("fstore.tables.merging",)
+_defaults_loaded = False
+
+
+def register_graph_merger(merger: GraphMerger) -> None:
+    """Let ``merger`` resolve the conflicts of the graphs it claims (first claim wins)."""
+    if merger not in GRAPH_MERGERS:
+        GRAPH_MERGERS.append(merger)
+
+
+def graph_mergers() -> list[GraphMerger]:
+    """The registered graph mergers (fstore's own are loaded on first call)."""
+    global _defaults_loaded
+    if not _defaults_loaded:
+        for module in _DEFAULT_MERGER_MODULES:
+            importlib.import_module(module)
+        _defaults_loaded = True
+    return GRAPH_MERGERS
+
+
+def _claimant(mergers: list[GraphMerger], graph: Any) -> GraphMerger | None:
+    return next((m for m in mergers if m.claims(graph)), None)
 
 
 def check_policy(policy: Policy) -> None:
@@ -101,14 +177,8 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
     resolved: dict[bytes, dict[bytes, Any]] = {}  # group -> objects to keep
     conflicts: list[Conflict] = []
     candidates = {**ours_side, **theirs_side}
-    for key in sorted(ours_groups.keys() & theirs_groups.keys()):
-        gsp = ours_groups[key]
-        at_base = _objects_at(repo, tx, gsp, anc_base)
-        at_ours = _objects_at(repo, tx, gsp, anc_ours)
-        at_theirs = _objects_at(repo, tx, gsp, anc_theirs)
-        if at_ours.keys() == at_base.keys() or at_theirs.keys() == at_base.keys() or at_ours.keys() == at_theirs.keys():
-            continue
-        conflict = Conflict(*gsp, *(tuple(objs[k] for k in sorted(objs)) for objs in (at_base, at_ours, at_theirs)))
+
+    def apply_policy(key: bytes, gsp: tuple, conflict: Conflict, at_base: dict, at_ours: dict, at_theirs: dict) -> None:
         conflicts.append(conflict)
         if policy == "ours":
             keep = at_ours
@@ -120,12 +190,45 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
                 obj = check_value(obj, f"merge resolution of {conflict}")
                 keep[pack(obj)] = obj
         else:
-            continue
+            return
         resolved[key] = keep
         for objs in (at_base, at_ours, at_theirs, keep):
             for obj in objs.values():
                 quad = (*gsp, obj)
                 candidates.setdefault(pack(*quad), quad)
+
+    mergers = graph_mergers()
+    sides = MergeSides(repo, tx, {"base": anc_base, "ours": anc_ours, "theirs": anc_theirs})
+    deferred: dict[bytes, tuple[GraphMerger, Any, list[Conflict]]] = {}
+    for key in sorted(ours_groups.keys() & theirs_groups.keys()):
+        gsp = ours_groups[key]
+        at_base = _objects_at(repo, tx, gsp, anc_base)
+        at_ours = _objects_at(repo, tx, gsp, anc_ours)
+        at_theirs = _objects_at(repo, tx, gsp, anc_theirs)
+        if at_ours.keys() == at_base.keys() or at_theirs.keys() == at_base.keys() or at_ours.keys() == at_theirs.keys():
+            continue
+        conflict = Conflict(*gsp, *(tuple(objs[k] for k in sorted(objs)) for objs in (at_base, at_ours, at_theirs)))
+        merger = _claimant(mergers, gsp[0]) if mergers else None
+        if merger is not None:  # a graph merger resolves it below, with its graph's others
+            deferred.setdefault(pack(gsp[0]), (merger, gsp[0], []))[2].append(conflict)
+            continue
+        apply_policy(key, gsp, conflict, at_base, at_ours, at_theirs)
+    for merger, graph, graph_conflicts in deferred.values():
+        resolution = merger.merge(sides, graph, graph_conflicts, policy)
+        conflicts.extend(resolution.conflicts)
+        for conflict in resolution.unresolved:
+            gsp = (conflict.graph, conflict.subject, conflict.predicate)
+            apply_policy(pack(*gsp), gsp, conflict, *(_objects_at(repo, tx, gsp, a) for a in (anc_base, anc_ours, anc_theirs)))
+        for gsp, objects in resolution.keep.items():
+            keep = {}
+            for obj in objects:
+                obj = check_value(obj, f"merge resolution of {gsp!r}")
+                keep[pack(obj)] = obj
+            resolved[pack(*gsp)] = keep
+            for objs in (*(_objects_at(repo, tx, gsp, a) for a in (anc_base, anc_ours, anc_theirs)), keep):
+                for obj in objs.values():
+                    quad = (*gsp, obj)
+                    candidates.setdefault(pack(*quad), quad)
     if conflicts and policy == "abort":
         raise MergeConflict(conflicts)
 

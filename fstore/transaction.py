@@ -153,6 +153,14 @@ class Transaction:
             tx, self.branch, parents, changes, self.message, self.author, self.time, added, len(changes) - added
         )
 
+    def table(self, name: str):
+        """The writer of table (Kart dataset) ``name`` on this transaction's branch:
+        ``insert`` / ``update`` / ``upsert`` / ``delete`` / ``alter``, and reads that see
+        this transaction's writes. Create one with ``fstore.tables.create``."""
+        from .tables.store import open_table
+
+        return open_table(self, name)
+
     def __repr__(self) -> str:
         state = "open" if self._tx is not None else "closed"
         return f"<fstore.Transaction on {self.branch!r} {state}, {len(self._pending)} change(s) pending>"

@@ -32,7 +32,8 @@ import base64
 import datetime as _dt
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any, Callable, Iterable, Sequence
+from operator import attrgetter
+from typing import Any, Callable, Sequence
 
 from ..values import IRI, BNode, Literal, to_rdf
 
@@ -104,139 +105,125 @@ def describe_node(value: Any) -> tuple[str | None, str | None]:
     return str(to_rdf(value)), LITERAL_KIND
 
 
-def _node_texts(values: list) -> tuple[list, list]:
-    texts = [v.value if type(v) is IRI else describe_node(v)[0] for v in values]
-    kinds = [IRI_KIND if type(v) is IRI else describe_node(v)[1] for v in values]
-    return texts, kinds
+_NODE_KINDS = {IRI: IRI_KIND, BNode: BNODE_KIND, type(None): None}
+_iri_value = attrgetter("value")
+
+
+def _node_texts(values: Sequence[Any]) -> tuple[list, list]:
+    """The text and kind columns of graph, subject or predicate values."""
+    n = len(values)
+    types = set(map(type, values))
+    if types == {IRI}:  # the common case, in C loops
+        return list(map(_iri_value, values)), [IRI_KIND] * n
+    described = [describe_node(v) for v in values]
+    return [d[0] for d in described], [d[1] for d in described]
 
 
 # -- objects ------------------------------------------------------------------------------
+# Each describer gives (lexical, kind, datatype, language, typed) where typed is None or
+# (position in TYPED_COLUMNS, value): the typed columns are sparse.
+
+INT, DOUBLE, DECIMAL, BOOL, DATE, DATETIME, DATETIME_LOCAL = range(7)
+
 
 def _fits_decimal(value: Decimal) -> bool:
+    """Whether DECIMAL(38, 18) holds the value exactly (trailing zeros dropped exactly:
+    ``normalize()`` would round to the context's 28 digits)."""
     if not value.is_finite():
         return False
-    exponent = value.as_tuple().exponent
-    if exponent < -DECIMAL_SCALE:  # more fractional digits than the scale keeps
-        normal = value.normalize()
-        if normal.as_tuple().exponent < -DECIMAL_SCALE:
-            return False
-        value = normal
-    return value == 0 or value.adjusted() < DECIMAL_PRECISION - DECIMAL_SCALE
+    _sign, digits, exponent = value.as_tuple()
+    size = len(digits)
+    while exponent < 0 and size > 1 and digits[size - 1] == 0:
+        size -= 1
+        exponent += 1
+    if exponent < -DECIMAL_SCALE:
+        return False
+    return size + exponent <= DECIMAL_PRECISION - DECIMAL_SCALE or not any(digits)
 
 
-def _int_slot(number: int) -> int | None:
-    return number if _INT64_MIN <= number <= _INT64_MAX else None
+def _int_slot(number: int) -> tuple | None:
+    return (INT, number) if _INT64_MIN <= number <= _INT64_MAX else None
 
 
-def _typed(datatype: str, lexical: str) -> tuple:
-    """The seven typed columns of a literal given by its lexical form and datatype."""
+def _decimal_slot(number: Decimal) -> tuple | None:
+    return (DECIMAL, number) if _fits_decimal(number) else None
+
+
+def _datetime_slot(value: _dt.datetime) -> tuple | None:
+    if value.utcoffset() is None:
+        return (DATETIME_LOCAL, value)
+    try:
+        return (DATETIME, value.astimezone(_dt.timezone.utc))
+    except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC
+        return None
+
+
+def _typed(datatype: str, lexical: str) -> tuple | None:
+    """The typed column of a literal given by its lexical form and datatype (None if its
+    datatype has none, or the lexical form is not valid for it)."""
     try:
         if datatype in _INTEGER_TYPES:
             if _INTEGER_RE.fullmatch(lexical):
-                return (_int_slot(int(lexical)), None, None, None, None, None, None)
+                return _int_slot(int(lexical))
         elif datatype == XSD_DOUBLE or datatype == XSD + "float":
             if _DOUBLE_RE.fullmatch(lexical):
-                return (None, float(lexical), None, None, None, None, None)
+                return (DOUBLE, float(lexical))
         elif datatype == XSD_DECIMAL:
             if _DECIMAL_RE.fullmatch(lexical):
-                number = Decimal(lexical)
-                return (None, None, number if _fits_decimal(number) else None, None, None, None, None)
+                return _decimal_slot(Decimal(lexical))
         elif datatype == XSD_BOOLEAN:
             if lexical in ("true", "false", "1", "0"):
-                return (None, None, None, lexical in ("true", "1"), None, None, None)
+                return (BOOL, lexical in ("true", "1"))
         elif datatype == XSD_DATE:
             if _DATE_RE.fullmatch(lexical):
-                return (None, None, None, None, _dt.date.fromisoformat(lexical), None, None)
+                return (DATE, _dt.date.fromisoformat(lexical))
         elif datatype == XSD_DATETIME:
             if _DATETIME_RE.fullmatch(lexical):
-                return _datetime_slots(_dt.datetime.fromisoformat(lexical))
+                return _datetime_slot(_dt.datetime.fromisoformat(lexical))
     except (ValueError, OverflowError, InvalidOperation):
         pass
-    return _N7
+    return None
 
 
-def _datetime_slots(value: _dt.datetime) -> tuple:
-    if value.utcoffset() is None:
-        return (None, None, None, None, None, None, value)
-    return (None, None, None, None, None, value.astimezone(_dt.timezone.utc), None)
-
-
-def _describe_str(v: str) -> tuple:
-    return (v, LITERAL_KIND, XSD_STRING, None) + _N7
-
-
-def _describe_iri(v: IRI) -> tuple:
-    return (v.value, IRI_KIND, None, None) + _N7
-
-
-def _describe_bnode(v: BNode) -> tuple:
-    return (v.id, BNODE_KIND, None, None) + _N7
-
-
-def _describe_int(v: int) -> tuple:
-    return (str(v), LITERAL_KIND, XSD_INTEGER, None, _int_slot(v), None, None, None, None, None, None)
-
-
-def _describe_bool(v: bool) -> tuple:
-    return ("true" if v else "false", LITERAL_KIND, XSD_BOOLEAN, None, None, None, None, v, None, None, None)
-
-
-def _describe_float(v: float) -> tuple:
-    return (to_rdf(v).lexical, LITERAL_KIND, XSD_DOUBLE, None, None, v, None, None, None, None, None)
-
-
-def _describe_decimal(v: Decimal) -> tuple:
-    slot = v if _fits_decimal(v) else None
-    return (to_rdf(v).lexical, LITERAL_KIND, XSD_DECIMAL, None, None, None, slot, None, None, None, None)
-
-
-def _describe_date(v: _dt.date) -> tuple:
-    return (v.isoformat(), LITERAL_KIND, XSD_DATE, None, None, None, None, None, v, None, None)
-
-
-def _describe_datetime(v: _dt.datetime) -> tuple:
-    return (v.isoformat(), LITERAL_KIND, XSD_DATETIME, None) + _datetime_slots(v)
-
-
-def _describe_bytes(v: bytes) -> tuple:
-    return (base64.b64encode(v).decode("ascii"), LITERAL_KIND, XSD_BASE64, None) + _N7
-
-
-def _describe_literal(v: Literal) -> tuple:
+def _literal(v: Literal) -> tuple:
     if v.lang is not None:
-        return (v.lexical, LITERAL_KIND, RDF_LANGSTRING, v.lang) + _N7
+        return (v.lexical, LITERAL_KIND, RDF_LANGSTRING, v.lang, None)
     if v.datatype is None:
-        return (v.lexical, LITERAL_KIND, XSD_STRING, None) + _N7
+        return (v.lexical, LITERAL_KIND, XSD_STRING, None, None)
     datatype = v.datatype.value
-    return (v.lexical, LITERAL_KIND, datatype, None) + _typed(datatype, v.lexical)
-
-
-def _describe_none(v: None) -> tuple:
-    return (None, None, None, None) + _N7
+    return (v.lexical, LITERAL_KIND, datatype, None, _typed(datatype, v.lexical))
 
 
 _DESCRIBE: dict[type, Callable[[Any], tuple]] = {
-    str: _describe_str,
-    IRI: _describe_iri,
-    BNode: _describe_bnode,
-    Literal: _describe_literal,
-    int: _describe_int,
-    bool: _describe_bool,
-    float: _describe_float,
-    Decimal: _describe_decimal,
-    _dt.date: _describe_date,
-    _dt.datetime: _describe_datetime,
-    bytes: _describe_bytes,
-    type(None): _describe_none,
+    str: lambda v: (v, LITERAL_KIND, XSD_STRING, None, None),
+    IRI: lambda v: (v.value, IRI_KIND, None, None, None),
+    BNode: lambda v: (v.id, BNODE_KIND, None, None, None),
+    Literal: _literal,
+    int: lambda v: (str(v), LITERAL_KIND, XSD_INTEGER, None, _int_slot(v)),
+    bool: lambda v: ("true" if v else "false", LITERAL_KIND, XSD_BOOLEAN, None, (BOOL, v)),
+    float: lambda v: (to_rdf(v).lexical, LITERAL_KIND, XSD_DOUBLE, None, (DOUBLE, v)),
+    Decimal: lambda v: (to_rdf(v).lexical, LITERAL_KIND, XSD_DECIMAL, None, _decimal_slot(v)),
+    _dt.date: lambda v: (v.isoformat(), LITERAL_KIND, XSD_DATE, None, (DATE, v)),
+    _dt.datetime: lambda v: (v.isoformat(), LITERAL_KIND, XSD_DATETIME, None, _datetime_slot(v)),
+    bytes: lambda v: (base64.b64encode(v).decode("ascii"), LITERAL_KIND, XSD_BASE64, None, None),
+    type(None): lambda v: (None, None, None, None, None),
 }
+
+
+def _describe(value: Any) -> tuple:
+    describe = _DESCRIBE.get(type(value))
+    if describe is None:  # a subclass (fstore stores canonical values, so this is rare)
+        return _describe(_canonical_type(value))
+    return describe(value)
 
 
 def describe_object(value: Any) -> tuple:
     """The values of :data:`OBJECT_COLUMNS` for one stored object value."""
-    describe = _DESCRIBE.get(type(value))
-    if describe is None:  # a subclass (fstore stores canonical values, so this is rare)
-        return describe_object(_canonical_type(value))
-    return describe(value)
+    lexical, kind, datatype, language, typed = _describe(value)
+    slots = [None] * len(TYPED_COLUMNS)
+    if typed is not None:
+        slots[typed[0]] = typed[1]
+    return (lexical, kind, datatype, language, *slots)
 
 
 def _canonical_type(value: Any) -> Any:
@@ -257,17 +244,34 @@ def _exact_date(value: Any, kind: type) -> Any:
 
 def quad_columns(quads: Sequence[Sequence[Any]]) -> dict[str, list]:
     """Column lists (:data:`QUAD_COLUMNS`) for a batch of ``(graph, subject, predicate,
-    object)`` tuples."""
-    if not quads:
+    object)`` tuples. The work runs column by column, mostly in C loops."""
+    n = len(quads)
+    if not n:
         return {name: [] for name in QUAD_COLUMNS}
     graphs, subjects, predicates, objects = zip(*quads)
     columns: dict[str, list] = {}
     for name, values in (("graph", graphs), ("subject", subjects), ("predicate", predicates)):
-        columns[name], columns[name + "_kind"] = _node_texts(values)  # type: ignore[arg-type]
-    described = zip(*map(describe_object, objects))
-    for name, values in zip(OBJECT_COLUMNS, described):
-        columns[name] = list(values)
+        columns[name], columns[name + "_kind"] = _node_texts(values)
+    described = _DESCRIBE_ALL(objects)
+    lexical, kinds, datatypes, languages, typed = zip(*described)
+    columns["object"], columns["object_kind"] = list(lexical), list(kinds)
+    columns["datatype"], columns["language"] = list(datatypes), list(languages)
+    slots: list[list] = [[None] * n for _ in TYPED_COLUMNS]
+    if typed.count(None) != n:
+        for i, entry in enumerate(typed):
+            if entry is not None:
+                slots[entry[0]][i] = entry[1]
+    for name, values in zip(TYPED_COLUMNS, slots):
+        columns[name] = values
     return {name: columns[name] for name in QUAD_COLUMNS}
+
+
+def _DESCRIBE_ALL(objects: Sequence[Any]) -> list[tuple]:
+    table = _DESCRIBE
+    try:
+        return [table[type(v)](v) for v in objects]
+    except KeyError:
+        return [_describe(v) for v in objects]
 
 
 def quad_from_row(row: dict[str, Any]) -> tuple:

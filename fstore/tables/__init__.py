@@ -1,4 +1,19 @@
-"""Tables stored the Kart Datasets V3 way: the pure codec (no store needed).
+"""Tables stored the Kart Datasets V3 way, as quads in the versioned store.
+
+The store side (see ``docs/tables.md``):
+
+* :mod:`.mapping` — a dataset is the graph ``<urn:datae:dataset:NAME>``; meta items,
+  legends and one quad per row (object: Kart's feature blob, as is)
+* :mod:`.store` — :func:`create`, ``tx.table(name)`` writers: insert / update / upsert /
+  delete / alter
+* :mod:`.dataset` — ``view.table(name)``: schema, get, rows (streamed), len
+* :mod:`.changes` — :func:`table_diff`, :func:`table_log`, :func:`table_blame`
+* :mod:`.merging` — cell-wise three-way merge of rows, column-wise merge of schemas
+* :mod:`.kart_import`, :mod:`.kart_export` — whole Kart repositories in, V3 trees out
+* :mod:`.csv_io`, :mod:`.sqlite_io`, :mod:`.frames` — CSV, SQLite / GeoPackage, pandas
+* :mod:`.commands` — plain functions for a ``datae table`` command line
+
+The pure codec (no store needed):
 
 * :mod:`.names` — dataset-name rules
 * :mod:`.schema` — ``schema.json``, columns, legends, schema diffs, column ids
@@ -18,6 +33,7 @@
 
 from .errors import (
     ColumnValueError,
+    DatasetCorruptError,
     DatasetNameError,
     FeatureError,
     GeometryError,
@@ -27,6 +43,12 @@ from .errors import (
     PrimaryKeyError,
     SchemaError,
     TablesError,
+    RowExistsError,
+    RowNotFoundError,
+    RowValueError,
+    TableExistsError,
+    TableImportError,
+    TableNotFoundError,
 )
 from .features import (
     decode_feature,
@@ -46,7 +68,64 @@ from .paths import GENERAL, INT_PK, LEGACY, PathStructure, decode_filename, defa
 from .schema import Column, Legend, Schema, SchemaDiff, deterministic_column_id, legend_name, new_column_id
 from .types import DATA_TYPES, ColumnType, Interval, decode_value, encode_value, validate_stored
 
+from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, dataset_name, is_dataset_graph  # noqa: E402
+from .dataset import Table, list_datasets  # noqa: E402
+from .store import TableWriter, as_schema, create, drop, tables_in  # noqa: E402
+from .changes import LogEntry, RowChange, TableDiff, table_blame, table_diff, table_log  # noqa: E402
+from .merging import RowConflict, SchemaConflict  # noqa: E402
+from .kart_import import import_kart  # noqa: E402
+from .kart_export import export_kart_tree  # noqa: E402
+from .csv_io import export_csv, import_csv  # noqa: E402
+from .sqlite_io import export_sqlite, import_sqlite  # noqa: E402
+from .frames import import_dataframe, to_dataframe  # noqa: E402
+
+
+def list_tables(readable) -> list[str]:
+    """Names of the tables in a view (``repo.at(ref)``) or a write transaction."""
+    from ..transaction import Transaction
+
+    if isinstance(readable, Transaction):
+        return tables_in(readable)
+    return list_datasets(readable._match)
+
+
 __all__ = [
+    # the store
+    "create",
+    "drop",
+    "list_tables",
+    "as_schema",
+    "Table",
+    "TableWriter",
+    "TableDiff",
+    "RowChange",
+    "LogEntry",
+    "table_diff",
+    "table_log",
+    "table_blame",
+    "RowConflict",
+    "SchemaConflict",
+    "import_kart",
+    "export_kart_tree",
+    "import_csv",
+    "export_csv",
+    "import_sqlite",
+    "export_sqlite",
+    "import_dataframe",
+    "to_dataframe",
+    "dataset_graph",
+    "dataset_name",
+    "is_dataset_graph",
+    "META",
+    "FEATURE",
+    "ATTACHMENT",
+    "TableNotFoundError",
+    "TableExistsError",
+    "RowExistsError",
+    "RowNotFoundError",
+    "RowValueError",
+    "TableImportError",
+    "DatasetCorruptError",
     # errors
     "TablesError",
     "DatasetNameError",

@@ -55,6 +55,7 @@ __all__ = [
     "list_datasets",
     "pk_tuple",
     "pk_of_path",
+    "table_at",
 ]
 
 Source = Callable[[tuple], Iterator[Quad]]
@@ -189,7 +190,7 @@ class RowReader:
         self.legends = legends
         self.fallback = fallback
         self.table = table
-        self._plans: dict[str, tuple[Legend, list[tuple[str, int | None]], list[tuple[str, Any]]]] = {}
+        self._plans: dict[str, tuple[Legend, list[tuple[str, int | None]]]] = {}
         self._decoders = [
             (c.name, None if c.data_type in _IDENTITY_TYPES else c) for c in schema.columns
         ]
@@ -211,7 +212,7 @@ class RowReader:
             legend = self.legend(legend_name)
             index = {cid: i for i, cid in enumerate(legend.column_ids)}
             layout = [(c.name, index.get(c.id)) for c in self.schema.columns]
-            plan = (legend, layout, [])
+            plan = (legend, layout)
             self._plans[legend_name] = plan
         return plan
 
@@ -228,7 +229,7 @@ class RowReader:
     def stored(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> dict[str, Any]:
         """The row (stored values by column name, in schema order)."""
         legend_name, values = _split(blob, path)
-        legend, layout, _ = self._plan(legend_name)
+        legend, layout = self._plan(legend_name)
         if len(values) != len(legend.non_pk_columns):
             raise FeatureError(f"legend {legend_name} has {len(legend.non_pk_columns)} non-pk column(s), "
                                f"the feature {len(values)} value(s)", path=path)
@@ -332,3 +333,12 @@ class Table:
 
     def __repr__(self) -> str:
         return f"<Table {self.name!r} {self.schema!r}>"
+
+
+def table_at(view: Any, name: str) -> Table:
+    """``view.table(name)``: the table at a view's commit (TableNotFoundError if none)."""
+    from .access import legend_finder, view_source
+
+    source = view_source(view)
+    where = f"at {view.ref!r}" if getattr(view, "ref", None) else ""
+    return Table(source, load_dataset(source, name, where), legend_finder(view.repo, dataset_graph(name)))

@@ -37,6 +37,7 @@ __all__ = [
     "KartFeature",
     "KartDataset",
     "KartRepo",
+    "diff_features",
 ]
 
 DATASET_DIRNAMES = {".table-dataset": 3, ".sno-dataset": 2}
@@ -267,6 +268,16 @@ class KartDataset:
         row = self.schema.adapt(raw_feature(blob, list(pk_values), self.legends))
         return to_python_row(self.schema, row) if python else row
 
+    @property
+    def tree_id(self) -> str:
+        """The git id of the dataset's ``.table-dataset`` tree (equal ids: equal datasets)."""
+        return _text(self._tree_id)
+
+    @property
+    def parent_tree_id(self) -> str:
+        """The git id of the tree holding the dataset directory (and its attachments)."""
+        return _text(self._parent_tree_id)
+
     def _where(self, inner: str = "") -> str:
         path = f"{self.name}/{self.dirname}" + (f"/{inner}" if inner else "")
         return f"{self._repo.git_dir}@{self.commit_id[:12]}:{path}"
@@ -434,3 +445,35 @@ class KartRepo:
             return None
         obj = self._object(sha)
         return obj.as_raw_string() if isinstance(obj, Blob) else None
+
+
+def diff_features(old: KartDataset | None, new: KartDataset | None) -> Iterator[tuple[str, bytes | None, bytes | None]]:
+    """``(path below feature/, old blob, new blob)`` for each feature that differs between
+    two versions of a dataset (None: the dataset or the feature is missing on that side).
+    Subtrees with equal ids are skipped, so this costs O(changes), not O(features)."""
+    repo = (new or old)._repo if (new or old) is not None else None
+    if repo is None:
+        return
+    trees = [ds._subtree("feature") if ds is not None else None for ds in (old, new)]
+    yield from _diff_trees(repo, trees[0], trees[1], "")
+
+
+def _diff_trees(repo: KartRepo, a: Tree | None, b: Tree | None, prefix: str) -> Iterator[tuple[str, bytes | None, bytes | None]]:
+    if a is not None and b is not None and a.id == b.id:
+        return
+    entries_a = {e.path: (e.mode, e.sha) for e in a.iteritems()} if a is not None else {}
+    entries_b = {e.path: (e.mode, e.sha) for e in b.iteritems()} if b is not None else {}
+    for name in sorted(entries_a.keys() | entries_b.keys()):
+        ea, eb = entries_a.get(name), entries_b.get(name)
+        if ea == eb:
+            continue
+        path = prefix + _text(name)
+        tree_a = ea is not None and _is_tree(ea[0])
+        tree_b = eb is not None and _is_tree(eb[0])
+        if tree_a or tree_b:
+            yield from _diff_trees(repo, repo._object(ea[1]) if tree_a else None, repo._object(eb[1]) if tree_b else None,
+                                   path + "/")
+        blob_a = repo._object(ea[1]).as_raw_string() if ea is not None and not tree_a and ea[0] != _GITLINK_MODE else None
+        blob_b = repo._object(eb[1]).as_raw_string() if eb is not None and not tree_b and eb[0] != _GITLINK_MODE else None
+        if blob_a != blob_b:
+            yield path, blob_a, blob_b

@@ -1,0 +1,191 @@
+"""Tables benchmark: import and full read of a 10-column table in datae, side by side with
+peers measured in the same run on the same rows, and the cost of a schema change.
+
+* datae import: ``fstore.tables.create`` + ``insert_many`` in one transaction (one commit):
+  every row is encoded as a Kart feature blob and written as one quad through the fstore
+  transaction (7 history indices). Expected O(N log N) (sorted bulk writes), ~O(N).
+* datae read: ``view.table(name).rows()`` (Python values) and ``rows(python=False)``
+  (stored values): one streaming scan, O(N).
+* sqlite3: ``executemany`` into a table with an INTEGER PRIMARY KEY and one secondary index,
+  one transaction; read: ``SELECT *`` over all rows.
+* pyarrow: ``Table.from_pylist`` + ``parquet.write_table``; read: ``read_table().to_pylist()``.
+* schema change: ``alter`` (add a column) on tables of each size: O(1) in rows (it writes
+  schema.json and one legend, never a row), so the time must not grow with N.
+
+Usage: ``python -m bench.tables_bench [--sizes 10000,1000000] [--dir DIR]``; prints one
+line per measurement and the ratios datae / peer (> 1: datae is slower).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gc
+import os
+import shutil
+import sqlite3
+import statistics
+import tempfile
+import time
+from typing import Any, Callable, Iterator
+
+import fstore
+import fstore.tables as tables
+
+SCHEMA = [
+    {"id": "c0", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0, "size": 64},
+    {"id": "c1", "name": "name", "dataType": "text"},
+    {"id": "c2", "name": "category", "dataType": "text"},
+    {"id": "c3", "name": "value", "dataType": "float", "size": 64},
+    {"id": "c4", "name": "count", "dataType": "integer", "size": 32},
+    {"id": "c5", "name": "flag", "dataType": "boolean"},
+    {"id": "c6", "name": "day", "dataType": "date"},
+    {"id": "c7", "name": "code", "dataType": "text", "length": 8},
+    {"id": "c8", "name": "ratio", "dataType": "float", "size": 64},
+    {"id": "c9", "name": "note", "dataType": "text"},
+]
+COLUMNS = [c["name"] for c in SCHEMA]
+_DAY0 = dt.date(2000, 1, 1)
+
+
+def rows(n: int) -> Iterator[dict[str, Any]]:
+    """n generated rows (deterministic); dates as ISO text, as Kart stores them."""
+    for i in range(n):
+        yield {
+            "fid": i,
+            "name": f"feature {i}",
+            "category": ("road", "river", "rail", "track", "peak")[i % 5],
+            "value": i * 0.25,
+            "count": (i * 7919) % 100_000,
+            "flag": i % 3 == 0,
+            "day": (_DAY0 + dt.timedelta(days=i % 9000)).isoformat(),
+            "code": f"C{i % 99991:05d}",
+            "ratio": (i % 1000) / 1000,
+            "note": None if i % 4 else f"note for {i}",
+        }
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds and result of ``fn()``, with the cyclic garbage collector paused (it would
+    charge every measurement for the benchmark's own live objects)."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        result = fn()
+        return time.perf_counter() - start, result
+    finally:
+        gc.enable()
+
+
+def bench_size(n: int, root: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    data = list(rows(n))
+
+    # -- datae
+    # A map big enough for the whole import in one transaction (the default map grows
+    # between transactions; one over 512 MiB is aborted with TransactionTooLargeError).
+    repo = fstore.open(os.path.join(root, f"datae-{n}"), map_size=32 << 30)
+
+    def datae_import() -> None:
+        with repo.transaction("main", message="import") as tx:
+            t = tables.create(tx, "bench", SCHEMA)
+            t.insert_many(data)
+
+    out["datae import"], _ = timed(datae_import)
+    view = repo.at("main")
+    out["datae read (python values)"], count = timed(lambda: sum(1 for _ in view.table("bench").rows()))
+    assert count == n
+    out["datae read (stored values)"], count = timed(lambda: sum(1 for _ in view.table("bench").rows(python=False)))
+    assert count == n
+    table = view.table("bench")
+    out["datae get (1000 rows by key)"], _ = timed(lambda: [table.get(i * (n // 1000)) for i in range(1000)])
+    changes, staged = [], []
+    for i in range(5):
+        before = repo.head("main")
+
+        def alter(i: int = i) -> None:
+            with repo.transaction("main", message=f"alter {i}") as tx:
+                t = tx.table("bench")
+                seconds, _ = timed(lambda: t.alter(t.schema.add_column(f"extra{i}", "integer", id=f"x{i}")))
+                staged.append(seconds)
+
+        seconds, _ = timed(alter)
+        changes.append(seconds)
+        assert len(list(repo.diff(before, "main"))) == 3  # schema.json -/+, one legend
+    out["datae schema change (add column, commit)"] = statistics.median(changes)
+    out["datae schema change (alter() alone)"] = statistics.median(staged)
+    out["datae store MiB"] = repo.stats()["bytes"] / 2**20
+    repo.close()
+
+    # -- sqlite3
+    path = os.path.join(root, f"sqlite-{n}.db")
+    con = sqlite3.connect(path)
+    con.execute(f"CREATE TABLE bench (fid INTEGER PRIMARY KEY, {', '.join(c + ' ' for c in COLUMNS[1:])})")
+    con.execute("CREATE INDEX bench_category ON bench (category)")
+    marks = ", ".join("?" for _ in COLUMNS)
+
+    def sqlite_import() -> None:
+        with con:
+            con.executemany(f"INSERT INTO bench VALUES ({marks})", ([r[c] for c in COLUMNS] for r in data))
+
+    out["sqlite3 import (executemany, indexed)"], _ = timed(sqlite_import)
+    out["sqlite3 read (SELECT *)"], count = timed(lambda: sum(1 for _ in con.execute("SELECT * FROM bench")))
+    assert count == n
+    out["sqlite3 schema change (ADD COLUMN)"], _ = timed(lambda: con.execute("ALTER TABLE bench ADD COLUMN extra INTEGER"))
+    con.close()
+    out["sqlite3 file MiB"] = os.path.getsize(path) / 2**20
+
+    # -- pyarrow / parquet
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        ppath = os.path.join(root, f"bench-{n}.parquet")
+        out["pyarrow import (from_pylist + parquet)"], _ = timed(lambda: pq.write_table(pa.Table.from_pylist(data), ppath))
+        out["pyarrow read (parquet to_pylist)"], got = timed(lambda: pq.read_table(ppath).to_pylist())
+        assert len(got) == n
+        del got
+    except ImportError:  # pragma: no cover - pyarrow is an optional dependency
+        pass
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,1000000", help="comma-separated row counts")
+    parser.add_argument("--dir", default=None, help="where the stores go (default: a temporary directory)")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    root = args.dir or tempfile.mkdtemp(prefix="datae-tables-bench-")
+    os.makedirs(root, exist_ok=True)
+    results = {}
+    try:
+        for n in sizes:
+            print(f"--- {n:,} rows x {len(COLUMNS)} columns", flush=True)
+            results[n] = bench_size(n, root)
+            for name, value in results[n].items():
+                unit = "MiB" if "MiB" in name else "s"
+                per = "" if unit == "MiB" or "change" in name or "get" in name else f"  ({value / n * 1e6:.2f} µs/row)"
+                print(f"{name:42s} {value:10.3f} {unit}{per}", flush=True)
+            r = results[n]
+            print(f"ratio import  datae / sqlite3: {r['datae import'] / r['sqlite3 import (executemany, indexed)']:.1f}x")
+            print(f"ratio read    datae / sqlite3: {r['datae read (python values)'] / r['sqlite3 read (SELECT *)']:.1f}x "
+                  f"(stored values {r['datae read (stored values)'] / r['sqlite3 read (SELECT *)']:.1f}x)")
+            if "pyarrow import (from_pylist + parquet)" in r:
+                print(f"ratio import  datae / pyarrow: {r['datae import'] / r['pyarrow import (from_pylist + parquet)']:.1f}x")
+                print(f"ratio read    datae / pyarrow: {r['datae read (python values)'] / r['pyarrow read (parquet to_pylist)']:.1f}x")
+        if len(sizes) > 1:
+            a, b = sizes[0], sizes[-1]
+            grow = b / a
+            for key in ("datae import", "datae read (python values)", "datae schema change (add column, commit)",
+                        "datae schema change (alter() alone)"):
+                ratio = results[b][key] / results[a][key]
+                print(f"scaling {key}: x{ratio:.1f} for x{grow:.0f} rows")
+    finally:
+        if args.dir is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

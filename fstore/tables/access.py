@@ -1,0 +1,85 @@
+"""Where table code reads quads from: a view, or the committed state under a write
+transaction, and legends found anywhere in history.
+
+Reads inside a write transaction go to the head the transaction started from, through the
+transaction's own LMDB transaction (never a second one), and a table writer overlays its own
+pending rows on top; this keeps a row lookup O(log n) however many rows are pending.
+
+>>> import tempfile, fstore
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> list(view_source(repo.at("main"))((None, fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))))
+[]
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from nstore import Var
+
+from ..history import Quad
+from .mapping import META, legend_item, object_bytes
+from .schema import Legend
+
+if TYPE_CHECKING:
+    from nstore.okvs import Transaction as OkvsTransaction
+
+    from ..repository import Repository
+    from ..transaction import Transaction
+    from ..view import View
+
+__all__ = ["view_source", "committed_source", "seq_source", "legend_finder"]
+
+
+def view_source(view: View) -> Callable[[tuple], Iterator[Quad]]:
+    """The quads alive at a view's commit."""
+    return view._match
+
+
+def committed_source(tx: Transaction) -> Callable[[tuple], Iterator[Quad]]:
+    """The quads alive at the head a write transaction started from (its own intents
+    excluded)."""
+    history = tx.repo._history
+
+    def source(pattern: tuple) -> Iterator[Quad]:
+        return history.match(tx._require_open(), pattern, tx._ancestors)
+
+    return source
+
+
+def seq_source(repo: Repository, otx: OkvsTransaction, ancestors: frozenset[int]) -> Callable[[tuple], Iterator[Quad]]:
+    """The quads alive at the commit whose ancestry is ``ancestors``, read in ``otx``."""
+    history = repo._history
+
+    def source(pattern: tuple) -> Iterator[Quad]:
+        return history.match(otx, pattern, ancestors)
+
+    return source
+
+
+def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = None) -> Callable[[str], Legend]:
+    """A lookup of any legend ever written in ``graph`` (legends are named by their hash,
+    so one found in any commit is the right one). ``otx`` gives the LMDB transaction to
+    read in; by default a read transaction of its own is opened per lookup."""
+    history = repo._history
+    cache: dict[str, Legend] = {}
+
+    def find(name: str) -> Legend:
+        legend = cache.get(name)
+        if legend is not None:
+            return legend
+        pattern = (graph, legend_item(name), META, Var("o"))
+        if otx is not None:
+            found = next(iter(history.match_records(otx(), pattern)), None)
+        else:
+            with repo._okvs.transaction() as read:
+                found = next(iter(history.match_records(read, pattern)), None)
+        if found is None:
+            raise KeyError(name)
+        legend = Legend.loads(object_bytes(found[0][3]), name=name)
+        cache[name] = legend
+        return legend
+
+    return find

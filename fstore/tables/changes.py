@@ -1,0 +1,254 @@
+"""What changed in a table: between two commits, for one row over history, and per cell.
+
+* :func:`table_diff` — rows inserted, deleted and updated (with the changed cells) from
+  commit ``a`` to commit ``b``. It reads only the change records of the commits between
+  them, so it costs O(rows changed), not O(table size).
+* :func:`table_log` — every commit that changed one row, newest first.
+* :func:`table_blame` — the commit that gave one cell its current value.
+
+Rows are compared by column id, so a renamed column is still the same cell, and a row that
+was only re-encoded (same cells, newer legend) is not reported.
+
+>>> import tempfile, fstore, fstore.tables as tables
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="v1") as tx:
+...     t = tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0},
+...                                 {"id": "v", "name": "v", "dataType": "text"}])
+...     t.insert({"k": 1, "v": "a"}); t.insert({"k": 2, "v": "b"})
+>>> with repo.transaction("main", message="v2") as tx:
+...     tx.table("t").update({"k": 1, "v": "A"}); tx.table("t").delete(2)
+>>> first = list(repo.log("main"))[-1].id
+>>> d = table_diff(repo, first, "main", "t")
+>>> d.inserted, d.deleted, [(u.pk, u.cells) for u in d.updated]
+([], [{'k': 2, 'v': 'b'}], [((1,), {'v': ('a', 'A')})])
+>>> [(e.commit.message, e.kind) for e in table_log(repo, "main", "t", 1)]
+[('v2', 'update'), ('v1', 'insert')]
+>>> table_blame(repo, "main", "t", 1, "v").message
+'v2'
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nstore import Var
+
+from ..commits import Commit
+from ..diff import diff_seqs, history_of
+from ..history import winner
+from .access import legend_finder, seq_source
+from .dataset import DatasetState, RowReader, find_dataset, pk_of_path, pk_tuple
+from .errors import TableNotFoundError
+from .mapping import FEATURE, dataset_graph
+from .packing import pack
+from .schema import SchemaDiff
+
+if TYPE_CHECKING:
+    from ..repository import Repository
+
+__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_log", "table_blame"]
+
+
+@dataclass
+class RowChange:
+    """One row's change: ``old`` / ``new`` rows (None where absent) and the changed
+    ``cells`` as ``{column: (old, new)}``."""
+
+    pk: tuple[Any, ...]
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
+    cells: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """``"insert"``, ``"delete"`` or ``"update"``."""
+        if self.old is None:
+            return "insert"
+        return "delete" if self.new is None else "update"
+
+
+@dataclass
+class TableDiff:
+    """The changes of one table from commit ``a`` to ``b``. Inserted rows are in b's
+    schema, deleted ones in a's; updates list the cells that changed (by column id, named
+    as in b). ``schema`` is the schema diff (None if the table is missing on a side)."""
+
+    table: str
+    inserted: list[dict[str, Any]] = field(default_factory=list)
+    deleted: list[dict[str, Any]] = field(default_factory=list)
+    updated: list[RowChange] = field(default_factory=list)
+    schema: SchemaDiff | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.inserted or self.deleted or self.updated or self.schema)
+
+    def __len__(self) -> int:
+        return len(self.inserted) + len(self.deleted) + len(self.updated)
+
+
+@dataclass
+class LogEntry:
+    """A commit that changed a row, and how (rows as they read at that commit)."""
+
+    commit: Commit
+    change: RowChange
+
+    @property
+    def kind(self) -> str:
+        return self.change.kind
+
+
+class _At:
+    """A table's state at one commit, for reading rows."""
+
+    def __init__(self, repo: Repository, otx: Any, seq: int | None, name: str) -> None:
+        self.ancestors = repo._commits.ancestors(otx, seq)
+        self.source = seq_source(repo, otx, self.ancestors)
+        self.state: DatasetState | None = find_dataset(self.source, name) if self.ancestors else None
+        self.reader = None
+        if self.state is not None:
+            self.reader = RowReader(self.state.schema, self.state.legends, legend_finder(repo, dataset_graph(name), lambda: otx), name)
+
+    def blob(self, graph: Any, path: str) -> bytes | None:
+        found = None
+        for quad in self.source((graph, path, FEATURE, Var("o"))):
+            found = quad[3]
+        return found
+
+
+def _cells(old_reader: RowReader, new_reader: RowReader, path: str, old: bytes, new: bytes, python: bool) -> dict[str, tuple[Any, Any]]:
+    raw_old = old_reader.raw(path, old)
+    raw_new = new_reader.raw(path, new)
+    cells = {}
+    for col in new_reader.schema.columns:
+        a, b = raw_old.get(col.id), raw_new.get(col.id)
+        if pack(a) != pack(b):
+            if python:
+                from .types import decode_value
+
+                a = None if a is None else decode_value(col, a)
+                b = None if b is None else decode_value(col, b)
+            cells[col.name] = (a, b)
+    return cells
+
+
+def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = True) -> TableDiff:
+    """Rows of table ``name`` inserted, deleted and updated from ref ``a`` to ref ``b``
+    (rows in Python values, or stored values with ``python=False``), in feature-path
+    order. :class:`TableNotFoundError` if the table is at neither."""
+    graph = dataset_graph(name)
+    with repo._okvs.transaction() as otx:
+        seq_a, seq_b = repo._resolve(otx, a), repo._resolve(otx, b)
+        at_a, at_b = _At(repo, otx, seq_a, name), _At(repo, otx, seq_b, name)
+        if at_a.state is None and at_b.state is None:
+            raise TableNotFoundError(name, f"at {a!r} or {b!r}")
+        result = TableDiff(name)
+        if at_a.state is not None and at_b.state is not None:
+            result.schema = at_a.state.schema.diff(at_b.state.schema) or None
+        changes: dict[str, list[Any]] = {}
+        for op, quad in diff_seqs(repo, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o"))):
+            changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
+        for path, (old, new) in changes.items():
+            if old is None and new is not None:
+                read = at_b.reader.python if python else at_b.reader.stored
+                result.inserted.append(read(path, new))
+            elif new is None and old is not None:
+                read = at_a.reader.python if python else at_a.reader.stored
+                result.deleted.append(read(path, old))
+            elif old is not None and new is not None:
+                cells = _cells(at_a.reader, at_b.reader, path, old, new, python)
+                if cells:
+                    read_a = at_a.reader.python if python else at_a.reader.stored
+                    read_b = at_b.reader.python if python else at_b.reader.stored
+                    result.updated.append(RowChange(pk_of_path(path), read_a(path, old), read_b(path, new), cells))
+        return result
+
+
+def _path(repo: Repository, otx: Any, seq: int | None, name: str, pk: Any) -> tuple[DatasetState, tuple, str]:
+    at = _At(repo, otx, seq, name)
+    if at.state is None:
+        raise TableNotFoundError(name)
+    key = pk_tuple(at.state.schema, pk, name)
+    return at.state, key, at.state.path_structure.encode_path(key)
+
+
+def table_log(repo: Repository, ref: str, name: str, pk: Any, *, python: bool = True) -> list[LogEntry]:
+    """Every commit in ``ref``'s history that changed the row with this primary key,
+    newest first, with the row before and after (each read at its commit; a merge shows
+    its change against its first parent)."""
+    graph = dataset_graph(name)
+    entries: list[LogEntry] = []
+    with repo._okvs.transaction() as otx:
+        seq = repo._resolve(otx, ref)
+        _state, key, path = _path(repo, otx, seq, name, pk)
+        for commit_seq, changes in history_of(repo, otx, seq, (graph, path, FEATURE, Var("o"))):
+            old = next((q[3] for op, q in changes if op == "-"), None)
+            new = next((q[3] for op, q in changes if op == "+"), None)
+            commit = repo._commits.get(otx, commit_seq)
+            parents = repo._commits.parents(otx, commit_seq)
+            after = _At(repo, otx, commit_seq, name)
+            before = _At(repo, otx, parents[0] if parents else None, name)
+            if old is None and new is None:
+                continue
+            if old is not None and new is not None and before.reader is not None:
+                cells = _cells(before.reader, after.reader, path, old, new, python)
+                if not cells:
+                    continue
+            else:
+                cells = {}
+
+            def read(at: _At, blob: bytes | None) -> dict[str, Any] | None:
+                if blob is None or at.reader is None:
+                    return None
+                return at.reader.python(path, blob, key) if python else at.reader.stored(path, blob, key)
+
+            entries.append(LogEntry(commit, RowChange(key, read(before, old), read(after, new), cells)))
+    return entries
+
+
+def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> Commit | None:
+    """The commit that gave the cell (row ``pk``, ``column`` as named at ``ref``) its
+    value at ``ref``: following the row back through history (through the parent that
+    has the same value at a merge) to where the value first appeared. None if the row is
+    not there."""
+    graph = dataset_graph(name)
+    with repo._okvs.transaction() as otx:
+        seq = repo._resolve(otx, ref)
+        state, key, path = _path(repo, otx, seq, name, pk)
+        column_id = state.schema.by_name(column).id
+        reader = RowReader(state.schema, state.legends, legend_finder(repo, graph, lambda: otx), name)
+        history = repo._history
+        commits = repo._commits
+
+        def cell_at(at_seq: int | None) -> tuple[bytes | None, bytes | None]:
+            """(blob, packed cell value) at a commit; (None, None) without the row."""
+            ancestors = commits.ancestors(otx, at_seq)
+            blob = None
+            for quad in history.match(otx, (graph, path, FEATURE, Var("o")), ancestors):
+                blob = quad[3]
+            if blob is None:
+                return None, None
+            return blob, pack(reader.raw(path, blob, key).get(column_id))
+
+        blob, value = cell_at(seq)
+        if blob is None:
+            return None
+        current = seq
+        while True:
+            # Jump to the commit whose record put this blob in place: the row (and so the
+            # cell) is the same at every commit between it and `current`.
+            best = winner(history.records(otx, (graph, path, FEATURE, blob)), commits.ancestors(otx, current))
+            if best is not None:
+                current = best[0]
+            same = None
+            for parent in commits.parents(otx, current):
+                parent_blob, parent_value = cell_at(parent)
+                if parent_blob is not None and parent_value == value:
+                    same = (parent, parent_blob)
+                    break
+            if same is None:
+                return commits.get(otx, current)
+            current, blob = same
+

@@ -1,0 +1,208 @@
+"""Plain functions behind a ``datae table import | export | show | schema | diff | log |
+blame`` command line: each takes an open repository and returns data or text to print.
+
+>>> import tempfile, os, fstore
+>>> d = tempfile.mkdtemp(); path = os.path.join(d, "towns.csv")
+>>> _ = open(path, "w").write("fid,name\\n1,Ōtaki\\n")
+>>> repo = fstore.open(os.path.join(d, "repo"))
+>>> table_import(repo, path, pk="fid")["towns"]["inserted"]
+1
+>>> print(table_show(repo, "main", "towns"))
+fid  name
+---  -----
+1    Ōtaki
+(1 row)
+>>> table_list(repo, "main")
+['towns']
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from nstore.errors import TransactionTooLargeError
+
+from .changes import table_blame, table_diff, table_log
+from .csv_io import export_csv, format_stored, import_csv
+from .dataset import list_datasets
+from .errors import TableImportError
+from .frames import import_dataframe
+from .kart_export import export_kart_tree
+from .kart_import import import_kart
+from .sqlite_io import export_sqlite, import_sqlite
+
+if TYPE_CHECKING:
+    from ..repository import Repository
+
+__all__ = [
+    "detect_format",
+    "table_import",
+    "table_export",
+    "table_list",
+    "table_show",
+    "table_schema",
+    "table_diff_text",
+    "table_log_text",
+    "table_blame_text",
+    "import_dataframe",
+]
+
+_SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def detect_format(path: str) -> str:
+    """``"kart"`` (a Kart repository or V3 tree directory), ``"csv"``, ``"gpkg"`` or
+    ``"sqlite"``, from the path."""
+    lower = path.lower()
+    if os.path.isdir(path) or lower.endswith("/"):
+        return "kart"
+    if lower.endswith(".csv"):
+        return "csv"
+    if lower.endswith(".gpkg"):
+        return "gpkg"
+    if lower.endswith(_SQLITE_SUFFIXES):
+        return "sqlite"
+    raise TableImportError(path, "unknown format: use a .csv, .gpkg, .sqlite/.db file or a Kart repository directory")
+
+
+def _branch(repo: Repository, branch: str | None) -> str:
+    return branch or getattr(repo, "current_branch", None) or "main"
+
+
+def table_import(repo: Repository, source: str, *, name: str | None = None, branch: str | None = None,
+                 pk: str | Sequence[str] | None = None, table: str | None = None, replace: bool = False,
+                 message: str | None = None, author: str = "", format: str | None = None,
+                 branch_prefix: str = "") -> dict[str, Any]:
+    """Import a CSV, SQLite or GeoPackage table as one commit on ``branch`` (table
+    ``name``, default: the file's stem), or a whole Kart repository (every commit; its
+    branches under ``branch_prefix``). Returns ``{table: counts}`` or, for Kart,
+    ``{"commits": n, "branches": {...}}``."""
+    fmt = format or detect_format(source)
+    if fmt == "kart":
+        result = import_kart(repo, source, branch_prefix=branch_prefix)
+        return {"commits": len(result.commits), "branches": result.branches, "tags": result.tags}
+    name = name or os.path.splitext(os.path.basename(source))[0]
+    if fmt not in ("csv", "gpkg", "sqlite"):
+        raise TableImportError(source, f"unknown format {fmt!r}")
+    for attempt in range(3):
+        try:
+            with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
+                                  author=author) as tx:
+                if fmt == "csv":
+                    counts = import_csv(tx, name, source, pk=pk, replace=replace)
+                else:
+                    counts = import_sqlite(tx, name, source, table, pk=pk, replace=replace)
+            return {name: counts}
+        except TransactionTooLargeError:
+            # The store grew its map and aborted: the file is read again (twice at most).
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = None, format: str | None = None) -> dict[str, int]:
+    """Export table ``name`` at ``ref`` to a CSV, SQLite or GeoPackage file, or every
+    table (or ``name``) as Kart V3 dataset trees under directory ``dest``. Returns
+    ``{table: rows written}``."""
+    view = repo.at(ref)
+    fmt = format or ("kart" if dest.endswith("/") or os.path.isdir(dest) or not os.path.splitext(dest)[1] else detect_format(dest))
+    if fmt == "kart":
+        return export_kart_tree(view, dest, tables=[name] if name else None)
+    if name is None:
+        names = list_datasets(view._match)
+        if len(names) != 1:
+            raise ValueError(f"name the table to export (tables at {ref!r}: {', '.join(names) or 'none'})")
+        name = names[0]
+    t = view.table(name)
+    if fmt == "csv":
+        return {name: export_csv(t, dest)}
+    return {name: export_sqlite(t, dest, gpkg=(fmt == "gpkg"))}
+
+
+def table_list(repo: Repository, ref: str) -> list[str]:
+    """The tables at ``ref``."""
+    return list_datasets(repo.at(ref)._match)
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def _cell(value: Any, width: int = 40) -> str:
+    text = format_stored(None, value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def table_show(repo: Repository, ref: str, name: str, *, limit: int | None = 20, pk: Any = None) -> str:
+    """The first ``limit`` rows (or the row ``pk``) as a text table."""
+    t = repo.at(ref).table(name)
+    names = t.schema.column_names
+    if pk is not None:
+        row = t.get(pk, python=False)
+        rows = [] if row is None else [row]
+    else:
+        rows = []
+        for row in t.rows(python=False):
+            if limit is not None and len(rows) >= limit:
+                break
+            rows.append(row)
+    body = _grid(names, [[_cell(r[n]) for n in names] for r in rows])
+    total = len(t)
+    more = f", showing {len(rows)}" if len(rows) < total else ""
+    return f"{body}\n({total} row{'s' if total != 1 else ''}{more})"
+
+
+def table_schema(repo: Repository, ref: str, name: str) -> str:
+    """``schema.json`` at ``ref``, indented for people."""
+    return json.dumps(repo.at(ref).table(name).schema.to_dicts(), indent=2, ensure_ascii=False)
+
+
+def table_diff_text(repo: Repository, a: str, b: str, name: str) -> str:
+    """A diff for people: ``+`` inserted rows, ``-`` deleted rows, ``~`` updated cells."""
+    d = table_diff(repo, a, b, name, python=False)
+    lines = []
+    if d.schema:
+        s = d.schema
+        for label, items in (("added", s.added), ("dropped", s.dropped), ("moved", s.reordered)):
+            if items:
+                lines.append(f"schema: {label} {', '.join(items)}")
+        for _cid, (old, new) in s.renamed.items():
+            lines.append(f"schema: renamed {old} -> {new}")
+        for _cid, (old, new) in s.type_changed.items():
+            lines.append(f"schema: {new.name} {old.data_type}{old.extra_type_info or ''} -> {new.data_type}{new.extra_type_info or ''}")
+    for row in d.inserted:
+        lines.append("+ " + json.dumps({k: _cell(v) for k, v in row.items()}, ensure_ascii=False))
+    for row in d.deleted:
+        lines.append("- " + json.dumps({k: _cell(v) for k, v in row.items()}, ensure_ascii=False))
+    for change in d.updated:
+        pk = change.pk[0] if len(change.pk) == 1 else list(change.pk)
+        cells = ", ".join(f"{k}: {_cell(o)} -> {_cell(n)}" for k, (o, n) in change.cells.items())
+        lines.append(f"~ {pk}: {cells}")
+    lines.append(f"({len(d.inserted)} inserted, {len(d.updated)} updated, {len(d.deleted)} deleted)")
+    return "\n".join(lines)
+
+
+def table_log_text(repo: Repository, ref: str, name: str, pk: Any) -> str:
+    """The commits that changed one row, newest first."""
+    lines = []
+    for e in table_log(repo, ref, name, pk, python=False):
+        c = e.commit
+        what = e.kind
+        if e.change.cells:
+            what += ": " + ", ".join(f"{k} {_cell(o)} -> {_cell(n)}" for k, (o, n) in e.change.cells.items())
+        lines.append(f"{c.short_id} {c.time:%Y-%m-%d %H:%M} {c.author or '-'}  {c.message.splitlines()[0] if c.message else ''}  [{what}]")
+    return "\n".join(lines) if lines else "(no changes)"
+
+
+def table_blame_text(repo: Repository, ref: str, name: str, pk: Any, column: str) -> str:
+    """Which commit gave the cell its value."""
+    c = table_blame(repo, ref, name, pk, column)
+    if c is None:
+        return "(no such row)"
+    return f"{c.short_id} {c.time:%Y-%m-%d %H:%M} {c.author or '-'}  {c.message.splitlines()[0] if c.message else ''}"

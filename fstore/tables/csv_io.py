@@ -1,0 +1,219 @@
+"""CSV in and out of tables.
+
+Import reads a header line and one row per record. Column types come from a given schema
+(``schema.json`` columns), from ``types`` (``{column: dataType}``), from the existing table,
+or are inferred from the values (:func:`~.ingest.infer_text_type`). An empty field is
+NULL. Texts parse per type: integer and float as numbers, boolean as ``true``/``false``
+(any case, or ``1``/``0``), blob as hex, geometry as WKT or hex WKB, the others (date,
+time, timestamp, interval, numeric, text) as Kart stores them. Any bad record — too few or
+too many fields, a value that does not parse or fit — raises
+:class:`~.errors.TableImportError` naming the file, line and column, before anything is
+staged. Export writes the same conventions back (geometry as WKT), rows in feature-path
+order (as :meth:`Table.rows` streams them).
+
+>>> import tempfile, os, fstore
+>>> d = tempfile.mkdtemp(); path = os.path.join(d, "towns.csv")
+>>> _ = open(path, "w").write("fid,name,founded\\n1,Ōtaki,1840-01-01\\n2,Levin,\\n")
+>>> repo = fstore.open(os.path.join(d, "repo"))
+>>> with repo.transaction("main", message="import") as tx:
+...     import_csv(tx, "towns", path, pk="fid")
+{'inserted': 2, 'updated': 0, 'deleted': 0, 'unchanged': 0}
+>>> t = repo.at("main").table("towns")
+>>> [c.data_type for c in t.schema], t.get(1)["founded"]
+(['integer', 'text', 'date'], datetime.date(1840, 1, 1))
+>>> export_csv(t, os.path.join(d, "out.csv")); sorted(open(os.path.join(d, "out.csv")).read().splitlines())
+2
+['1,Ōtaki,1840-01-01', '2,Levin,', 'fid,name,founded']
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+from .errors import ColumnValueError, GeometryError, TableImportError, TableNotFoundError
+from .geometry import Geometry
+from .ingest import ColumnSpec, infer_text_type, load_table
+from .schema import Column
+from .store import as_schema, open_table
+from .types import encode_value
+
+if TYPE_CHECKING:
+    from ..transaction import Transaction
+
+__all__ = ["import_csv", "read_csv", "export_csv", "parse_text", "format_stored"]
+
+
+def parse_text(col: Column, text: str) -> Any:
+    """A CSV field as a value for ``col`` (``""`` is None); raises ColumnValueError."""
+    if text == "":
+        return None
+    t = col.data_type
+    try:
+        if t == "integer":
+            value: Any = int(text)
+        elif t == "float":
+            value = float(text)
+        elif t == "boolean":
+            low = text.strip().lower()
+            if low not in ("true", "1", "false", "0"):
+                raise ColumnValueError(col.name, text, "is not a boolean (true/false)")
+            value = low in ("true", "1")
+        elif t == "blob":
+            value = bytes.fromhex(text)
+        else:
+            value = text
+    except ValueError:
+        raise ColumnValueError(col.name, text, f"is not a valid {t}") from None
+    return encode_value(col, value)
+
+
+def format_stored(col: Any, value: Any) -> str:
+    """A stored value as a CSV field (None is ``""``)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Geometry):
+        try:
+            return value.to_wkt()
+        except GeometryError:
+            return bytes(value).hex()
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    return str(value)
+
+
+def read_csv(path: str | os.PathLike[str], columns: Sequence[Column] | None = None, *,
+             types: Mapping[str, str] | None = None, encoding: str = "utf-8-sig",
+             dialect: str | type[csv.Dialect] = "excel") -> tuple[list[ColumnSpec], list[Column] | None, Iterator[tuple[int, dict[str, Any]]]]:
+    """``(column specs, header, records)``: the specs give each column's type (from
+    ``columns`` by name, ``types``, or inferred with a first pass over the file);
+    ``records`` yields ``(line, row of parsed values)``. Errors name file, line, column."""
+    source = os.fspath(path)
+    known = {c.name: c for c in (columns or [])}
+    types = dict(types or {})
+    with open(source, newline="", encoding=encoding) as f:
+        reader = csv.reader(f, dialect)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise TableImportError(source, "is empty: a CSV file needs a header line", line=1) from None
+        _check_header(source, header)
+        need = [h for h in header if h not in known and h not in types]
+        samples: dict[str, list[str]] = {h: [] for h in need}
+        if need:
+            index = [(h, header.index(h)) for h in need]
+            for record in reader:
+                if len(record) != len(header):
+                    raise _width(source, reader.line_num, record, header)
+                for h, i in index:
+                    samples[h].append(record[i])
+    specs: list[ColumnSpec] = []
+    for h in header:
+        if h in known:
+            c = known[h]
+            specs.append((h, c.data_type, dict(c.extra_type_info)))
+        elif h in types:
+            specs.append((h, types[h], {"size": 64} if types[h] in ("integer", "float") else {}))
+        else:
+            specs.append((h, *infer_text_type(samples[h])))
+    return specs, header, _records(source, header, encoding, dialect)
+
+
+def _check_header(source: str, header: list[str]) -> None:
+    seen = set()
+    for i, h in enumerate(header):
+        if not h:
+            raise TableImportError(source, f"header field {i + 1} is empty: every column needs a name", line=1)
+        if h in seen:
+            raise TableImportError(source, f"column {h!r} appears twice in the header", line=1, column=h)
+        seen.add(h)
+
+
+def _width(source: str, line: int, record: list[str], header: list[str]) -> TableImportError:
+    return TableImportError(source, f"has {len(record)} field(s), but the header has {len(header)}", line=line)
+
+
+def _records(source: str, header: list[str], encoding: str, dialect: Any) -> Iterator[tuple[int, list[str]]]:
+    with open(source, newline="", encoding=encoding) as f:
+        reader = csv.reader(f, dialect)
+        next(reader, None)
+        for record in reader:
+            if len(record) != len(header):
+                if not record:  # a blank line
+                    continue
+                raise _width(source, reader.line_num, record, header)
+            yield reader.line_num, record
+
+
+def _parse(source: str, columns: list[Column], records: Iterator[tuple[int, list[str]]], lines: list[int]) -> Iterator[dict[str, Any]]:
+    for line, record in records:
+        row = {}
+        for col, text in zip(columns, record):
+            try:
+                row[col.name] = parse_text(col, text)
+            except ColumnValueError as e:
+                raise TableImportError(source, f"value {text!r} {e.reason}", line=line, column=col.name, value=text) from None
+        lines.append(line)
+        yield row
+
+
+def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: str | Sequence[str] | None = None,
+               schema: Any = None, types: Mapping[str, str] | None = None, replace: bool = False,
+               title: str | None = None, description: str | None = None) -> dict[str, int]:
+    """Load a CSV file into table ``name`` (created if missing, with primary key ``pk``
+    or the given ``schema``; else evolved to the file's columns). With ``replace`` the
+    table ends up holding exactly the file's rows. All or nothing; returns counts."""
+    source = os.fspath(path)
+    columns: list[Column] = []
+    if schema is not None:
+        columns = list(as_schema(schema).columns)
+    else:
+        try:
+            columns = list(open_table(tx, name).schema.columns)
+        except TableNotFoundError:
+            columns = []
+    specs, header, records = read_csv(source, columns, types=types)
+    from .schema import Schema
+    from .ingest import evolve_schema, make_schema
+
+    pk_list = [pk] if isinstance(pk, str) else list(pk or [])
+    if schema is not None:
+        target = as_schema(schema)
+        missing = [h for h in header if h not in target]
+        if missing:
+            raise TableImportError(source, f"column(s) {missing} are not in the given schema", line=1, column=missing[0])
+    elif columns:
+        target = evolve_schema(name, Schema(columns), specs, drop_missing=replace)
+    else:
+        target = make_schema(name, specs, pk_list)
+    parse_columns = [target.by_name(h) for h in header]
+    lines: list[int] = []
+    rows = _parse(source, parse_columns, records, lines)
+    return load_table(tx, name, specs, rows, pk=pk_list, replace=replace, schema=target,
+                      where=lambda i: f"{source}, line {lines[i]}", title=title, description=description)
+
+
+def export_csv(table: Any, dest: str | os.PathLike[str] | IO[str]) -> int:
+    """Write a table (``view.table(name)`` or a writer) as CSV; returns rows written.
+    Streams: memory stays flat."""
+    columns = table.schema.columns
+    own = not hasattr(dest, "write")
+    f = open(os.fspath(dest), "w", newline="", encoding="utf-8") if own else dest
+    try:
+        writer = csv.writer(f)
+        writer.writerow([c.name for c in columns])
+        n = 0
+        for row in table.rows(python=False):
+            writer.writerow([format_stored(c, row[c.name]) for c in columns])
+            n += 1
+        return n
+    finally:
+        if own:
+            f.close()

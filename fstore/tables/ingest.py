@@ -1,0 +1,201 @@
+"""Loading rows from outside (CSV, SQLite, pandas, JSON) into a table: type inference,
+schemas with stable column ids, and all-or-nothing loads that create or evolve the table.
+
+:func:`load_table` encodes and checks every row *before* it stages anything, so bad input
+(a value that does not fit, a duplicate key) leaves the transaction as it was. Loading into
+an existing table keeps its column ids and types; columns new to the source are added
+(:meth:`Schema.add_column`, a schema change that rewrites no row); with ``replace=True``
+columns the source lacks are dropped and the rows become exactly the source's, rewriting
+only rows whose cells changed.
+
+>>> infer_text_type(["1", "", "-7"]), infer_text_type(["1.5", "2"]), infer_text_type(["2024-01-31"])
+(('integer', {'size': 64}), ('float', {'size': 64}), ('date', {}))
+>>> s = make_schema("t", [("code", "text", {}), ("n", "integer", {"size": 64})], pk=["code"])
+>>> s.column_names, s.pk_columns[0].name
+(['code', 'n'], 'code')
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from .errors import SchemaError, TableNotFoundError
+from .geometry import Geometry
+from .schema import Column, Schema, deterministic_column_id
+from .store import RowEncoder, as_schema, create, open_table
+from .types import Interval
+
+if TYPE_CHECKING:
+    from ..transaction import Transaction
+
+__all__ = [
+    "ColumnSpec",
+    "infer_text_type",
+    "infer_value_type",
+    "make_schema",
+    "evolve_schema",
+    "load_table",
+]
+
+ColumnSpec = tuple[str, str, dict]
+"""``(name, dataType, extra type info)``."""
+
+_INT_RE = re.compile(r"[+-]?\d+")
+_FLOAT_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan|infinity)", re.I)
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?")
+_BOOL = {"true", "false"}
+_INT64 = 2**63
+
+
+def _is_date(text: str) -> bool:
+    if not _DATE_RE.fullmatch(text):
+        return False
+    try:
+        _dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def infer_text_type(values: Iterable[str]) -> tuple[str, dict]:
+    """The narrowest Kart type all non-empty texts fit: integer (64-bit), float,
+    boolean (``true``/``false``), date, timestamp, else text. Empty texts are nulls."""
+    kinds = {"integer", "float", "boolean", "date", "timestamp"}
+    for text in values:
+        if text == "" or text is None:
+            continue
+        if "integer" in kinds and not (_INT_RE.fullmatch(text) and -_INT64 <= int(text) < _INT64):
+            kinds.discard("integer")
+        if "float" in kinds and not _FLOAT_RE.fullmatch(text):
+            kinds.discard("float")
+        if "boolean" in kinds and text.lower() not in _BOOL:
+            kinds.discard("boolean")
+        if "date" in kinds and not _is_date(text):
+            kinds.discard("date")
+        if "timestamp" in kinds and not (_TIMESTAMP_RE.fullmatch(text) and _is_date(text[:10])):
+            kinds.discard("timestamp")
+        if not kinds:
+            break
+    for kind, extra in (("integer", {"size": 64}), ("float", {"size": 64}), ("boolean", {}), ("date", {}),
+                        ("timestamp", {})):
+        if kind in kinds:
+            return kind, extra
+    return "text", {}
+
+
+def infer_value_type(values: Iterable[Any]) -> tuple[str, dict]:
+    """The Kart type of Python values (all of one kind; None ignored): bool, int, float,
+    str, bytes, Decimal, date, datetime, time, timedelta/Interval, Geometry."""
+    found: set[str] = set()
+    for v in values:
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        if isinstance(v, bool):
+            found.add("boolean")
+        elif isinstance(v, int):
+            found.add("integer")
+        elif isinstance(v, float):
+            found.add("float")
+        elif isinstance(v, Geometry):
+            found.add("geometry")
+        elif isinstance(v, (bytes, bytearray, memoryview)):
+            found.add("blob")
+        elif isinstance(v, Decimal):
+            found.add("numeric")
+        elif isinstance(v, _dt.datetime):
+            found.add("timestamp")
+        elif isinstance(v, _dt.date):
+            found.add("date")
+        elif isinstance(v, _dt.time):
+            found.add("time")
+        elif isinstance(v, (_dt.timedelta, Interval)):
+            found.add("interval")
+        else:
+            found.add("text")
+    if found == {"integer", "float"}:
+        found = {"float"}
+    if len(found) > 1:
+        return "text", {}
+    kind = found.pop() if found else "text"
+    return kind, {"integer": {"size": 64}, "float": {"size": 64}}.get(kind, {})
+
+
+def _column(table: str, spec: ColumnSpec, pk_index: int | None, salt: str) -> Column:
+    name, data_type, extra = spec
+    cid = deterministic_column_id(table, "\x00", name, "\x00", data_type, "\x00", salt)
+    try:
+        return Column.create(name, data_type, id=cid, pk_index=pk_index, **extra)
+    except SchemaError:
+        raise
+    except TypeError as e:
+        raise SchemaError(f"bad extra type info {extra!r} ({e})", column=name) from None
+
+
+def make_schema(table: str, columns: Sequence[ColumnSpec], pk: Sequence[str]) -> Schema:
+    """A new schema; column ids are derived from table, name and type, so loading the same
+    source twice gives the same ids (and the same legends and blobs)."""
+    names = [c[0] for c in columns]
+    missing = [p for p in pk if p not in names]
+    if missing:
+        raise SchemaError(f"table {table!r}: primary key column(s) {missing} not among the columns {names}")
+    if not pk:
+        raise SchemaError(f"table {table!r} needs a primary key: name its column(s)")
+    return Schema(_column(table, c, pk.index(c[0]) if c[0] in pk else None, "") for c in columns)
+
+
+def evolve_schema(table: str, current: Schema, columns: Sequence[ColumnSpec], *, drop_missing: bool) -> Schema:
+    """``current`` changed to have the source's columns, by name: existing columns keep
+    their id and type; new ones are added at the end (ids salted with the current legend,
+    so a column dropped and added again is a new column); with ``drop_missing`` columns
+    the source lacks are dropped (primary-key columns never are)."""
+    schema = current
+    names = {c[0] for c in columns}
+    if drop_missing:
+        for col in current.columns:
+            if col.name not in names and not col.is_pk:
+                schema = schema.drop_column(col.name)
+    for spec in columns:
+        if spec[0] not in schema:
+            col = _column(table, spec, None, current.legend.name)
+            schema = Schema([*schema.columns, col])
+    return schema
+
+
+def load_table(tx: Transaction, name: str, columns: Sequence[ColumnSpec], rows: Iterable[Mapping[str, Any]], *,
+               pk: Sequence[str] | None = None, replace: bool = False, where: Callable[[int], str] | None = None,
+               title: str | None = None, description: str | None = None, schema: Any = None,
+               crs: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Load ``rows`` into table ``name``: create it (``schema`` if given, else from
+    ``columns`` and ``pk``) or evolve it to the source's columns, then insert the rows (or
+    with ``replace`` make the table hold exactly them). All rows are encoded and checked
+    before anything is staged. Returns counts (``inserted``, ``updated``, ``deleted``,
+    ``unchanged``)."""
+    from .paths import default_path_structure
+
+    try:
+        writer = open_table(tx, name)
+    except TableNotFoundError:
+        writer = None
+    if writer is None:
+        new = as_schema(schema) if schema is not None else make_schema(name, columns, list(pk or []))
+        ps = default_path_structure([c.data_type for c in new.pk_columns])
+        prepared = RowEncoder(name, new, ps).prepare(rows, where=where)
+        writer = create(tx, name, new, title=title, description=description, path_structure=ps, crs=crs)
+        return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}
+    target = as_schema(schema) if schema is not None else evolve_schema(name, writer.schema, columns, drop_missing=replace)
+    prepared = RowEncoder(name, target, writer.path_structure).prepare(rows, where=where)
+    if not replace:
+        writer.check_absent(prepared)  # before the schema change: all or nothing
+    writer.alter(target)
+    if title is not None and title != writer.title:
+        writer.set_meta("title", title)
+    if description is not None and description != writer.description:
+        writer.set_meta("description", description)
+    if replace:
+        return writer.replace_rows(prepared)
+    return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}

@@ -1,0 +1,543 @@
+"""Writing tables inside a transaction: create, insert / update / upsert / delete, alter.
+
+Every write is a handful of quads in the dataset's graph (see :mod:`.mapping`): a row is
+one quad ``(graph, feature path, FEATURE, blob)``, so an update removes the old blob quad
+and adds the new one; :meth:`TableWriter.alter` writes ``schema.json`` and (when the legend
+changes) one legend quad, and never touches a row. Bad input raises before anything is
+staged, so the transaction is as it was.
+
+>>> import tempfile, fstore, fstore.tables as tables
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="create") as tx:
+...     t = tables.create(tx, "towns", [
+...         {"id": "k", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0},
+...         {"id": "n", "name": "name", "dataType": "text"}], title="Towns")
+...     t.insert({"fid": 1, "name": "Otaki"})
+>>> with repo.transaction("main", message="edit") as tx:
+...     t = tx.table("towns")
+...     t.update({"fid": 1, "name": "Ōtaki"})
+...     changed = t.alter(t.schema.add_column("pop", "integer", id="p", size=32))
+>>> repo.at("main").table("towns").get(1)
+{'fid': 1, 'name': 'Ōtaki', 'pop': None}
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from nstore import Var
+
+from ..api import add as _add
+from ..api import rm as _rm
+from .access import committed_source, legend_finder
+from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple
+from .errors import (
+    ColumnValueError,
+    PrimaryKeyError,
+    RowExistsError,
+    RowNotFoundError,
+    RowValueError,
+    SchemaError,
+    TableExistsError,
+    TableNotFoundError,
+)
+from .features import encode_feature
+from .mapping import (
+    ATTACHMENT,
+    DESCRIPTION_ITEM,
+    FEATURE,
+    META,
+    PATH_STRUCTURE_ITEM,
+    SCHEMA_ITEM,
+    TITLE_ITEM,
+    dataset_graph,
+    legend_item,
+)
+from .names import validate_dataset_name
+from .packing import pack
+from .paths import PathStructure, default_path_structure
+from .schema import Schema
+from .types import encode_value
+
+if TYPE_CHECKING:
+    from ..transaction import Transaction
+
+__all__ = [
+    "SchemaLike",
+    "as_schema",
+    "check_alter",
+    "create",
+    "open_table",
+    "drop",
+    "tables_in",
+    "TableWriter",
+    "RowEncoder",
+    "Prepared",
+]
+
+SchemaLike = Any
+"""A schema: a :class:`Schema`, a list of ``schema.json`` column dicts, or JSON text."""
+
+_WRITERS: "weakref.WeakKeyDictionary[Transaction, dict[str, TableWriter]]" = weakref.WeakKeyDictionary()
+
+# Type changes a schema change may make without rewriting rows: every value stored under
+# the old type must still be a valid stored value of the new one.
+_TEXT_LIKE = {"date", "time", "timestamp", "interval", "numeric", "text"}
+
+
+def as_schema(schema: SchemaLike) -> Schema:
+    """A :class:`Schema` from any :data:`SchemaLike` (validated strictly), normalised as
+    Kart writes a new ``schema.json``."""
+    if isinstance(schema, Schema):
+        result = schema
+    elif isinstance(schema, (str, bytes)):
+        result = Schema.from_json(schema)
+    else:
+        result = Schema.from_dicts(list(schema) if not isinstance(schema, list) else schema)
+    for col in result.columns:
+        col.check(strict=True)
+    return result.normalised()
+
+
+def _compatible_type(old, new) -> bool:
+    if old.data_type == new.data_type:
+        return True
+    if new.data_type == "float" and old.data_type == "integer":
+        return True
+    return new.data_type == "text" and old.data_type in _TEXT_LIKE
+
+
+def check_alter(table: str, old: Schema, new: Schema) -> None:
+    """Raise :class:`SchemaError` unless ``old`` can become ``new`` without rewriting a
+    row: the primary key (columns, order, types) stays, and each type change keeps every
+    stored value valid (same type with other extra info, integer -> float, or a text-like
+    type -> text)."""
+    if [(c.id, c.data_type) for c in old.pk_columns] != [(c.id, c.data_type) for c in new.pk_columns]:
+        raise SchemaError(
+            f"table {table!r}: the primary key cannot change (it places every row); was "
+            f"{[c.name for c in old.pk_columns]}, would be {[c.name for c in new.pk_columns]}"
+        )
+    for cid, (a, b) in old.diff(new).type_changed.items():
+        if not _compatible_type(a, b):
+            raise SchemaError(
+                f"table {table!r}: changing {a.data_type} to {b.data_type} would need every row rewritten "
+                f"(allowed: other size/length/precision, integer -> float, date/time/numeric/... -> text)",
+                column=b.name,
+            )
+
+
+def tables_in(tx: Transaction) -> list[str]:
+    """Names of the tables in a transaction's state (committed ones and those created or
+    dropped in it)."""
+    names = set(list_datasets(committed_source(tx)))
+    for name, writer in _WRITERS.get(tx, {}).items():
+        if writer.dropped:
+            names.discard(name)
+        else:
+            names.add(name)
+    return sorted(names)
+
+
+def create(tx: Transaction, name: str, schema: SchemaLike, *, title: str | None = None,
+           description: str | None = None, path_structure: PathStructure | None = None,
+           crs: Mapping[str, str] | None = None) -> TableWriter:
+    """Create table ``name`` with ``schema`` (Kart ``schema.json`` columns) in the
+    transaction; returns its writer (the same one ``tx.table(name)`` gives).
+
+    ``path_structure`` defaults to Kart's choice (``int`` scheme for one integer key,
+    ``msgpack/hash`` otherwise); ``crs`` maps CRS identifiers to WKT definitions.
+    """
+    validate_dataset_name(name)
+    folded = name.casefold()
+    for existing in tables_in(tx):
+        if existing.casefold() == folded:
+            raise TableExistsError(name, existing)
+    schema = as_schema(schema)
+    if not schema.pk_columns:
+        raise SchemaError(f"table {name!r} needs a primary key (set primaryKeyIndex 0 on a column)")
+    ps = path_structure or default_path_structure([c.data_type for c in schema.pk_columns])
+    if ps.scheme == "int" and [c.data_type for c in schema.pk_columns] != ["integer"]:
+        raise SchemaError(f"table {name!r}: the int path scheme needs one integer primary key column")
+    graph = dataset_graph(name)
+    meta: dict[str, Any] = {SCHEMA_ITEM: schema.dumps().decode("utf-8"),
+                            PATH_STRUCTURE_ITEM: ps.dumps().decode("utf-8"),
+                            legend_item(schema.legend.name): schema.legend.dumps()}
+    if title is not None:
+        meta[TITLE_ITEM] = str(title)
+    if description is not None:
+        meta[DESCRIPTION_ITEM] = str(description)
+    for ident, wkt in (crs or {}).items():
+        meta[f"crs/{ident}.wkt"] = str(wkt)
+    for item, value in meta.items():
+        _add(tx, graph, item, META, value)
+    writer = TableWriter(tx, DatasetState(name, meta), created=True)
+    _WRITERS.setdefault(tx, {})[name] = writer
+    return writer
+
+
+def open_table(tx: Transaction, name: str) -> TableWriter:
+    """The writer of table ``name`` in this transaction (one per table per transaction)."""
+    writers = _WRITERS.setdefault(tx, {})
+    writer = writers.get(name)
+    if writer is None or writer.dropped:
+        if writer is not None:
+            raise TableNotFoundError(name, "(dropped in this transaction)")
+        state = find_dataset(committed_source(tx), name)
+        if state is None:
+            raise TableNotFoundError(name, f"on branch {tx.branch!r}")
+        writer = TableWriter(tx, state, created=False)
+        writers[name] = writer
+    return writer
+
+
+def drop(tx: Transaction, name: str) -> int:
+    """Remove table ``name`` (every quad of its graph); returns how many quads."""
+    writer = open_table(tx, name)
+    return writer._drop()
+
+
+class Prepared:
+    """Rows encoded and checked, not yet staged: ``rows`` maps feature path to ``(pk,
+    blob, cells in schema order)``."""
+
+    def __init__(self, rows: dict[str, tuple[tuple, bytes, list]], where: dict[str, str]) -> None:
+        self.rows = rows
+        self._where = where
+
+    def where_of(self, path: str) -> str:
+        return self._where.get(path, "")
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+class RowEncoder:
+    """Turns rows (dicts of Python or stored values by column name) into Kart feature
+    blobs of one schema, naming the table, column and value of any bad input."""
+
+    def __init__(self, table: str, schema: Schema, path_structure: PathStructure) -> None:
+        self.table = table
+        self.schema = schema
+        self.path_structure = path_structure
+        self.legend_name = schema.legend.name
+        self.columns = schema.columns
+        self.names = frozenset(schema.column_names)
+        self.non_pk_index = [i for i, c in enumerate(schema.columns) if c.pk_index is None]
+        self.pk_index = [schema.columns.index(c) for c in schema.pk_columns]
+
+    def cells(self, row: Mapping[str, Any], *, only_given: bool = False) -> dict[str, Any]:
+        """Stored values by column name (all columns, missing ones null; or only those
+        ``row`` names)."""
+        if not isinstance(row, Mapping):
+            raise TypeError(f"table {self.table!r}: a row is a mapping of column name to value, not {type(row).__name__}")
+        for key in row:
+            if key not in self.names:
+                raise RowValueError(self.table, str(key), row[key],
+                                    f"is for no column of the table (columns: {', '.join(self.schema.column_names)})")
+        out = {}
+        for col in self.columns:
+            if col.name in row:
+                try:
+                    out[col.name] = encode_value(col, row[col.name])
+                except ColumnValueError as e:
+                    raise RowValueError(self.table, e.column, e.value, e.reason) from None
+            elif not only_given:
+                out[col.name] = None
+        return out
+
+    def pk_of(self, stored: Mapping[str, Any]) -> tuple[Any, ...]:
+        pk = []
+        for col in self.schema.pk_columns:
+            value = stored.get(col.name)
+            if value is None:
+                raise RowValueError(self.table, col.name, None, "is null, but it is part of the primary key")
+            pk.append(value)
+        return tuple(pk)
+
+    def encode(self, row: Mapping[str, Any]) -> tuple[str, tuple[Any, ...], bytes, list[Any]]:
+        """``(feature path, pk, blob, cells)`` of a full row."""
+        stored = self.cells(row)
+        cells = list(stored.values())
+        pk = self.pk_of(stored)
+        try:
+            path = self.path_structure.encode_path(pk)
+        except PrimaryKeyError as e:
+            raise RowValueError(self.table, self.schema.pk_columns[0].name, pk, str(e)) from None
+        return path, pk, encode_feature(self.legend_name, [cells[i] for i in self.non_pk_index]), cells
+
+    def prepare(self, rows: Iterable[Mapping[str, Any]], *, where: Any = None) -> Prepared:
+        """Encode every row (all or nothing); duplicate keys are :class:`RowExistsError`.
+        ``where(i)`` names the i-th row's source (e.g. ``"a.csv, line 3"``) in errors."""
+        out: dict[str, tuple[tuple, bytes, list]] = {}
+        places: dict[str, str] = {}
+        for i, row in enumerate(rows):
+            try:
+                path, pk, blob, cells = self.encode(row)
+            except RowValueError as e:
+                if where is None:
+                    raise
+                raise RowValueError(self.table, e.column, e.value, f"{e.reason} ({where(i)})", pk=e.pk) from None
+            if path in out:
+                raise RowExistsError(self.table, pk, where(i) if where else "")
+            out[path] = (pk, blob, cells)
+            if where is not None:
+                places[path] = where(i)
+        return Prepared(out, places)
+
+
+class TableWriter:
+    """A table inside a write transaction: reads see the transaction's own writes.
+
+    Rows are dicts by column name holding Python values (or stored values: ``"2020-01-01"``
+    for a date is accepted too). A compound primary key is a tuple.
+    """
+
+    def __init__(self, tx: Transaction, state: DatasetState, *, created: bool) -> None:
+        self.tx = tx
+        self.name = state.name
+        self.graph = state.graph
+        self.state = state
+        self.created = created
+        self.dropped = False
+        self._committed = committed_source(tx)
+        self._fallback = legend_finder(tx.repo, self.graph, tx._require_open)
+        # feature path -> (blob at the head, blob now); None: no row.
+        self._touched: dict[str, tuple[bytes | None, bytes | None]] = {}
+        self._set_schema(state.schema)
+
+    def _set_schema(self, schema: Schema) -> None:
+        self.schema = schema
+        self.path_structure = self.state.path_structure
+        self.reader = RowReader(schema, self.state.legends, self._fallback, self.name)
+        self._legend_name = schema.legend.name
+        self._non_pk = schema.non_pk_columns
+        self.encoder = RowEncoder(self.name, schema, self.path_structure)
+
+    def __repr__(self) -> str:
+        return f"<TableWriter {self.name!r} on {self.tx.branch!r} {self.schema!r}>"
+
+    # -- reading ------------------------------------------------------------------------
+    def _committed_blob(self, path: str) -> bytes | None:
+        if self.created:
+            return None
+        found = None
+        for quad in self._committed((self.graph, path, FEATURE, Var("o"))):
+            found = quad[3]
+        return found
+
+    def _current(self, path: str) -> bytes | None:
+        touched = self._touched.get(path)
+        if touched is not None:
+            return touched[1]
+        return self._committed_blob(path)
+
+    def get(self, pk: Any, *, python: bool = True) -> dict[str, Any] | None:
+        """The row with this primary key as it stands in the transaction, or None."""
+        key = pk_tuple(self.schema, pk, self.name)
+        path = self.path_structure.encode_path(key)
+        blob = self._current(path)
+        if blob is None:
+            return None
+        return self.reader.python(path, blob, key) if python else self.reader.stored(path, blob, key)
+
+    def __contains__(self, pk: Any) -> bool:
+        key = pk_tuple(self.schema, pk, self.name)
+        return self._current(self.path_structure.encode_path(key)) is not None
+
+    def features(self) -> Iterator[tuple[str, bytes]]:
+        """``(path, blob)`` of every row in the transaction's state."""
+        touched = self._touched
+        if not self.created:
+            for _, path, _, blob in self._committed((self.graph, Var("s"), FEATURE, Var("o"))):
+                if path not in touched:
+                    yield path, blob
+        for path, (_, blob) in list(touched.items()):
+            if blob is not None:
+                yield path, blob
+
+    def rows(self, *, python: bool = True) -> Iterator[dict[str, Any]]:
+        """Stream every row (committed rows first, then rows written in the transaction)."""
+        read = self.reader.python if python else self.reader.stored
+        for path, blob in self.features():
+            yield read(path, blob)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.features())
+
+    def as_table(self) -> Table:
+        """A read-only :class:`Table` over the committed state (without this
+        transaction's writes)."""
+        return Table(self._committed, self.state, self._fallback)
+
+    # -- encoding -----------------------------------------------------------------------
+    def encode(self, row: Mapping[str, Any]) -> tuple[str, tuple[Any, ...], bytes]:
+        """``(feature path, pk, blob)`` of a full row (missing columns are null), validated."""
+        path, pk, blob, _cells = self.encoder.encode(row)
+        return path, pk, blob
+
+    def _stage(self, path: str, old: bytes | None, new: bytes | None) -> None:
+        if old == new:
+            return
+        touched = self._touched.get(path)
+        head = touched[0] if touched is not None else old
+        if old is not None:
+            _rm(self.tx, self.graph, path, FEATURE, old)
+        if new is not None:
+            _add(self.tx, self.graph, path, FEATURE, new)
+        self._touched[path] = (head, new)
+
+    # -- row writes ---------------------------------------------------------------------
+    def insert(self, row: Mapping[str, Any]) -> None:
+        """Add a row; :class:`RowExistsError` if its primary key is taken."""
+        path, pk, blob = self.encode(row)
+        if self._current(path) is not None:
+            raise RowExistsError(self.name, pk)
+        self._stage(path, None, blob)
+
+    def upsert(self, row: Mapping[str, Any]) -> None:
+        """Insert the row, or replace the row with its primary key (missing columns null)."""
+        path, _pk, blob = self.encode(row)
+        self._stage(path, self._current(path), blob)
+
+    def update(self, row: Mapping[str, Any]) -> None:
+        """Change the cells ``row`` names of the existing row with its primary key (other
+        cells keep their values); :class:`RowNotFoundError` if there is no such row."""
+        given = self.encoder.cells(row, only_given=True)
+        pk = self.encoder.pk_of(given)
+        path = self.path_structure.encode_path(pk)
+        old = self._current(path)
+        if old is None:
+            raise RowNotFoundError(self.name, pk)
+        before = self.reader.stored(path, old, pk)
+        after = {**before, **given}
+        if pack(list(before.values())) == pack(list(after.values())):
+            return  # no cell changes: the row keeps its blob
+        self._stage(path, old, encode_feature(self._legend_name, [after[c.name] for c in self._non_pk]))
+
+    def delete(self, pk: Any) -> None:
+        """Remove the row with this primary key; :class:`RowNotFoundError` if absent."""
+        key = pk_tuple(self.schema, pk, self.name)
+        path = self.path_structure.encode_path(key)
+        old = self._current(path)
+        if old is None:
+            raise RowNotFoundError(self.name, key)
+        self._stage(path, old, None)
+
+    def insert_many(self, rows: Iterable[Mapping[str, Any]] | Prepared, *, where: Any = None) -> int:
+        """Insert many rows, all or nothing: every row is encoded and checked (values,
+        duplicate keys within ``rows`` and against the table) before any is staged.
+        ``where(i)`` may name the source of the i-th row (0-based) for error messages,
+        e.g. a file and line; ``rows`` may be :meth:`RowEncoder.prepare`'s result.
+        Returns how many rows were inserted."""
+        prepared = rows if isinstance(rows, Prepared) else self.encoder.prepare(rows, where=where)
+        self.check_absent(prepared)
+        for path, (_pk, blob, _cells) in prepared.rows.items():
+            self._stage(path, None, blob)
+        return len(prepared.rows)
+
+    def check_absent(self, prepared: Prepared) -> None:
+        """:class:`RowExistsError` if the table already holds a key of ``prepared``."""
+        if self.created and not self._touched:
+            return
+        for path, (pk, _blob, _cells) in prepared.rows.items():
+            if self._current(path) is not None:
+                raise RowExistsError(self.name, pk, prepared.where_of(path))
+
+    def replace_rows(self, rows: Iterable[Mapping[str, Any]] | Prepared, *, where: Any = None) -> dict[str, int]:
+        """Make the table hold exactly ``rows``: insert the new, delete the missing, and
+        rewrite only rows whose cells changed (an unchanged row keeps its blob, and so its
+        old legend). All or nothing, like :meth:`insert_many`. Returns counts of
+        ``inserted``, ``updated``, ``deleted`` and ``unchanged``."""
+        prepared = rows if isinstance(rows, Prepared) else self.encoder.prepare(rows, where=where)
+        incoming = dict(prepared.rows)
+        counts = {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 0}
+        plan: list[tuple[str, bytes | None, bytes | None]] = []
+        for path, blob in list(self.features()):
+            new = incoming.pop(path, None)
+            if new is None:
+                plan.append((path, blob, None))
+                counts["deleted"] += 1
+                continue
+            pk, new_blob, cells = new
+            if blob == new_blob or pack(list(self.reader.stored(path, blob, pk).values())) == pack(cells):
+                counts["unchanged"] += 1
+                continue
+            plan.append((path, blob, new_blob))
+            counts["updated"] += 1
+        for path, (_pk, blob, _cells) in incoming.items():
+            plan.append((path, None, blob))
+            counts["inserted"] += 1
+        for path, old, new in plan:
+            self._stage(path, old, new)
+        return counts
+
+    def write_feature(self, path: str, blob: bytes | None) -> None:
+        """Put a Kart feature blob at ``path`` as it is (None removes it), for importers
+        that keep Kart's bytes. The blob must name a legend the dataset has."""
+        if blob is not None:
+            self.reader.stored(path, blob)  # checks the blob, its legend and the path's pk
+        self._stage(path, self._current(path), blob)
+
+    # -- schema -------------------------------------------------------------------------
+    def alter(self, new_schema: SchemaLike) -> bool:
+        """Change the schema (add, drop, rename, reorder columns, change types): writes
+        ``schema.json`` and the new legend, never a row. Old rows read through the new
+        schema by column id. Returns False if the schema did not change.
+        :class:`SchemaError` if the change would need rows rewritten (see
+        :func:`check_alter`)."""
+        new = as_schema(new_schema)
+        if new == self.schema and new.column_ids == self.schema.column_ids:
+            return False  # the same columns (key order or explicit nulls aside)
+        check_alter(self.name, self.schema, new)
+        old_text = self.state.meta[SCHEMA_ITEM]
+        new_text = new.dumps().decode("utf-8")
+        _rm(self.tx, self.graph, SCHEMA_ITEM, META, old_text)
+        _add(self.tx, self.graph, SCHEMA_ITEM, META, new_text)
+        self.state.meta[SCHEMA_ITEM] = new_text
+        legend = new.legend
+        item = legend_item(legend.name)
+        if item not in self.state.meta:
+            _add(self.tx, self.graph, item, META, legend.dumps())
+            self.state.meta[item] = legend.dumps()
+            self.state.legends[legend.name] = legend
+        self.state.schema = new
+        self._set_schema(new)
+        return True
+
+    def set_meta(self, item: str, value: str | bytes | None) -> None:
+        """Set (or with None remove) a meta item such as ``title`` or ``description``.
+        ``schema.json``, ``path-structure.json`` and legends are not set this way."""
+        if item in (SCHEMA_ITEM, PATH_STRUCTURE_ITEM) or item.startswith("legend/"):
+            raise SchemaError(f"table {self.name!r}: {item} is managed by the table (use alter())")
+        old = self.state.meta.get(item)
+        if old is not None:
+            _rm(self.tx, self.graph, item, META, old)
+            del self.state.meta[item]
+        if value is not None:
+            _add(self.tx, self.graph, item, META, value)
+            self.state.meta[item] = value
+
+    @property
+    def title(self) -> str | None:
+        return self.state.title
+
+    @property
+    def description(self) -> str | None:
+        return self.state.description
+
+    def _drop(self) -> int:
+        n = 0
+        for item, value in list(self.state.meta.items()):
+            _rm(self.tx, self.graph, item, META, value)
+            n += 1
+        for item, value in list(self.state.attachments.items()):
+            _rm(self.tx, self.graph, item, ATTACHMENT, value)
+            n += 1
+        for path, blob in list(self.features()):
+            self._stage(path, blob, None)
+            n += 1
+        self.dropped = True
+        return n
