@@ -13,6 +13,7 @@ diff, blame, and verification of a Merkle history.
 from nstore import Var, select
 from nstore.errors import DataeError
 
+from . import tables
 from .api import add, ask, count, from_, rm, where
 from .commits import Commit
 from .errors import (
@@ -33,6 +34,7 @@ from .values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
 from .view import View
 
 __all__ = [
+    "tables",
     "open",
     "Repository",
     "Transaction",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from typing import Any, Iterator
 
 
@@ -42,6 +43,7 @@ __all__ = ["open", "Repository", "FORMAT_VERSION"]
 FORMAT_VERSION = 1
 _FORMAT_KEY = pack("datae", "format")
 _CURRENT_KEY = pack("datae", "current-branch")
+_ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 DEFAULT_BRANCH = "main"
 
 
@@ -101,6 +103,12 @@ class Repository:
     def _resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
         if not isinstance(ref, str) or not ref:
             raise UnknownRefError(f"a ref is a branch, tag or commit id, not {ref!r}")
+        match = _ANCESTRY_SUFFIX.search(ref)
+        if match.group(0):
+            return self._walk(tx, ref, self._resolve(tx, ref[: match.start()]), match.group(0))
+        if ref == "HEAD":
+            current = tx.get(_CURRENT_KEY)
+            ref = DEFAULT_BRANCH if current is None else current.decode("utf-8")
         for kind in (BRANCH, TAG):
             exists, seq = self._refs.get(tx, kind, ref)
             if exists:
@@ -108,6 +116,22 @@ class Repository:
         seq = self._commits.lookup_prefix(tx, ref)
         if seq is None:
             raise UnknownRefError(f"unknown ref {ref!r}: no branch, tag or commit (ids need >= 6 hex digits)")
+        return seq
+
+    def _walk(self, tx: OkvsTransaction, ref: str, seq: int | None, steps: str) -> int:
+        """Follow git's ``~N`` (N first parents) and ``^N`` (the N-th parent) suffixes."""
+        for op, count in re.findall(r"([~^])(\d*)", steps):
+            number = int(count) if count else 1
+            hops, which = (number, 1) if op == "~" else (1, number)
+            for _ in range(hops):
+                parents = [] if seq is None else self._commits.parents(tx, seq)
+                if which == 0:
+                    break
+                if len(parents) < which:
+                    raise UnknownRefError(f"unknown ref {ref!r}: no such ancestor")
+                seq = parents[which - 1]
+        if seq is None:
+            raise UnknownRefError(f"unknown ref {ref!r}: no commits")
         return seq
 
     def resolve(self, ref: str) -> str | None:

@@ -111,6 +111,13 @@ class Transaction:
         tx = self._require_open()
         pending = self._pending
         history = self.repo._history
+        if not any(type(item) is Var for item in pattern):  # a point lookup: no scan of intents
+            quad = tuple(pattern)
+            key = history.identity(quad)
+            intent = pending.get(key)
+            if (intent[1] if intent is not None else self._alive_at_head(tx, key, quad)):
+                yield quad
+            return
         seen = self._seen_alive
         remember = len(seen) < _SEEN_LIMIT
         for quad in history.match(tx, pattern, self._ancestors):

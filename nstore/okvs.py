@@ -18,6 +18,7 @@ never reaches the caller.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -36,7 +37,10 @@ from .errors import (
 __all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE"]
 
 MAX_KEY_SIZE = 511
-DEFAULT_MAP_SIZE = 1 << 30
+# LMDB reserves address space, not disk, for the map (the file grows with the data), so a
+# 64-bit process starts with a map no store on one disk outgrows; the growth below serves
+# stores opened with a small explicit map_size (and 32-bit processes).
+DEFAULT_MAP_SIZE = (256 << 30) if sys.maxsize > 2**32 else (1 << 30)
 # Writes are journalled so a transaction can be replayed into a grown map; past this many
 # bytes the journal is dropped (the map is grown ahead of such transactions instead).
 JOURNAL_LIMIT = 512 << 20

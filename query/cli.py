@@ -277,6 +277,49 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pk(text: str | None) -> object:
+    """A primary key typed on the command line: an integer if it looks like one."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from fstore.tables import commands
+
+    repo = open_repo(args)
+    ref = getattr(args, "at", None) or repo.current_branch
+    try:
+        if args.table_command == "import":
+            result = commands.table_import(repo, args.source, name=args.name, branch=args.branch, pk=args.pk,
+                                           table=args.table, replace=args.replace, message=args.message,
+                                           author=args.author or default_author())
+            for name, counts in result.items():
+                out(f"{name}: {counts}")
+        elif args.table_command == "export":
+            for name, rows in commands.table_export(repo, ref, args.dest, name=args.name, format=args.format).items():
+                out(f"{name}: {rows} rows written to {args.dest}")
+        elif args.table_command == "list":
+            for name in commands.table_list(repo, ref):
+                out(name)
+        elif args.table_command == "show":
+            out(commands.table_show(repo, ref, args.name, limit=args.limit, pk=_pk(args.pk)))
+        elif args.table_command == "schema":
+            out(commands.table_schema(repo, ref, args.name))
+        elif args.table_command == "diff":
+            out(commands.table_diff_text(repo, args.a, args.b or repo.current_branch, args.name))
+        elif args.table_command == "log":
+            out(commands.table_log_text(repo, ref, args.name, _pk(args.pk)))
+        elif args.table_command == "blame":
+            out(commands.table_blame_text(repo, ref, args.name, _pk(args.pk), args.column))
+    finally:
+        repo.close()
+    return 0
+
+
 def default_author() -> str:
     return os.environ.get("DATAE_AUTHOR") or os.environ.get("USER") or "unknown"
 
@@ -357,6 +400,46 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("repl", cmd_repl, "an interactive query shell")
     p.add_argument("--at")
+
+    p = command("table", cmd_table, "tables stored the Kart Datasets V3 way: import, export, list, show, schema, diff, log, blame")
+    tables = p.add_subparsers(dest="table_command", required=True, metavar="TABLE_COMMAND")
+    t = tables.add_parser("import", help="a CSV, SQLite or GeoPackage table (one commit), or a whole Kart repository")
+    t.add_argument("source")
+    t.add_argument("--name", help="table name (default: the file's stem)")
+    t.add_argument("--pk", help="primary key column (CSV; default: inferred)")
+    t.add_argument("--table", help="the table inside a SQLite / GeoPackage file")
+    t.add_argument("--branch")
+    t.add_argument("--replace", action="store_true", help="the table ends up with exactly the file's rows")
+    t.add_argument("-m", "--message")
+    t.add_argument("--author")
+    t = tables.add_parser("export", help="to a .csv / .sqlite / .gpkg file, or Kart V3 dataset trees in a directory")
+    t.add_argument("dest")
+    t.add_argument("--name")
+    t.add_argument("--format", choices=["csv", "sqlite", "gpkg", "kart"])
+    t.add_argument("--at")
+    t = tables.add_parser("list", help="the tables at a ref")
+    t.add_argument("--at")
+    t = tables.add_parser("show", help="rows of a table")
+    t.add_argument("name")
+    t.add_argument("--pk", help="only this row")
+    t.add_argument("--limit", type=int, default=20)
+    t.add_argument("--at")
+    t = tables.add_parser("schema", help="a table's schema.json")
+    t.add_argument("name")
+    t.add_argument("--at")
+    t = tables.add_parser("diff", help="rows inserted (+), deleted (-) and cells updated (~) from A to B")
+    t.add_argument("name")
+    t.add_argument("a")
+    t.add_argument("b", nargs="?")
+    t = tables.add_parser("log", help="the commits that changed one row")
+    t.add_argument("name")
+    t.add_argument("pk")
+    t.add_argument("--at")
+    t = tables.add_parser("blame", help="the commit that gave a cell its value")
+    t.add_argument("name")
+    t.add_argument("pk")
+    t.add_argument("column")
+    t.add_argument("--at")
 
     command("stats", cmd_stats, "counts of commits, branches, tags, quads and bytes")
     command("verify", cmd_verify, "recompute every commit id and blob hash")

@@ -110,3 +110,26 @@ def test_console_script_exit_codes(workdir):
     assert result.returncode == 128 and "fatal:" in result.stderr
     result = subprocess.run([str(script), "frobnicate"], capture_output=True, text=True)
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_table_commands_and_ancestry_refs(workdir, capsys):
+    run(capsys, "init")
+    (workdir / "towns.csv").write_text("code,name,pop\nNZ-AUK,Auckland,1700000\nNZ-WGN,Wellington,540000\n")
+    code, out, _ = run(capsys, "table", "import", "towns.csv", "--pk", "code", "-m", "towns")
+    assert code == 0 and "'inserted': 2" in out
+    (workdir / "towns.csv").write_text("code,name,pop\nNZ-AUK,Auckland,1800000\nNZ-CAN,Canterbury,650000\n")
+    run(capsys, "table", "import", "towns.csv", "--pk", "code", "--replace", "-m", "towns 2")
+    code, out, _ = run(capsys, "table", "diff", "towns", "HEAD~")
+    assert out.splitlines()[-1] == "(1 inserted, 1 updated, 1 deleted)"
+    assert "~ NZ-AUK: pop: 1700000 -> 1800000" in out
+    code, out, _ = run(capsys, "table", "blame", "towns", "NZ-AUK", "pop")
+    assert "towns 2" in out
+    code, out, _ = run(capsys, "table", "show", "towns", "--at", "HEAD^")
+    assert "Wellington" in out and "Canterbury" not in out
+    code, out, _ = run(capsys, "table", "list")
+    assert out == "towns\n"
+    exported = workdir / "out.csv"
+    run(capsys, "table", "export", str(exported), "--name", "towns", "--at", "main~1")
+    assert "NZ-WGN,Wellington,540000" in exported.read_text()
+    code, _, err = run(capsys, "log", "HEAD~5")
+    assert code == 128 and "no such ancestor" in err

@@ -24,8 +24,6 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from nstore.errors import TransactionTooLargeError
-
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
 from .dataset import list_datasets
@@ -88,20 +86,13 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
     name = name or os.path.splitext(os.path.basename(source))[0]
     if fmt not in ("csv", "gpkg", "sqlite"):
         raise TableImportError(source, f"unknown format {fmt!r}")
-    for attempt in range(3):
-        try:
-            with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
-                                  author=author) as tx:
-                if fmt == "csv":
-                    counts = import_csv(tx, name, source, pk=pk, replace=replace)
-                else:
-                    counts = import_sqlite(tx, name, source, table, pk=pk, replace=replace)
-            return {name: counts}
-        except TransactionTooLargeError:
-            # The store grew its map and aborted: the file is read again (twice at most).
-            if attempt == 2:
-                raise
-    raise AssertionError("unreachable")
+    with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
+                          author=author) as tx:
+        if fmt == "csv":
+            counts = import_csv(tx, name, source, pk=pk, replace=replace)
+        else:
+            counts = import_sqlite(tx, name, source, table, pk=pk, replace=replace)
+    return {name: counts}
 
 
 def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = None, format: str | None = None) -> dict[str, int]:
