@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,15 +23,18 @@ from rich.table import Table
 import fstore
 from fstore import IRI, Var
 from fstore.rdf import load
+from fstore.tables import commands as table_commands
 
-SCHEMAORG = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "schemaorg"
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+SCHEMAORG = SHARED / "testdata" / "schemaorg"
+KART_POINTS = SHARED / "testdata" / "kart" / "points.tgz"
 GRAPH = IRI("https://schema.org/")
 SCHEMA = "https://schema.org/"
 RDFS_COMMENT = IRI("http://www.w3.org/2000/01/rdf-schema#comment")
 RDFS_LABEL = IRI("http://www.w3.org/2000/01/rdf-schema#label")
 DOMAIN = IRI(SCHEMA + "domainIncludes")
 
-console = Console()
+console = Console(soft_wrap=True)
 
 
 def release_of(path: Path) -> str:
@@ -78,6 +83,31 @@ def show_domains(repo: fstore.Repository, refs: list[str], prop: IRI) -> None:
     console.print(table)
 
 
+def tables_demo(repo: fstore.Repository) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        with tarfile.open(KART_POINTS) as archive:
+            archive.extractall(scratch, filter="data")
+        result = table_commands.table_import(repo, str(Path(scratch) / "points"), branch_prefix="kart/")
+    console.print(f"imported Kart's 'points' repository: {result['commits']} commits onto {', '.join(result['branches'])}")
+    name = table_commands.table_list(repo, "kart/main")[0]
+    console.print(table_commands.table_diff_text(repo, "kart/main~1", "kart/main", name), markup=False, highlight=False)
+    table = repo.at("kart/main").table(name)
+    console.print(f"{name}: {len(table)} rows, columns {[c.name for c in table.schema.columns]}")
+
+    pk = next(iter(table.rows()))["fid"]
+    repo.branch("kart/survey", "kart/main")
+    with repo.transaction("kart/main", message="Add a 'checked' column", author="gis") as tx:
+        writer = tx.table(name)
+        writer.alter(writer.schema.add_column("checked", "boolean"))
+        writer.update({"fid": pk, "checked": True})
+    with repo.transaction("kart/survey", message="Fix a name in the field", author="surveyor") as tx:
+        tx.table(name).update({"fid": pk, "name": "Surveyed name"})
+    repo.merge("kart/main", "kart/survey", author="gis")
+    row = repo.at("kart/main").table(name).get(pk)
+    console.print(f"after the cell-wise merge, row {pk}: name={row['name']!r} checked={row['checked']!r}")
+    console.print(table_commands.table_log_text(repo, "kart/main", name, pk), markup=False, highlight=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", default="./demo-store")
@@ -121,7 +151,10 @@ def main() -> None:
     commit = repo.blame("main", *quad)
     console.print(f"  schema:name a rdf:Property\n    <- {commit.short_id} {commit.message!r} by {commit.author}")
 
-    console.rule("6. integrity")
+    console.rule("6. tables: a real Kart repository, a schema change, a cell-wise merge")
+    tables_demo(repo)
+
+    console.rule("7. integrity")
     problems = repo.verify()
     console.print(f"verify: {'ok' if not problems else problems}; {repo.stats()}")
     repo.close()
