@@ -25,11 +25,11 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .blobs import BlobStore, digest_of
-from .errors import PatternError
+from .errors import PackError, PatternError
 from .indices import choose_index, minimal_permutations
 from .okvs import MAX_KEY_SIZE, Okvs, Transaction, prefix_end
 from .pack import BlobRef, decode_item, pack, pack_value, split, unpack
-from .terms import IRI
+from .terms import IRI, Literal
 
 __all__ = ["NStore", "Var", "select", "Bindings"]
 
@@ -38,6 +38,8 @@ Step = Callable[[Iterator[Bindings]], Iterator[Bindings]]
 
 _DECODE_CACHE: dict[bytes, Any] = {}
 _DECODE_CACHE_LIMIT = 1 << 18
+# Literal packing after the lexical form, by (datatype IRI text, language tag); see _encode.
+_LITERAL_TAILS: dict[tuple[str, str], bytes] = {}
 
 
 class Var:
@@ -89,7 +91,9 @@ class NStore:
         if self.indices[0] != tuple(range(self.n)):
             # add, delete, ask and bulk_add look a tuple up in index 0 by its items in order.
             raise PatternError(f"index 0 must be the identity {tuple(range(self.n))}, not {self.indices[0]}")
-        packed_prefix = pack(*self.prefix)
+        # The prefix packs as one nested tuple: self-delimiting, so no store's keys start
+        # with another's (("q",) would otherwise be a byte prefix of ("q", 0)).
+        packed_prefix = pack(self.prefix)
         self._index_prefixes = [packed_prefix + pack_value(i) for i in range(len(self.indices))]
         self.blobs = blobs or BlobStore(packed_prefix + pack_value("blob"))
         # The longest item kept inline: n of them must fit one key with the index prefix.
@@ -118,13 +122,22 @@ class NStore:
             packed = cache.get(key)
             if packed is not None:
                 return packed
-        if kind is IRI:  # the commonest value: pack_value's IRI branch, inlined
-            try:
+        try:
+            if kind is IRI:  # the commonest value: pack_value's IRI branch, inlined
                 packed = b"\x40" + key.encode("utf-8").replace(b"\x00", b"\x00\xff") + b"\x00"
-            except UnicodeEncodeError:
-                packed = pack_value(value)  # raises the PackError naming the value
-        else:
-            packed = pack_value(value)
+            elif kind is Literal:  # pack_value's literal branch, with the datatype/lang tail cached
+                datatype, lang = value.datatype, value.lang
+                tail_key = (datatype.value if datatype is not None else "", lang or "")
+                tail = _LITERAL_TAILS.get(tail_key)
+                if tail is None:
+                    tail = b"\x00" + pack_value(tail_key[0])[1:] + pack_value(tail_key[1])[1:]
+                    if len(_LITERAL_TAILS) < 4096:
+                        _LITERAL_TAILS[tail_key] = tail
+                packed = b"\x42" + value.lexical.encode("utf-8").replace(b"\x00", b"\x00\xff") + tail
+            else:
+                packed = pack_value(value)
+        except (UnicodeEncodeError, PackError):
+            packed = pack_value(value)  # raises the PackError naming the value
         if len(packed) > self.inline_limit:
             self.blob_refs_made += 1
             return pack_value(BlobRef(digest_of(packed)))
@@ -246,11 +259,18 @@ class NStore:
 
     def _rows(self, tx: Transaction, pattern: Sequence[Any], offset: int, limit: int | None) -> Iterator[tuple[list[bytes], tuple, bytes, list]]:
         key_prefix, free, binds, repeats, checks = self._plan(pattern)
+        if limit == 0:
+            return
         skip = len(key_prefix)
+        # Not tx.prefix(key_prefix): a packed str, bytes or tuple is a byte prefix of a
+        # longer one that continues with an escaped NUL (pack("a") of pack("a\x00b")),
+        # so the keys that continue with 0xff belong to other values. No type code is
+        # 0xff, so every key of a match sorts below key_prefix + 0xff.
+        end = key_prefix + b"\xff"
         if repeats or checks:  # keys are filtered, so offset and limit count afterwards
-            scan = tx.prefix(key_prefix)
+            scan = tx.range(key_prefix, end)
         else:
-            scan = tx.prefix(key_prefix, offset=offset, limit=limit)
+            scan = tx.range(key_prefix, end, offset=offset, limit=limit)
             offset, limit = 0, None
         for key, payload in scan:
             items = split(key, skip)

@@ -41,7 +41,7 @@ def test_raw_keys_of_one_commit(tmp_path):
     expected = {}
     for number, perm in enumerate(HISTORY_INDICES):
         items = quad + [pack(1)]
-        expected[pack("h", number) + b"".join(items[i] for i in perm)] = b"\x01"
+        expected[pack(("h",), number) + b"".join(items[i] for i in perm)] = b"\x01"
     assert pairs == expected
-    assert pack("h", 0).hex() == "02680014"
+    assert pack(("h",), 0).hex() == "050268000014"
     assert pack(IRI("urn:s")).hex() == "4075726e3a7300"

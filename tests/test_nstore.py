@@ -65,6 +65,9 @@ VAR_NAMES = ["x", "y", "z"]
 SMALL_MAP = 64 * 1024
 
 values = st.one_of(st.sampled_from(SHORT_VALUES), st.sampled_from(SHORT_VALUES), st.sampled_from(LONG_VALUES))
+# Rows drawn from two values only repeat them, so that patterns such as (?x, p, ?x) have
+# several matches (and offset and limit on them matter), and rows share blobs.
+dense_values = st.sampled_from(["a", LONG_VALUES[0]])
 
 
 def identity(row: Sequence[Any]) -> tuple[bytes, ...]:
@@ -133,7 +136,8 @@ class NStoreMachine(RuleBasedStateMachine):
         """A stored tuple half the time (when there is one), else a random one."""
         if self.model and data.draw(st.booleans()):
             return data.draw(st.sampled_from(sorted(self.model.values(), key=identity)))
-        return tuple(data.draw(values) for _ in range(self.n))
+        pool = data.draw(st.sampled_from([values, dense_values]))
+        return tuple(data.draw(pool) for _ in range(self.n))
 
     def draw_pattern(self, data: st.DataObject) -> list[Any]:
         """Each position keeps a (usually stored) value or becomes a variable; names come
@@ -162,8 +166,9 @@ class NStoreMachine(RuleBasedStateMachine):
         rows = [self.draw_row(data) for _ in range(size)]
         rows += data.draw(st.lists(st.sampled_from(rows), max_size=3)) if rows else []  # duplicates
         new = {identity(row): row for row in rows if identity(row) not in self.model}
+        as_given = data.draw(st.sampled_from([list, iter]))  # bulk_add has a path for each
         with self.db.transaction(write=True) as tx:
-            assert self.store.bulk_add(tx, iter(rows)) == len(new)
+            assert self.store.bulk_add(tx, as_given(rows)) == len(new)
         self.model.update(new)
 
     @rule(data=st.data())
@@ -209,7 +214,7 @@ class NStoreMachine(RuleBasedStateMachine):
         with self.db.transaction() as tx:
             assert self.store.count(tx, *pattern) == len(naive_from(self.model.values(), pattern))
 
-    @rule(data=st.data(), offset=st.integers(0, 4), limit=st.none() | st.integers(0, 4))
+    @rule(data=st.data(), offset=st.integers(0, 3), limit=st.none() | st.integers(0, 3))
     def from_(self, data: st.DataObject, offset: int, limit: int | None) -> None:
         pattern = self.draw_pattern(data)
         with self.db.transaction() as tx:
@@ -309,6 +314,28 @@ def test_repeated_variable_must_bind_equal_values(db: Okvs, triples: NStore) -> 
         assert list(triples.from_(tx, Var("x"), "p", Var("x"))) == [{"x": "a"}, {"x": "b"}]
         assert list(triples.from_(tx, Var("x"), Var("p"), Var("x"), offset=1, limit=1)) == [{"x": "b", "p": "p"}]
         assert triples.count(tx, Var("x"), Var("p"), Var("x")) == 3
+
+
+@pytest.mark.parametrize(
+    ("short", "longer"), [("a", "a\x00b"), (b"a", b"a\x00"), (IRI("x"), IRI("x\x00")), ((1,), (1, None))], ids=repr
+)
+def test_bound_value_does_not_match_a_longer_escaped_one(db: Okvs, triples: NStore, short: Any, longer: Any) -> None:
+    # pack(short) is a byte prefix of pack(longer) (the longer continues with 00 ff), so
+    # a plain prefix scan for `short` would also reach the keys of `longer`.
+    load(db, triples, [(short, "p", "o1"), (longer, "p", "o2"), ("s", short, "o3"), ("s", longer, "o4")])
+    with db.transaction() as tx:
+        assert list(triples.from_(tx, short, Var("p"), Var("o"))) == [{"p": "p", "o": "o1"}]
+        assert list(triples.from_(tx, "s", short, Var("o"))) == [{"o": "o3"}]
+        assert triples.count(tx, short, "p", Var("o")) == 1
+        assert list(triples.from_(tx, Var("s"), Var("p"), "o4")) == [{"s": "s", "p": longer}]
+
+
+def test_limit_zero_yields_nothing(db: Okvs, triples: NStore) -> None:
+    load(db, triples, [("a", "p", "a"), ("b", "p", "c")])
+    with db.transaction() as tx:
+        assert list(triples.from_(tx, Var("s"), "p", Var("o"), limit=0)) == []
+        assert list(triples.from_(tx, Var("x"), "p", Var("x"), limit=0)) == []  # filtered scan
+        assert list(triples.from_(tx, Var("x"), "p", Var("x"), limit=1)) == [{"x": "a"}]
 
 
 def test_select_chains_joins(db: Okvs, triples: NStore) -> None:
@@ -483,3 +510,19 @@ def test_payload_is_kept_beside_the_tuple(db: Okvs, triples: NStore) -> None:
     with db.transaction() as tx:
         assert sorted(triples.scan(tx, "s", "p", Var("o"))) == [(("s", "p", "o"), b"meta"), (("s", "p", "o2"), b"bulk")]
         assert list(triples.scan(tx, Var("s"), Var("p"), "o")) == [(("s", "p", "o"), b"meta")]
+
+
+def test_store_prefixes_do_not_collide(tmp_path):
+    """("q",) is not a byte prefix of ("q", 0): prefixes pack as one nested tuple."""
+    db = okvs.open(tmp_path / "db")
+    outer = NStore(db, ("q",), ("s", "p", "o"))
+    inner = NStore(db, ("q", 0), ("s", "p", "o"))
+    with db.transaction(write=True) as tx:
+        inner.add(tx, "x", "y", "z" * 600)
+        outer.add(tx, "a", "b", "c")
+    with db.transaction() as tx:
+        assert outer.count(tx, Var("s"), Var("p"), Var("o")) == 1
+        assert inner.count(tx, Var("s"), Var("p"), Var("o")) == 1
+        assert len(list(outer.blobs.digests(tx))) == 0
+        assert len(list(inner.blobs.digests(tx))) == 1
+    db.close()

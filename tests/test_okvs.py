@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import tempfile
 import threading
 import time
-from bisect import bisect_left
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 import nstore.okvs as okvs_module
 from nstore import okvs
@@ -71,8 +71,6 @@ class OkvsMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        import tempfile
-
         self.dir = tempfile.TemporaryDirectory()
         self.db = okvs.open(self.dir.name, map_size=SMALL_MAP)
         self.committed: dict[bytes, bytes] = {}
@@ -85,24 +83,45 @@ class OkvsMachine(RuleBasedStateMachine):
         self.db.close()
         self.dir.cleanup()
 
-    @rule(key=keys, value=values)
-    def set(self, key: bytes, value: bytes) -> None:
+    def draw_key(self, data: st.DataObject) -> bytes:
+        """A stored key two times in three (so deletes and bounds hit keys), else any."""
+        if self.model and data.draw(st.integers(0, 2)):
+            return data.draw(st.sampled_from(sorted(self.model)))
+        return data.draw(keys)
+
+    def draw_bound(self, data: st.DataObject) -> bytes | None:
+        """None, b"", a key (often a stored one: bounds are inclusive / exclusive there)
+        or the first key after one."""
+        kind = data.draw(st.sampled_from(["none", "empty", "key", "key", "key", "after"]))
+        if kind == "none":
+            return None
+        if kind == "empty":
+            return b""
+        key = self.draw_key(data)
+        return key if kind == "key" else key + b"\x00"
+
+    @rule(data=st.data(), value=values)
+    def set(self, data: st.DataObject, value: bytes) -> None:
+        key = self.draw_key(data)
         self.tx.set(key, value)
         self.model[key] = value
 
-    @rule(key=keys)
-    def delete(self, key: bytes) -> None:
+    @rule(data=st.data())
+    def delete(self, data: st.DataObject) -> None:
+        key = self.draw_key(data)
         self.tx.delete(key)
         self.model.pop(key, None)
 
-    @rule(items=st.dictionaries(keys, small_values, max_size=8), ascending=st.booleans())
-    def set_many(self, items: dict[bytes, bytes], ascending: bool) -> None:
+    @rule(data=st.data(), ascending=st.booleans())
+    def set_many(self, data: st.DataObject, ascending: bool) -> None:
+        items = {self.draw_key(data): data.draw(small_values) for _ in range(data.draw(st.integers(0, 8)))}
         pairs = sorted(items.items()) if ascending else list(items.items())
         self.tx.set_many(pairs, ascending=ascending)
         self.model.update(items)
 
-    @rule(start=bounds, end=bounds)
-    def remove_range(self, start: bytes | None, end: bytes | None) -> None:
+    @rule(data=st.data())
+    def remove_range(self, data: st.DataObject) -> None:
+        start, end = self.draw_bound(data), self.draw_bound(data)
         self.tx.remove_range(start, end)
         for key, _ in model_range(self.model, start, end):
             del self.model[key]
@@ -127,27 +146,34 @@ class OkvsMachine(RuleBasedStateMachine):
         self.db = okvs.open(self.dir.name, map_size=SMALL_MAP)
         self.tx = self.db.transaction(write=True)
 
-    @rule(key=keys)
-    def get(self, key: bytes) -> None:
+    @rule(data=st.data())
+    def get(self, data: st.DataObject) -> None:
+        key = self.draw_key(data)
         assert self.tx.get(key) == self.model.get(key)
         assert self.tx.get(key, b"default") == self.model.get(key, b"default")
 
-    @rule(start=bounds, end=bounds, reverse=st.booleans(), offset=offsets, limit=limits)
-    def scan_range(self, start: bytes | None, end: bytes | None, reverse: bool, offset: int, limit: int | None) -> None:
-        got = list(self.tx.range(start, end, reverse=reverse, offset=offset, limit=limit))
-        assert got == model_range(self.model, start, end, reverse, offset, limit)
+    @rule(data=st.data(), offset=offsets, limit=limits)
+    def scan_range(self, data: st.DataObject, offset: int, limit: int | None) -> None:
+        start, end = self.draw_bound(data), self.draw_bound(data)
+        for reverse in (False, True):  # each way, whole and one page
+            got = list(self.tx.range(start, end, reverse=reverse))
+            assert got == model_range(self.model, start, end, reverse)
+            got = list(self.tx.range(start, end, reverse=reverse, offset=offset, limit=limit))
+            assert got == model_range(self.model, start, end, reverse, offset, limit)
 
-    @rule(prefix=st.just(b"") | keys, reverse=st.booleans(), offset=offsets, limit=limits)
-    def scan_prefix(self, prefix: bytes, reverse: bool, offset: int, limit: int | None) -> None:
-        got = list(self.tx.prefix(prefix, reverse=reverse, offset=offset, limit=limit))
-        expected = [(k, v) for k, v in model_range(self.model, None, None, reverse) if k.startswith(prefix)]
-        expected = expected[offset:] if limit is None else expected[offset : offset + limit]
-        assert got == expected
+    @rule(data=st.data(), offset=offsets, limit=limits)
+    def scan_prefix(self, data: st.DataObject, offset: int, limit: int | None) -> None:
+        prefix = data.draw(st.sampled_from([b"", self.draw_key(data), self.draw_key(data)[:1]]))
+        for reverse in (False, True):
+            got = list(self.tx.prefix(prefix, reverse=reverse, offset=offset, limit=limit))
+            expected = [(k, v) for k, v in model_range(self.model, None, None, reverse) if k.startswith(prefix)]
+            expected = expected[offset:] if limit is None else expected[offset : offset + limit]
+            assert got == expected
 
-    @rule(key=keys)
-    def committed_state_is_isolated(self, key: bytes) -> None:
-        # A read transaction (another thread's view) sees only the last commit. Run it in
-        # a thread: LMDB allows one transaction per thread.
+    @rule()
+    def committed_state_is_isolated(self) -> None:
+        # A read transaction of another thread sees only the last commit (and a thread
+        # has one LMDB transaction at a time, so read from a new one).
         seen: list[Any] = []
         reader = threading.Thread(target=lambda: seen.append(contents(self.db)))
         reader.start()
@@ -160,7 +186,7 @@ class OkvsMachine(RuleBasedStateMachine):
 
 
 OkvsMachine.TestCase.settings = settings(
-    max_examples=40, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=50, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 TestOkvsAgainstModel = OkvsMachine.TestCase
 
@@ -190,6 +216,18 @@ def test_range_matches_sorted_dict(
         with db.transaction() as tx:
             got = list(tx.range(start, end, reverse=reverse, offset=offset, limit=limit))
         assert got == model_range(model, start, end, reverse, offset, limit)
+
+
+def test_start_is_inclusive_and_end_exclusive_both_ways(db: Okvs) -> None:
+    with db.transaction(write=True) as tx:
+        for key in (b"a", b"b", b"c", b"d"):
+            tx.set(key, key)
+    with db.transaction() as tx:
+        assert [k for k, _ in tx.range(b"b", b"d")] == [b"b", b"c"]
+        assert [k for k, _ in tx.range(b"b", b"d", reverse=True)] == [b"c", b"b"]
+        assert [k for k, _ in tx.range(b"b", None, reverse=True)] == [b"d", b"c", b"b"]
+        assert [k for k, _ in tx.range(None, b"b", reverse=True)] == [b"a"]
+        assert [k for k, _ in tx.range(b"b", b"d", reverse=True, offset=1, limit=5)] == [b"b"]
 
 
 def test_empty_and_inverted_ranges(db: Okvs) -> None:
@@ -339,7 +377,9 @@ def test_iterator_after_transaction_closed_raises(db: Okvs, write: bool) -> None
 
 
 @pytest.mark.parametrize(
-    "bad_key", [b"", bytearray(), memoryview(b""), b"k" * (MAX_KEY_SIZE + 1), bytearray(b"k" * 600)], ids=repr
+    "bad_key",
+    [b"", bytearray(), memoryview(b""), b"k" * (MAX_KEY_SIZE + 1), bytearray(b"k" * 600)],
+    ids=["empty", "empty-bytearray", "empty-memoryview", "512-bytes", "600-byte-bytearray"],
 )
 def test_invalid_keys_raise(db: Okvs, bad_key: Any) -> None:
     with db.transaction(write=True) as tx:
