@@ -51,6 +51,8 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from ..tables.geometry import gpkg_to_wkb
+from ..tables.types import decode_value
 from .errors import ExportError, require
 from .terms import DECIMAL_PRECISION, DECIMAL_SCALE, QUAD_COLUMNS, quad_columns
 
@@ -265,13 +267,11 @@ def _wkb(value: bytes) -> bytes:
     """Little-endian WKB of a geometry value: the tail of Kart's GeoPackage binary when its
     WKB is little-endian already (what Kart writes; as ``gpkg_to_wkb`` returns it, without
     parsing the header twice), else ``gpkg_to_wkb``; WKB given as such stays as it is."""
-    from ..tables.geometry import gpkg_to_wkb
-
     if value[:3] == b"GP\x00":
         flags = value[3]
         offset = _GPKG_WKB_OFFSET.get((flags >> 1) & 7)
         if offset is not None and not flags & 0x20 and len(value) > offset and value[offset] == 1:
-            return bytes(value[offset:])
+            return value[offset:]  # a slice of bytes (or of a bytes subclass) is bytes
         return gpkg_to_wkb(value)
     return bytes(value)
 
@@ -286,8 +286,6 @@ _READY: dict[str, tuple[type, ...]] = {
 def _converter(column: Any) -> Callable[[Any], Any] | None:
     """A function making one Python value (or stored value) ready for ``pa.array``, or None
     when values go in as they are."""
-    from ..tables.types import decode_value
-
     kind = column.data_type
 
     def decoded(value: Any) -> Any:

@@ -123,7 +123,7 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
     commit_id = view.commit_id
     wanted = table_names(view) if tables is None else list(tables)
     names = ([quads_table] if include_quads else []) + wanted
-    sources: dict[str, tuple[Any, Any]] = {}
+    sources: dict[str, tuple[Any, Any, Any]] = {}
     columns: dict[str, Sequence[str]] = {}
     if include_quads:
         columns[quads_table] = QUADS_SCHEMA.names
@@ -132,7 +132,7 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
             raise ExportError(f"a table is named {name!r} like the quads: pass another quads_table name")
         schema, rows, crs = open_table(view, name)
         arrow_schema = table_arrow_schema(schema, crs, name=name)
-        sources[name] = (schema, rows, crs, arrow_schema)  # type: ignore[assignment]
+        sources[name] = (schema, rows, arrow_schema)
         columns[name] = arrow_schema.names
     parts = _partitioning(partition_on, names, columns)
     index_columns = list(indices or ())
@@ -148,7 +148,7 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
             writer.write_table(quads_table, QUADS_SCHEMA, quad_batches(view_quads(view), batch_size),
                                partition_on=parts.get(quads_table, ()), indices=index_columns, progress=progress)
         for name in wanted:
-            schema, rows, crs, arrow_schema = sources[name]  # type: ignore[misc]
+            schema, rows, arrow_schema = sources[name]
             batches = row_batches(schema, rows, batch_size, arrow_schema=arrow_schema, table=name)
             writer.write_table(name, arrow_schema, batches, partition_on=parts.get(name, ()),
                                indices=index_columns, progress=progress)
@@ -162,8 +162,7 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
     except BaseException:
         writer.abort()
         raise
-    document_meta = dict(metadata)
-    return ExportResult(writer.uuid, where, key, commit_id, writer.tables, document_meta)
+    return ExportResult(writer.uuid, where, key, commit_id, writer.tables, dict(metadata))
 
 
 def export_changes(repo: Any, a: str, b: str, dest: str | os.PathLike, *, table: str = "changes",

@@ -81,8 +81,13 @@ def dataset_dataframe(spark: SparkSession, dest: str | os.PathLike | Location, t
     where = dest if isinstance(dest, Location) else location(dest, filesystem)
     document = load_metadata(where, dataset_uuid)
     arrow_schema = table_schema(where, document, table)
-    schema = T.StructType.fromJson(spark_schema_json(arrow_schema))
-    if any(isinstance(f.dataType, getattr(T, "TimeType", ())) for f in schema.fields):
+    schema_json = spark_schema_json(arrow_schema)
+    times = [f["name"] for f in schema_json["fields"] if f["type"].startswith("time(")]
+    if times and not hasattr(T, "TimeType"):
+        raise ExportError(f"table {table!r} has time column(s) {', '.join(times)}: Spark reads them as TimeType, "
+                          f"which needs pyspark >= 4.1")
+    schema = T.StructType.fromJson(schema_json)
+    if times:
         spark.conf.set("spark.sql.timeType.enabled", "true")
     files = table_files(document, table)
     if not files:
