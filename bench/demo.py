@@ -108,6 +108,34 @@ def tables_demo(repo: fstore.Repository) -> None:
     console.print(table_commands.table_log_text(repo, "kart/main", name, pk), markup=False, highlight=False)
 
 
+def spark_demo(repo: fstore.Repository, dest: Path) -> None:
+    from pyspark.sql import SparkSession
+
+    from fstore.spark import export_snapshot, result_dataframe
+
+    shutil.rmtree(dest, ignore_errors=True)
+    start = time.perf_counter()
+    result = export_snapshot(repo, "main", str(dest), partition_on={"quads": ["graph"]})
+    rows = ", ".join(f"{name} {table.rows}" for name, table in result.tables.items())
+    console.print(f"exported commit {result.commit_id[:10]} in {time.perf_counter() - start:.1f}s: {rows} rows")
+    console.print(f"metadata (written last): {result.metadata_url}")
+    spark = (SparkSession.builder.master("local[2]").appName("datae-demo").config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "2")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        result_dataframe(spark, result).createOrReplaceTempView("quads")
+        top = spark.sql("SELECT predicate, count(*) AS quads FROM quads GROUP BY predicate ORDER BY quads DESC LIMIT 5")
+        table = Table(title="Spark SQL: the five most used predicates at main")
+        table.add_column("predicate")
+        table.add_column("quads", justify="right")
+        for row in top.collect():
+            table.add_row(row["predicate"], str(row["quads"]))
+        console.print(table)
+    finally:
+        spark.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", default="./demo-store")
@@ -157,6 +185,9 @@ def main() -> None:
     console.rule("7. integrity")
     problems = repo.verify()
     console.print(f"verify: {'ok' if not problems else problems}; {repo.stats()}")
+
+    console.rule("8. Spark: a snapshot of main as a Kartothek dataset, and Spark SQL on it")
+    spark_demo(repo, Path(f"{args.store.rstrip('/')}-spark"))
     repo.close()
 
 

@@ -158,6 +158,12 @@ def _double_lexical(value: float) -> str:
 
 def _decimal_lexical(value: Decimal) -> str:
     """The canonical xsd:decimal lexical form: no trailing zeros, at least one fraction digit
-    (``1.5``, ``3.0``, ``-0.25``) — the form that survives packing, which normalises."""
-    text = format(value.normalize(), "f")
-    return text if "." in text else text + ".0"
+    (``1.5``, ``3.0``, ``-0.25``) — the form that survives packing, which drops trailing
+    zeros. Exact: ``normalize()`` would round to the context's 28 digits."""
+    if value.is_zero():
+        return "0.0"
+    text = format(value, "f")
+    if "." not in text:
+        return text + ".0"
+    text = text.rstrip("0")
+    return text + "0" if text.endswith(".") else text

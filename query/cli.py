@@ -9,6 +9,9 @@ unknown ref, bad input).
     datae import releases/*.nq.gz --graph https://schema.org/ -m "import"
     datae log --oneline
     datae query 'SELECT ?s WHERE { ?s a <https://schema.org/Class> } LIMIT 5' --at v22.0
+    datae query 'SELECT ?op ?s CHANGES FROM <v22.0> WHERE { GRAPH ?g { ?s a <https://schema.org/Class> } }'
+    datae query 'INSERT DATA { <urn:a> <urn:p> "x" }'      # one commit on the current branch
+    datae query 'EXPLAIN SELECT * WHERE { ?s ?p ?o }'
 """
 
 from __future__ import annotations
@@ -103,7 +106,37 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_spark(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from fstore.export.snapshot import export_snapshot
+
+    if not args.out:
+        raise Fatal("datae export spark needs --out DIR")
+    repo = open_repo(args)
+    ref = args.at or repo.current_branch
+    try:
+        with Progress(transient=True, disable=not sys.stderr.isatty()) as bar:
+            tasks: dict[str, object] = {}
+
+            def progress(table: str, rows: int) -> None:
+                if table not in tasks:
+                    tasks[table] = bar.add_task(f"exporting {table}", total=None)
+                bar.update(tasks[table], completed=rows)
+
+            result = export_snapshot(repo, ref, args.out, tables=args.table, partition_on=args.partition_on,
+                                     indices=args.index, progress=progress)
+    finally:
+        repo.close()
+    for name, table in result.tables.items():
+        out(f"{name}: {table.rows} rows")
+    out(f"dataset {result.dataset_uuid} of commit {(result.commit_id or '')[:10]}: {result.metadata_url}")
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.kind == "spark":
+        return cmd_export_spark(args)
     repo = open_repo(args)
     view = repo.at(args.at or repo.current_branch)
     graph = fstore.Var("g") if args.graph is None else parse_term(args.graph, "graph")
@@ -350,8 +383,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base", help="base IRI for relative IRIs")
     p.add_argument("--replace", action="store_true", help="each graph in the files ends up with exactly their quads")
 
-    p = command("export", cmd_export, "write the quads at a ref as N-Quads / TriG (or N-Triples / Turtle)")
+    p = command("export", cmd_export, "write the quads at a ref as N-Quads / TriG (or N-Triples / Turtle), "
+                "or (export spark) a Parquet dataset in Kartothek layout for Spark")
+    p.add_argument("kind", nargs="?", choices=["rdf", "spark"], default="rdf")
     p.add_argument("--at", help="branch, tag or commit (default: the current branch)")
+    p.add_argument("--out", help="export spark: the dataset directory or URI")
+    p.add_argument("--table", action="append", help="export spark: a table to include (repeatable; default: all)")
+    p.add_argument("--partition-on", action="append", help="export spark: partition on this column (repeatable)")
+    p.add_argument("--index", action="append", help="export spark: build a secondary index on this column")
     p.add_argument("--format", default="nq", choices=["nq", "trig", "nt", "ttl"])
     p.add_argument("--graph", help="only this graph")
     p.add_argument("-o", "--output")
@@ -391,7 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--graph")
     p.add_argument("--at")
 
-    p = command("query", cmd_query, "run a SPARQL query or update (QUERY, -f FILE, or stdin)")
+    p = command("query", cmd_query, "run a SPARQL query, an update (one commit) or EXPLAIN (QUERY, -f FILE, or stdin)")
     p.add_argument("query", nargs="?")
     p.add_argument("-f", "--file")
     p.add_argument("--at", help="branch, tag or commit to query (default: the current branch)")
