@@ -11,12 +11,18 @@ query with streaming evaluation; ``explain`` shows the plan.
 (['n'], ['Alice'])
 >>> result.serialize("csv")
 'n\\r\\nAlice\\r\\n'
+
+Over a datae repository, :class:`Session` runs any statement text: queries (with the version
+clauses ``AT``, ``CHANGES``, ``VERSIONS``), SPARQL updates (one commit each) and ``EXPLAIN``.
 """
 
 from .engine import execute, explain, run_query
-from .errors import QueryError, QueryEvaluationError, QuerySyntaxError, UnknownPrefixError, UnsupportedFeatureError
-from .parser import parse_query
+from .errors import QueryError, QueryEvaluationError, QuerySyntaxError, UnknownPrefixError, UnsupportedFeatureError, UpdateError
+from .outcomes import PlanText, UpdateResult
+from .parser import parse_query, parse_request, parse_update
 from .results import FORMATS, Result
+from .session import Session, run_text
+from .versioning import VersionContext
 from .source import FstoreSource, MemorySource, Source, as_source
 from .terms import BNode, IRI, Literal
 
@@ -25,6 +31,14 @@ __all__ = [
     "explain",
     "run_query",
     "parse_query",
+    "parse_update",
+    "parse_request",
+    "Session",
+    "run_text",
+    "VersionContext",
+    "UpdateResult",
+    "PlanText",
+    "UpdateError",
     "Result",
     "FORMATS",
     "Source",

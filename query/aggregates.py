@@ -17,11 +17,12 @@ Literal('3', datatype='http://www.w3.org/2001/XMLSchema#integer')
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .algebra import Aggregate
 from .expressions import arithmetic, order_key
-from .terms import XSD_INTEGER, EvalError, Literal
+from .terms import DEC, FLT, INT, XSD_INTEGER, EvalError, Literal, make_numeric, numeric, to_float32
 
 __all__ = ["new_accumulator", "ERROR", "Accumulator"]
 
@@ -71,11 +72,15 @@ class _Count(Accumulator):
 
 
 class _Sum(Accumulator):
-    __slots__ = ("total", "n", "failed")
+    """SUM with SPARQL's type promotion, accumulated as a native number (no literal per
+    value); the same steps as ``arithmetic("+", total, value)``, float rounding included."""
+
+    __slots__ = ("kind", "value", "n", "failed")
 
     def __init__(self, distinct: bool) -> None:
         super().__init__(distinct)
-        self.total: Any = _ZERO
+        self.kind = INT
+        self.value: Any = 0
         self.n = 0
         self.failed = False
 
@@ -89,10 +94,33 @@ class _Sum(Accumulator):
         if self.failed:
             return
         try:
-            self.total = arithmetic("+", self.total, value)
-            self.n += 1
+            kb, vb = numeric(value)
         except EvalError:
             self.failed = True
+            return
+        ka, va = self.kind, self.value
+        kind = ka if ka > kb else kb
+        try:
+            if kind == INT:
+                total = va + vb
+            elif kind == DEC:
+                total = (va if isinstance(va, Decimal) else Decimal(va)) + (vb if isinstance(vb, Decimal) else Decimal(vb))
+                if not total.is_finite():
+                    self.failed = True
+                    return
+            else:
+                total = float(va) + float(vb)
+                if kind == FLT:
+                    total = to_float32(total)
+        except (InvalidOperation, OverflowError, ValueError):
+            self.failed = True
+            return
+        self.kind, self.value = kind, total
+        self.n += 1
+
+    @property
+    def total(self) -> Literal:
+        return make_numeric(self.kind, self.value)
 
     def result(self) -> Literal:
         if self.failed:

@@ -59,6 +59,8 @@ __all__ = [
     "Reduced",
     "Slice",
     "Service",
+    "Changes",
+    "Versions",
     "Dataset",
     "Query",
     "pattern_vars",
@@ -374,15 +376,42 @@ class Service:
     silent: bool = False
 
 
-Pattern = "BGP | PathPattern | Join | LeftJoin | Filter | Union | Graph | Extend | Minus | Values | Group | OrderBy | Project | Distinct | Reduced | Slice | Service"
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """datae's ``CHANGES FROM start TO end``: ``pattern`` matched against the quads added
+    from ``start`` to ``end`` (``var`` bound to ``"+"``) and against the quads removed
+    (``var`` bound to ``"-"``). ``end`` None is the ref the query runs at."""
+
+    pattern: "Pattern"
+    start: str
+    end: str | None = None
+    var: Var = Var("op")
+
+
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """datae's ``VERSIONS``: each solution of ``pattern`` in each commit of ``ref``'s ancestry
+    where it holds, with ``var`` bound to that commit's id. ``ref`` None is the ref the
+    query runs at."""
+
+    pattern: "Pattern"
+    ref: str | None = None
+    var: Var = Var("commit")
+
+
+Pattern = "BGP | PathPattern | Join | LeftJoin | Filter | Union | Graph | Extend | Minus | Values | Group | OrderBy | Project | Distinct | Reduced | Slice | Service | Changes | Versions"
 
 
 @dataclass(frozen=True, slots=True)
 class Dataset:
-    """``FROM`` / ``FROM NAMED`` graphs; both empty means the store's own dataset."""
+    """``FROM`` / ``FROM NAMED`` graphs; both empty means the store's own dataset.
+
+    ``all_named`` keeps every named graph of the store while ``default`` replaces the default
+    graph (what an update's ``WITH <g>`` means for its WHERE clause)."""
 
     default: tuple = ()
     named: tuple = ()
+    all_named: bool = False
 
     @property
     def given(self) -> bool:
@@ -395,7 +424,9 @@ class Query:
 
     ``pattern`` already holds the solution modifiers; ``vars`` are the projected variables
     (SELECT), ``template`` the triple patterns of a CONSTRUCT, ``describe`` the terms or
-    variables of a DESCRIBE.
+    variables of a DESCRIBE. ``at`` is the ref of an ``AT`` clause (None: the ref the query
+    is run at); ``CHANGES`` and ``VERSIONS`` are :class:`Changes` / :class:`Versions` nodes
+    inside ``pattern``.
     """
 
     form: str
@@ -407,6 +438,7 @@ class Query:
     base: str | None = None
     prefixes: dict = field(default_factory=dict)
     order_vars: tuple = ()
+    at: str | None = None
 
 
 # ---------------------------------------------------------------------------- variables
@@ -482,3 +514,9 @@ def _walk_vars(p: object) -> Iterator[str]:
         yield from (v.name for v in p.vars)
     elif kind in (OrderBy, Distinct, Reduced, Slice):
         yield from _walk_vars(p.pattern)
+    elif kind in (Changes, Versions):
+        if kind is Changes:
+            yield p.var.name
+        yield from _walk_vars(p.pattern)
+        if kind is Versions:
+            yield p.var.name

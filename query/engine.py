@@ -9,6 +9,10 @@
 [IRI('http://ex/b')]
 >>> execute(src, "ASK { ?s ?p 7 }").ask
 True
+
+Version clauses (``AT``, ``CHANGES``, ``VERSIONS``) need the repository: ``execute`` finds
+it through an fstore view or transaction, or takes a :class:`~query.versioning.VersionContext`
+(``versions=``), which is what :class:`query.Session` passes.
 """
 
 from __future__ import annotations
@@ -24,31 +28,38 @@ from .planner import DEFAULT, Planner, explain_plan
 from .results import Result
 from .source import as_source
 from .terms import IRI, XSD_INTEGER, Literal  # noqa: F401 - XSD_INTEGER is used by the doctest
+from .versioning import VersionContext, require
 
-__all__ = ["execute", "run_query", "explain", "prepare"]
+__all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]
 
 
-def prepare(source: Any, query: Query) -> tuple[Executor, Any]:
-    """An executor and the physical plan of ``query`` over ``source``."""
+def prepare(source: Any, query: Query, versions: VersionContext | None = None) -> tuple[Executor, Any]:
+    """An executor and the physical plan of ``query`` over ``source`` (over the view at the
+    query's ``AT`` ref if it has one)."""
+    if query.at is not None:
+        source = as_source(require(versions, "AT").view(query.at))
     ctx = ExprContext(base=query.base)
     executor = Executor(source, dataset=query.dataset, ctx=ctx)
-    planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs))
+    planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs), versions=versions)
     return executor, planner.plan(query.pattern)
 
 
-def execute(source_or_view: Any, text: str, *, base: str | None = None) -> Result:
+def execute(source_or_view: Any, text: str, *, base: str | None = None, versions: VersionContext | None = None) -> Result:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) and return its :class:`Result`.
 
     ``source_or_view`` is anything with the :mod:`query.source` protocol, or an fstore view
     or transaction. SELECT solutions stream: they are read from the store as the result is
-    iterated, so iterate it while the view is alive.
+    iterated, so iterate it while the view is alive. ``versions`` resolves the refs of
+    version clauses (default: the repository and commit of ``source_or_view``).
     """
-    return run_query(as_source(source_or_view), parse_query(text, base=base))
+    if versions is None:
+        versions = VersionContext.of(source_or_view)
+    return run_query(as_source(source_or_view), parse_query(text, base=base), versions=versions)
 
 
-def run_query(source: Any, query: Query) -> Result:
+def run_query(source: Any, query: Query, *, versions: VersionContext | None = None) -> Result:
     """Evaluate a parsed query."""
-    executor, plan = prepare(source, query)
+    executor, plan = prepare(source, query, versions)
     solutions = executor.solutions(plan)
     names = [v.name for v in query.vars]
     if query.form == "SELECT":
@@ -108,11 +119,19 @@ def _describe(query: Query, solutions: Iterator[dict], executor: Executor) -> li
     return list(out)
 
 
-def explain(source_or_view: Any, text: str, *, base: str | None = None) -> str:
+def explain(source_or_view: Any, text: str, *, base: str | None = None, versions: VersionContext | None = None) -> str:
     """The physical plan of a query as readable text (what ``EXPLAIN <query>`` prints)."""
-    query = parse_query(text, base=base)
-    _, plan = prepare(as_source(source_or_view), query)
+    if versions is None:
+        versions = VersionContext.of(source_or_view)
+    return explain_query(as_source(source_or_view), parse_query(text, base=base), versions=versions)
+
+
+def explain_query(source: Any, query: Query, *, versions: VersionContext | None = None) -> str:
+    """The plan of a parsed query, headed by its form, dataset and ``AT`` ref."""
+    _, plan = prepare(source, query, versions)
     header = f"{query.form} query"
+    if query.at is not None:
+        header += " AT " + require(versions, "AT").label(query.at)
     if query.dataset.given:
         header += " FROM " + ", ".join(str(g) for g in query.dataset.default + query.dataset.named)
     return header + "\n" + explain_plan(plan, 1)

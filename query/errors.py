@@ -19,6 +19,7 @@ __all__ = [
     "UnknownPrefixError",
     "UnsupportedFeatureError",
     "QueryEvaluationError",
+    "UpdateError",
 ]
 
 
@@ -74,3 +75,8 @@ class UnsupportedFeatureError(QueryError, NotImplementedError):
 
 class QueryEvaluationError(QueryError):
     """The query is well-formed but cannot be evaluated (e.g. a bad argument to execute)."""
+
+
+class UpdateError(QueryError):
+    """An update cannot be applied (e.g. its target is a tag or a commit rather than a
+    branch, or ``CREATE`` names a graph that already has quads); nothing is committed."""

@@ -7,6 +7,18 @@ quad pattern (an index lookup) instead of a filter after a scan. Operators whose
 semantics must not see outer bindings (FILTER, OPTIONAL, MINUS, BIND, sub-SELECT...) get a
 hint without them (``drop`` / ``keep`` in the plan) and the executor re-joins those after.
 
+**Adaptive BGP steps.** A step that looks its pattern up once per incoming solution may
+switch to a hash join. Alongside its lookups it reads the pattern itself (only its
+constants bound), :data:`SCAN_ROWS_PER_LOOKUP` rows per lookup in chunks of
+:data:`SCAN_CHUNK`; if that scan ends, the step probes a hash table of the rows from then
+on. It starts reading at once when the planner expects more incoming solutions than the
+pattern's rows cost in lookups, and otherwise only once its lookups have cost what reading
+the whole pattern is expected to (:data:`LOOKUPS_BEFORE_SCAN` at least). A hash join is
+cheaper exactly when the pattern has fewer rows than the lookups would cost, which the
+planner's estimates (capped at 1,000 reads) cannot tell; this way a step costs at most
+about twice the better of the two (the ski-rental argument). The state lasts for the query
+(an OPTIONAL's right side is run once per left solution).
+
 >>> from query.source import MemorySource
 >>> from query.planner import Planner
 >>> from query.algebra import BGP, Triple, Var
@@ -47,15 +59,82 @@ from .planner import (
     ProjectPlan,
     ReducedPlan,
     SlicePlan,
+    SourcesPlan,
     UnionPlan,
     ValuesPlan,
 )
 from .source import distinct_graphs
 from .terms import IRI, EvalError  # noqa: F401 - IRI is used by the doctest
 
-__all__ = ["Executor", "compatible"]
+__all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS"]
 
 Solution = dict
+
+SCAN_ROWS_PER_LOOKUP = 3
+"""Rows of a step's whole pattern read per index lookup while deciding to hash: what one
+lookup costs in rows of a scan through fstore today (a lookup costs a scanned row plus
+about 10 µs, a row 4-6 µs). Equal spending on both keeps a step within about twice the
+cost of the better strategy."""
+
+LOOKUPS_BEFORE_SCAN = 64
+"""Lookups a step makes before it starts reading its whole pattern, at least: small queries
+never pay for the scan. A step waits longer when the planner expects its pattern to be big
+next to its input: until its lookups have cost what reading the pattern would. When the
+planner expects the input to be the bigger, the step reads from its first lookup."""
+
+SCAN_CHUNK = 256
+"""The scan advances this many rows at a time (fewer switches between the two cursors)."""
+
+ADAPTIVE_STEPS = True
+"""Whether lookup steps may switch to hash joins (False: always nested loops)."""
+
+
+class _StepState:
+    """What an adaptive step has learnt: the scan of its whole pattern so far, and the hash
+    table once that scan has ended."""
+
+    __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit")
+
+    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int) -> None:
+        self.lookups = 0
+        self.wait = wait
+        self.credit = 0
+        self.scan: Iterator[dict] | None = scan
+        self.rows: list = []
+        self.table: dict | None = None
+        self.keys = keys  # lookup variables: the hash key
+        self.others = others  # the pattern's other variables (checked against the solution)
+
+    def lookup(self) -> bool:
+        """Account for one lookup; True once the hash table is ready."""
+        if self.lookups < self.wait:
+            self.lookups += 1
+            return False
+        self.credit += SCAN_ROWS_PER_LOOKUP
+        if self.credit < SCAN_CHUNK:
+            return False
+        n, self.credit = self.credit, 0
+        return self.advance(n)
+
+    def advance(self, n: int) -> bool:
+        """Read up to ``n`` more rows; True once the whole pattern is read (and indexed)."""
+        scan = self.scan
+        if scan is None:
+            return self.table is not None
+        rows = self.rows
+        for _ in range(n):
+            row = next(scan, None)
+            if row is None:
+                self.scan = None
+                table: dict = {}
+                keys = self.keys
+                for r in rows:
+                    table.setdefault(tuple([r[k] for k in keys]), []).append(r)
+                self.table = table
+                self.rows = []
+                return True
+            rows.append(row)
+        return False
 
 
 class _Reverse:
@@ -113,9 +192,10 @@ class Executor:
         self.ctx = ctx or ExprContext()
         self.ctx.exists = self.exists
         dataset = dataset or Dataset()
+        self.dataset = dataset
         if dataset.given:
             self.default_graphs: list = list(dict.fromkeys(dataset.default))
-            self.named: list | None = list(dict.fromkeys(dataset.named))
+            self.named: list | None = None if dataset.all_named else list(dict.fromkeys(dataset.named))
         else:
             self.default_graphs = [None]
             self.named = None
@@ -123,6 +203,7 @@ class Executor:
         self._named_list: list | None = None
         self._nodes: dict = {}
         self._tables: dict = {}
+        self._steps: dict = {}
         self._compiled: dict = {}
         self._exists_plans: dict = {}
         self._dispatch = {
@@ -142,6 +223,7 @@ class Executor:
             DistinctPlan: self._distinct,
             ReducedPlan: self._reduced,
             SlicePlan: self._slice,
+            SourcesPlan: self._sources,
         }
 
     # ------------------------------------------------------------------ data access
@@ -273,7 +355,8 @@ class Executor:
 
     def _step(self, step: Any, stream: Any, graph: Any) -> Iterator[Solution]:
         """One BGP step: for each input solution, the pattern with its bound variables
-        substituted is one index lookup; then the filters placed after this step."""
+        substituted is one index lookup (or a hash probe, see the module docstring); then
+        the filters placed after this step."""
         triple = step.triple
         s, p, o = triple.s, triple.p, triple.o
         s_var = s.name if type(s) is Var else None
@@ -282,13 +365,32 @@ class Executor:
         g_var = graph.name if type(graph) is Var else None
         filters = [self._compile(expr, graph) for expr, _ in step.filters]
         match = self.match
+        state = self._step_state(step, graph) if step.lookup and g_var is None and ADAPTIVE_STEPS else None
         for sol in stream:
-            qs = sol.get(s_var, s) if s_var else s
-            qp = sol.get(p_var, p) if p_var else p
-            qo = sol.get(o_var, o) if o_var else o
-            g = sol.get(g_var, graph) if g_var else graph
-            for b in match(g, qs, qp, qo):
-                if b:
+            table = None
+            if state is not None:
+                if state.table is not None or state.lookup():
+                    table = state.table
+            if table is not None:
+                try:
+                    key = tuple([sol[k] for k in state.keys])
+                except KeyError:
+                    key = None
+                if key is not None:
+                    others = state.others
+                    matches = [r for r in table.get(key, ()) if all(sol.get(n, r[n]) == r[n] for n in others)] if others else table.get(key, ())
+                else:
+                    table = None
+            if table is None:
+                qs = sol.get(s_var, s) if s_var else s
+                qp = sol.get(p_var, p) if p_var else p
+                qo = sol.get(o_var, o) if o_var else o
+                g = sol.get(g_var, graph) if g_var else graph
+                matches = match(g, qs, qp, qo)
+            for b in matches:
+                if not sol and table is None:
+                    new = b  # a fresh dict from the source: no copy needed
+                elif b:
                     new = sol.copy()
                     new.update(b)
                 else:
@@ -301,6 +403,21 @@ class Executor:
                         yield new
                 else:
                     yield new
+
+    def _step_state(self, step: Any, graph: Any) -> _StepState:
+        key = (id(step), graph)
+        state = self._steps.get(key)
+        if state is None:
+            triple = step.triple
+            names = list(dict.fromkeys(n.name for n in (triple.s, triple.p, triple.o) if type(n) is Var))
+            keys = tuple(n for n in names if n in step.lookup)
+            others = tuple(n for n in names if n not in keys)
+            if step.in_est * SCAN_ROWS_PER_LOOKUP >= step.scan_est:
+                wait = 0
+            else:
+                wait = max(LOOKUPS_BEFORE_SCAN, int(step.scan_est / SCAN_ROWS_PER_LOOKUP))
+            state = self._steps[key] = _StepState(self.match(graph, triple.s, triple.p, triple.o), keys, others, wait)
+        return state
 
     def _path(self, node: PathPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         return eval_path(self, node.s, node.path, node.o, hint, graph)
@@ -492,6 +609,23 @@ class Executor:
     def _slice(self, node: SlicePlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         stop = None if node.limit is None else node.offset + node.limit
         return islice(self.run(node.child, hint, graph), node.offset, stop)
+
+
+    def _sources(self, node: SourcesPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        """CHANGES / VERSIONS: the pattern over each part's source (planned for it), each
+        solution once per binding of the part that agrees with ``hint``."""
+        inner = {k: v for k, v in hint.items() if k not in node.extra}
+        for source, extras in node.parts():
+            wanted = [e for e in extras if all(hint.get(k, v) == v for k, v in e.items())]
+            if not wanted:
+                continue
+            ctx = ExprContext(base=self.ctx.base)
+            ctx.now = self.ctx.now
+            sub = Executor(source, dataset=self.dataset, ctx=ctx)
+            plan = Planner(source, ctx, default_graphs=tuple(sub.default_graphs)).plan(node.pattern, frozenset(inner), graph)
+            for sol in sub.run(plan, inner, graph):
+                for extra in wanted:
+                    yield {**sol, **extra}
 
 
 def _merge(stream: Iterator[Solution], outer: Solution) -> Iterator[Solution]:

@@ -25,6 +25,8 @@ True
 
 from __future__ import annotations
 
+import operator as _operator
+
 import datetime as _dt
 import math
 import uuid
@@ -100,8 +102,23 @@ class ExprContext:
 # ---------------------------------------------------------------------------- values
 
 
+_KINDS: dict = {}
+_KINDS_LIMIT = 1 << 16
+
+
 def literal_kind(term: Literal) -> tuple[int, Any]:
-    """``(kind, comparable value)`` of a literal; ill-typed literals are K_OTHER."""
+    """``(kind, comparable value)`` of a literal; ill-typed literals are K_OTHER.
+    Memoised: the source hands out the same literal objects again and again."""
+    found = _KINDS.get(term)
+    if found is None:
+        found = _literal_kind(term)
+        if len(_KINDS) >= _KINDS_LIMIT:
+            _KINDS.clear()
+        _KINDS[term] = found
+    return found
+
+
+def _literal_kind(term: Literal) -> tuple[int, Any]:
     datatype = term.datatype
     if datatype is None:
         if term.lang is None:
@@ -352,6 +369,38 @@ def compile_expr(expr: Any, ctx: ExprContext, graph: Any = None) -> Compiled:
     raise QueryEvaluationError(f"cannot evaluate {expr!r}")
 
 
+_FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+_TESTS = {"<": _operator.lt, ">": _operator.gt, "<=": _operator.le, ">=": _operator.ge}
+
+
+def _against_number(op: str, args: tuple, general: Compiled) -> Compiled | None:
+    """A fast ``?x < 30`` (a variable against a numeric constant): a number compares
+    directly; anything else (an error, a string, NaN) goes to ``general``."""
+    a, b = args
+    if type(a) is Literal and type(b) is Var:
+        a, b, op = b, a, _FLIPPED[op]
+    if type(a) is not Var or type(b) is not Literal:
+        return None
+    kind, constant = literal_kind(b)
+    if kind != K_NUMERIC or constant != constant:
+        return None
+    name = a.name
+    test = _TESTS[op]
+    kinds = _KINDS
+
+    def against_number(sol: Solution) -> Literal:
+        term = sol.get(name)
+        if type(term) is Literal:
+            found = kinds.get(term)
+            if found is None:
+                found = literal_kind(term)
+            if found[0] == K_NUMERIC and found[1] == found[1]:
+                return TRUE if test(found[1], constant) else FALSE
+        return general(sol)
+
+    return against_number
+
+
 def _compile_op(expr: Op, ctx: ExprContext, graph: Any) -> Compiled:
     op = expr.op
     args = [compile_expr(a, ctx, graph) for a in expr.args]
@@ -402,7 +451,8 @@ def _compile_op(expr: Op, ctx: ExprContext, graph: Any) -> Compiled:
     if op in ("<", ">", "<=", ">="):
         left, right = args
         accept = {"<": (-1,), ">": (1,), "<=": (-1, 0), ">=": (1, 0)}[op]
-        return lambda sol: boolean(compare(left(sol), right(sol)) in accept)
+        general = lambda sol: boolean(compare(left(sol), right(sol)) in accept)  # noqa: E731
+        return _against_number(op, expr.args, general) or general
     if op in ("+", "-", "*", "/"):
         left, right = args
         return lambda sol: arithmetic(op, left(sol), right(sol))

@@ -11,6 +11,10 @@ strings and hands group graph patterns to :mod:`query.translate`.
 Traceback (most recent call last):
 ...
 query.errors.UnknownPrefixError: line 1, column 21: unknown prefix 'ex:' (declare it with PREFIX ex: <...>)
+>>> parse_query('SELECT ?s AT "v1" WHERE { ?s ?p ?o }').at
+'v1'
+>>> type(parse_request("CLEAR ALL")).__name__
+'UpdateRequest'
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from .algebra import (
     Aggregate,
     Call,
+    Changes,
     Dataset,
     Exists,
     FunctionCall,
@@ -39,6 +44,7 @@ from .algebra import (
     Triple,
     Values,
     Var,
+    Versions,
 )
 from .errors import QuerySyntaxError, UnknownPrefixError
 from .iri import resolve_iri
@@ -60,8 +66,12 @@ from .translate import (
     translate_modifiers,
     translate_select,
 )
+from .update_parser import UpdateRules
+from .updates import UpdateRequest
 
-__all__ = ["parse_query", "grammar_parser"]
+__all__ = ["parse_query", "parse_update", "parse_request", "grammar_parser", "START_SYMBOLS"]
+
+START_SYMBOLS = ("query", "update", "request")
 
 RDF_TYPE = IRI(RDF_NS + "type")
 RDF_FIRST = IRI(RDF_NS + "first")
@@ -88,6 +98,7 @@ def grammar_parser() -> Lark:
             _GRAMMAR.read_text(encoding="utf-8"),
             parser="lalr",
             lexer="basic",
+            start=list(START_SYMBOLS),
             maybe_placeholders=False,
             propagate_positions=False,
             cache=True,
@@ -184,8 +195,9 @@ def _check_bnode_labels(group: GroupSyntax) -> None:
     group.blocks = blocks
 
 
-class _QueryTransformer(Transformer):
-    """Bottom-up transformation of the lark tree; stateful (prefixes, base, blank nodes)."""
+class _QueryTransformer(UpdateRules, Transformer):
+    """Bottom-up transformation of the lark tree; stateful (prefixes, base, blank nodes).
+    The update rules come from :class:`query.update_parser.UpdateRules`."""
 
     def __init__(self, base: str | None) -> None:
         super().__init__(visit_tokens=False)
@@ -237,6 +249,7 @@ class _QueryTransformer(Transformer):
         if token.type == "ANON":
             return self._fresh()
         label = str(token)[2:]
+        self.blank_node_used(label)
         var = self.bnode_labels.get(label)
         if var is None:
             var = self.bnode_labels[label] = Var(".l" + label)
@@ -340,16 +353,10 @@ class _QueryTransformer(Transformer):
     triples_same_subject_path = triples_same_subject
 
     def triples_block(self, items: list) -> TriplesSyntax:
-        triples = list(items[0])
-        if len(items) > 1:
-            triples.extend(items[1].triples)
-        return TriplesSyntax(triples)
+        return TriplesSyntax([triple for part in items for triple in part])
 
     def construct_triples(self, items: list) -> list:
-        triples = list(items[0])
-        if len(items) > 1:
-            triples.extend(items[1])
-        return triples
+        return [triple for part in items for triple in part]
 
     triples_template = construct_triples
 
@@ -588,6 +595,46 @@ class _QueryTransformer(Transformer):
     def from_named(self, items: list) -> _Tag:
         return _Tag("from_named", items[0])
 
+    # ------------------------------------------------------------------ version clauses
+
+    def dataset_clause(self, items: list) -> _Tag:
+        return items[0]
+
+    def ref(self, items: list) -> str:
+        token = items[0]
+        if type(token) is Token and token.type == "IRIREF":
+            return _unescape(str(token)[1:-1])
+        return token  # a string, already unescaped
+
+    def at_clause(self, items: list) -> _Tag:
+        return _Tag("at", items[0])
+
+    def changes_clause(self, items: list) -> _Tag:
+        return _Tag("changes", (items[0], items[1] if len(items) > 1 else None))
+
+    def versions_clause(self, items: list) -> _Tag:
+        return _Tag("versions", None)
+
+    @staticmethod
+    def _version(items: list) -> tuple[str | None, Any]:
+        """The ``AT`` ref and a function wrapping the WHERE pattern for CHANGES / VERSIONS."""
+        tags = [i for i in items if type(i) is _Tag and i.tag in ("at", "changes", "versions")]
+        kinds = [t.tag for t in tags]
+        for kind in set(kinds):
+            if kinds.count(kind) > 1:
+                raise QuerySyntaxError(f"a query has at most one {kind.upper()} clause")
+        found = {t.tag: t.value for t in tags}
+        if "changes" in found and ("at" in found or "versions" in found):
+            other = "AT" if "at" in found else "VERSIONS"
+            raise QuerySyntaxError(f"CHANGES cannot be combined with {other} (CHANGES FROM <a> TO <b> names both commits)")
+        at = found.get("at")
+        if "changes" in found:
+            start, end = found["changes"]
+            return None, lambda pattern: Changes(pattern, start, end)
+        if "versions" in found:
+            return at, lambda pattern: Versions(pattern, at)
+        return at, None
+
     def where_clause(self, items: list) -> GroupSyntax:
         return items[0]
 
@@ -655,6 +702,10 @@ class _QueryTransformer(Transformer):
         named = tuple(i.value for i in items if type(i) is _Tag and i.tag == "from_named")
         return Dataset(default, named)
 
+    def _versioned(self, items: list) -> dict:
+        at, wrap = self._version(items)
+        return {"at": at, "wrap": wrap}
+
     def sub_select(self, items: list) -> Any:
         modifier, projection = items[0].value
         sel = self._select_syntax(items[1], items[2], projection, modifier)
@@ -665,28 +716,28 @@ class _QueryTransformer(Transformer):
     def select_query(self, items: list) -> dict:
         modifier, projection = items[0].value
         sel = self._select_syntax(items[-2], items[-1], projection, modifier)
-        return {"form": "SELECT", "select": sel, "dataset": self._dataset(items)}
+        return {"form": "SELECT", "select": sel, "dataset": self._dataset(items), **self._versioned(items)}
 
     def ask_query(self, items: list) -> dict:
         sel = self._select_syntax(items[-2], items[-1])
-        return {"form": "ASK", "select": sel, "dataset": self._dataset(items)}
+        return {"form": "ASK", "select": sel, "dataset": self._dataset(items), **self._versioned(items)}
 
     def construct_query(self, items: list) -> dict:
         sel = self._select_syntax(items[-2], items[-1])
-        return {"form": "CONSTRUCT", "select": sel, "template": items[0], "dataset": self._dataset(items)}
+        return {"form": "CONSTRUCT", "select": sel, "template": items[0], "dataset": self._dataset(items), **self._versioned(items)}
 
     def construct_where(self, items: list) -> dict:
         template = next((i for i in items if type(i) is list and all(type(t) is Triple for t in i)), [])
         modifiers = items[-1]
         sel = self._select_syntax(GroupSyntax([TriplesSyntax(list(template))]), modifiers)
-        return {"form": "CONSTRUCT", "select": sel, "template": template, "dataset": self._dataset(items)}
+        return {"form": "CONSTRUCT", "select": sel, "template": template, "dataset": self._dataset(items), **self._versioned(items)}
 
     def describe_query(self, items: list) -> dict:
         targets = [i for i in items if type(i) in (Var, IRI)]
         star = any(type(i) is Token and i.type == "STAR" for i in items)
         where = next((i for i in items if type(i) is GroupSyntax), GroupSyntax([]))
         sel = self._select_syntax(where, items[-1])
-        return {"form": "DESCRIBE", "select": sel, "describe": "*" if star else targets, "dataset": self._dataset(items)}
+        return {"form": "DESCRIBE", "select": sel, "describe": "*" if star else targets, "dataset": self._dataset(items), **self._versioned(items)}
 
     def query(self, items: list) -> Query:
         form = next(i for i in items if type(i) is dict)
@@ -694,10 +745,14 @@ class _QueryTransformer(Transformer):
         sel: SelectSyntax = form["select"]
         sel.values = values
         kind = form["form"]
-        if kind == "SELECT":
-            pattern, vars_ = translate_select(sel)
-            return self._query("SELECT", pattern, form, vars_=vars_, order=sel.order_by)
         pattern = translate_group(sel.where)
+        if form["wrap"] is not None:
+            if kind == "DESCRIBE":
+                raise QuerySyntaxError("DESCRIBE cannot be combined with CHANGES or VERSIONS")
+            pattern = form["wrap"](pattern)
+        if kind == "SELECT":
+            pattern, vars_ = translate_modifiers(pattern, sel)
+            return self._query("SELECT", pattern, form, vars_=vars_, order=sel.order_by)
         if kind in ("ASK", "CONSTRUCT"):
             sel.projection = "*"
             pattern, vars_ = translate_modifiers(pattern, sel)
@@ -721,6 +776,7 @@ class _QueryTransformer(Transformer):
             base=self.base,
             prefixes=dict(self.prefixes),
             order_vars=order_vars,
+            at=parts["at"],
         )
 
     @staticmethod
@@ -735,7 +791,7 @@ class _QueryTransformer(Transformer):
 
         return Triple(fix(triple.s), fix(triple.p), fix(triple.o))
 
-    def start(self, items: list) -> Query:
+    def request(self, items: list) -> Query | UpdateRequest:
         return items[0]
 
 
@@ -794,7 +850,7 @@ def _describe_terminal(parser: Lark, name: str) -> str:
     return name.lower()
 
 
-def _syntax_error(parser: Lark, text: str, error: UnexpectedInput) -> QuerySyntaxError:
+def _syntax_error(parser: Lark, text: str, error: UnexpectedInput, start: str = "query") -> QuerySyntaxError:
     line = getattr(error, "line", None)
     column = getattr(error, "column", None)
     if isinstance(error, UnexpectedToken):
@@ -806,7 +862,7 @@ def _syntax_error(parser: Lark, text: str, error: UnexpectedInput) -> QuerySynta
     if isinstance(error, UnexpectedCharacters):
         snippet = text[error.pos_in_stream : error.pos_in_stream + 12].split("\n")[0]
         try:  # what the parser would accept here (the lexer alone knows only every terminal)
-            interactive = parser.parse_interactive(text[: error.pos_in_stream])
+            interactive = parser.parse_interactive(text[: error.pos_in_stream], start=start)
             interactive.exhaust_lexer()
             names = interactive.accepts()
         except UnexpectedInput:
@@ -841,22 +897,37 @@ def _decode_codepoints(text: str) -> str:
     return _CODEPOINT_RE.sub(sub, text)
 
 
-def parse_query(text: str, *, base: str | None = None) -> Query:
-    """Parse SPARQL query text into a :class:`~query.algebra.Query`.
-
-    Raises :class:`QuerySyntaxError` (line, column, token, expected) for invalid text and
-    :class:`UnknownPrefixError` for an undeclared prefix.
-    """
+def _parse(text: str, start: str, base: str | None) -> Any:
     parser = grammar_parser()
     if "\\u" in text or "\\U" in text:
         text = _decode_codepoints(text)
     try:
-        tree: Tree = parser.parse(text)
+        tree: Tree = parser.parse(text, start=start)
     except UnexpectedInput as error:
-        raise _syntax_error(parser, text, error) from None
+        raise _syntax_error(parser, text, error, start) from None
     try:
         return _QueryTransformer(base).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, QuerySyntaxError):
             raise error.orig_exc from None
         raise
+
+
+def parse_query(text: str, *, base: str | None = None) -> Query:
+    """Parse SPARQL query text into a :class:`~query.algebra.Query`.
+
+    Raises :class:`QuerySyntaxError` (line, column, token, expected) for invalid text and
+    :class:`UnknownPrefixError` for an undeclared prefix.
+    """
+    return _parse(text, "query", base)
+
+
+def parse_update(text: str, *, base: str | None = None) -> UpdateRequest:
+    """Parse a SPARQL 1.1 Update request into a :class:`~query.updates.UpdateRequest`
+    (errors as :func:`parse_query`)."""
+    return _parse(text, "update", base)
+
+
+def parse_request(text: str, *, base: str | None = None) -> Query | UpdateRequest:
+    """Parse a query or an update request (what ``datae query`` and the REPL accept)."""
+    return _parse(text, "request", base)

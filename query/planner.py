@@ -16,6 +16,9 @@ What the planner decides:
   hash join over the right side's materialised solutions otherwise.
 * **GRAPH ?g**: the graph variable is pushed into the quad patterns when that is exact,
   else the named graphs are enumerated.
+* **CHANGES / VERSIONS** (datae's version clauses): the pattern inside is planned again for
+  each source it is evaluated over (see :mod:`query.temporal`); the plan shown by EXPLAIN
+  is planned over the view at the end ref.
 
 Every operator records the variables it certainly binds (``certain``), may bind
 (``maybe``) and mentions (``mentioned``); the executor uses them to pass bindings down
@@ -39,6 +42,7 @@ from typing import Any
 
 from .algebra import (
     BGP,
+    Changes,
     Distinct,
     Exists,
     Extend,
@@ -60,6 +64,7 @@ from .algebra import (
     Union,
     Values,
     Var,
+    Versions,
     expr_vars,
     term_str,
 )
@@ -88,6 +93,7 @@ __all__ = [
     "DistinctPlan",
     "ReducedPlan",
     "SlicePlan",
+    "SourcesPlan",
     "Planner",
     "plan_query",
     "explain_plan",
@@ -143,6 +149,8 @@ class Step:
     est: float
     filters: list = field(default_factory=list)  # (expr, compiled)
     lookup: tuple = ()  # variables of the pattern bound before it runs (index lookup keys)
+    scan_est: float = 0.0  # matches of the pattern with only its constants bound (estimated)
+    in_est: float = 1.0  # solutions expected to reach this step (estimated)
 
 
 @dataclass(eq=False)
@@ -250,6 +258,20 @@ class SlicePlan(PlanNode):
     limit: int | None
 
 
+@dataclass(eq=False)
+class SourcesPlan(PlanNode):
+    """A pattern evaluated over other sources (CHANGES: the added and the removed quads;
+    VERSIONS: each distinct state of the pattern's footprint), its solutions extended with
+    each part's bindings. ``parts()`` gives ``[(source, [bindings, ...]), ...]``; ``preview``
+    is the pattern planned over the view at the end ref (for EXPLAIN)."""
+
+    label: str
+    pattern: Any
+    parts: Any
+    preview: PlanNode
+    extra: frozenset
+
+
 # ---------------------------------------------------------------------------- helpers
 
 
@@ -294,10 +316,11 @@ class Planner:
     solution everywhere in the pattern: then no operator hides outer bindings.
     """
 
-    def __init__(self, source: Any, ctx: ExprContext, *, default_graphs: tuple = (None,)) -> None:
+    def __init__(self, source: Any, ctx: ExprContext, *, default_graphs: tuple = (None,), versions: Any = None) -> None:
         self.source = source
         self.ctx = ctx
         self.default_graphs = tuple(default_graphs)
+        self.versions = versions  # a query.versioning.VersionContext, for CHANGES / VERSIONS
         self._estimates: dict = {}
         self.substitute = False
 
@@ -370,6 +393,8 @@ class Planner:
             return self._extend(p, bound, graph, pending)
         if kind is Service:
             raise UnsupportedFeatureError("SERVICE", "federated queries")
+        if kind in (Changes, Versions):
+            return self._wrap(self._versioned(p, bound, graph), pending, graph)
         node = self._plan_other(p, bound, graph)
         return self._wrap(node, pending, graph)
 
@@ -506,8 +531,10 @@ class Planner:
             best = min(candidates, key=lambda t: self._cost(t, graph, known))
             remaining.remove(best)
             cost = self._cost(best, graph, known)
+            incoming = total if steps else 1.0
             total = total * max(cost, 1.0) if steps else cost
-            steps.append(Step(best, cost, lookup=tuple(sorted(_names(best.s, best.p, best.o) & known))))
+            steps.append(Step(best, cost, lookup=tuple(sorted(_names(best.s, best.p, best.o) & known)),
+                              scan_est=self.estimate(best, graph), in_est=incoming))
             known |= _names(best.s, best.p, best.o)
             if type(graph) is Var:
                 known.add(graph.name)
@@ -537,6 +564,12 @@ class Planner:
                     break
             if not placed:
                 leftover.append(item)
+        # What reaches each step, now that the filters are placed (each conjunct is taken to
+        # keep a third of the solutions, System R's default for a range).
+        running = 1.0
+        for number, step in enumerate(steps):
+            step.in_est = running
+            running = (running * max(step.est, 1.0) if number else step.est) / 3.0 ** len(step.filters)
         return self._wrap(node, leftover, graph)
 
     # ------------------------------------------------------------------ joins
@@ -666,6 +699,32 @@ class Planner:
         node.est = child.est
         return self._wrap(node, rest, graph)
 
+    # ------------------------------------------------------------------ CHANGES / VERSIONS
+
+    def _versioned(self, p: Any, bound: frozenset, graph: Any) -> PlanNode:
+        from .source import as_source
+        from .temporal import changes_parts, versions_parts
+        from .versioning import require
+
+        clause = "CHANGES" if type(p) is Changes else "VERSIONS"
+        versions = require(self.versions, clause)
+        if type(p) is Changes:
+            parts = changes_parts(versions, p)
+            label = f"Changes from {versions.label(p.start)} to {versions.label(p.end)}: ?{p.var.name} = \"+\" over added quads, \"-\" over removed quads"
+            end = p.end
+        else:
+            parts = versions_parts(versions, p, self.default_graphs)
+            label = f"Versions over the ancestry of {versions.label(p.ref)}: once per distinct state of the quads the pattern reads, ?{p.var.name} = each commit of that state"
+            end = p.ref
+        preview_planner = Planner(as_source(versions.view(end)), self.ctx, default_graphs=self.default_graphs)
+        preview = preview_planner.plan(p.pattern, bound - {p.var.name}, graph)
+        node = SourcesPlan(label, p.pattern, parts, preview, frozenset({p.var.name}))
+        node.certain = preview.certain | node.extra
+        node.maybe = preview.maybe | node.extra
+        node.mentioned = preview.mentioned | node.extra
+        node.est = preview.est
+        return node
+
     # ------------------------------------------------------------------ GRAPH
 
     def _graph(self, p: Graph, bound: frozenset, graph: Any, pending: list) -> PlanNode:
@@ -739,6 +798,8 @@ class Planner:
             return frozenset(v.name for v in p.vars) & self._certain(p.pattern, graph)
         if kind is Group:
             return frozenset(var.name for expr, var in p.keys if var is not None and expr == var) & self._certain(p.pattern, graph)
+        if kind in (Changes, Versions):
+            return self._certain(p.pattern, graph) | {p.var.name}
         return frozenset()
 
     def _mentioned(self, p: Any, graph: Any) -> frozenset:
@@ -881,5 +942,9 @@ def _explain(node: PlanNode, depth: int, lines: list) -> None:
     if kind is SlicePlan:
         lines.append(f"{pad}Slice offset {node.offset} limit {node.limit if node.limit is not None else 'none'}")
         _explain(node.child, depth + 1, lines)
+        return
+    if kind is SourcesPlan:
+        lines.append(f"{pad}{node.label}")
+        _explain(node.preview, depth + 1, lines)
         return
     lines.append(f"{pad}{kind.__name__}")

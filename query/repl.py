@@ -5,6 +5,10 @@ command; otherwise it starts a new line. History is kept in ``~/.datae_history``
 completes keywords, declared prefixes and branch / tag names; each query is timed; Ctrl-C
 cancels the running query (or clears the line), Ctrl-D leaves.
 
+Statements: SPARQL queries (with datae's version clauses ``AT``, ``CHANGES``, ``VERSIONS``),
+SPARQL updates (each one commit on the branch being read; author ``$DATAE_AUTHOR`` or
+``$USER``), and ``EXPLAIN <statement>`` to see the plan.
+
 Dot commands: ``.at REF`` (query another branch, tag or commit), ``.branch [NAME]``
 (list branches, or switch), ``.log [N]``, ``.diff A [B]``, ``.format table|json|csv|tsv``,
 ``.help``, ``.quit``.
@@ -26,8 +30,9 @@ from rich.console import Console
 import fstore
 from nstore.errors import DataeError
 
-from .session import Session
+from .session import Session, default_author
 from .termsyntax import format_term
+from .versioning import VersionContext
 
 __all__ = ["run_repl", "statement_complete", "KEYWORDS"]
 
@@ -36,10 +41,12 @@ KEYWORDS = (
     "GRAPH", "OPTIONAL", "UNION", "MINUS", "FILTER", "BIND", "VALUES", "AS", "GROUP BY", "HAVING", "ORDER BY",
     "ASC", "DESC", "LIMIT", "OFFSET", "COUNT", "SUM", "MIN", "MAX", "AVG", "SAMPLE", "GROUP_CONCAT", "EXISTS",
     "NOT EXISTS", "IN", "NOT IN", "REGEX", "STR", "LANG", "LANGMATCHES", "DATATYPE", "BOUND", "ISIRI", "ISLITERAL",
-    "ISBLANK", "INSERT DATA", "DELETE DATA", "INSERT", "DELETE", "EXPLAIN", "AT",
+    "ISBLANK", "INSERT DATA", "DELETE DATA", "INSERT", "DELETE", "EXPLAIN", "AT", "CHANGES", "VERSIONS", "TO",
+    "WITH", "USING", "CLEAR", "DROP", "CREATE", "LOAD", "ADD", "MOVE", "COPY", "DEFAULT", "ALL",
 )
 DOT_COMMANDS = (".at", ".branch", ".log", ".diff", ".format", ".help", ".quit")
 _PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:", re.IGNORECASE)
+_GRAPH_UPDATE = re.compile(r"^\s*(CLEAR|DROP|CREATE|LOAD|ADD|MOVE|COPY)\b", re.IGNORECASE | re.MULTILINE)
 
 
 def statement_complete(text: str) -> bool:
@@ -63,7 +70,8 @@ def statement_complete(text: str) -> bool:
             depth += 1
         elif char == "}":
             depth -= 1
-    return depth <= 0 and in_string is None and ("{" in stripped or stripped.upper().startswith("EXPLAIN"))
+    braceless = stripped.upper().startswith("EXPLAIN") or _GRAPH_UPDATE.search(stripped) is not None
+    return depth <= 0 and in_string is None and ("{" in stripped or braceless)
 
 
 class _Completer(Completer):
@@ -103,8 +111,8 @@ def _bindings() -> KeyBindings:
 class Repl:
     """The loop: read a statement, run it, show the result and its time."""
 
-    def __init__(self, repo: fstore.Repository, at: str | None, console: Console) -> None:
-        self.session = Session(repo, at)
+    def __init__(self, repo: fstore.Repository, at: str | None, console: Console, author: str | None = None) -> None:
+        self.session = Session(repo, at, author or default_author())
         self.repo = repo
         self.console = console
         self.format = "table"
@@ -139,7 +147,7 @@ class Repl:
                 return False
             if command == ".at":
                 if args:
-                    self.repo.at(args[0])  # raises for an unknown ref
+                    VersionContext(self.repo).resolve(args[0])  # raises for an unknown ref
                     self.session.at = args[0]
                 self.console.print(f"queries read {self.session.ref}")
             elif command == ".branch":

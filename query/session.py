@@ -1,27 +1,69 @@
-"""Running query text against a repository at a ref: what `datae query` and the REPL share.
+"""Running statement text against a repository: what `datae query` and the REPL share.
+
+A statement is a query, an update request, or either one after ``EXPLAIN``:
+
+* a query reads the session's ref (``--at`` / ``.at``; default: the current branch) unless
+  it names its own with a version clause (``AT``, ``CHANGES``, ``VERSIONS``);
+* an update request is one commit on a branch: the one of a leading ``AT <branch>``, else
+  the session's ref (which must then be a branch), else the current branch. Its message
+  is the update text, its author the session's;
+* ``EXPLAIN <statement>`` returns the plan instead of running it.
 
 >>> import tempfile, fstore
 >>> repo = fstore.open(tempfile.mkdtemp())
->>> with repo.transaction("main", message="m") as tx:
-...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), "x")
+>>> print(run_text(repo, 'INSERT DATA { <urn:a> <urn:p> "x" }', author="ann")[:10])
+committed 
 >>> run_text(repo, "SELECT ?o WHERE { <urn:a> <urn:p> ?o }", fmt="csv").splitlines()
 ['o', 'x']
+>>> run_text(repo, 'INSERT DATA { <urn:a> <urn:p> "x" }')
+'no change on main\\n'
+>>> print(run_text(repo, "EXPLAIN SELECT ?o WHERE { <urn:a> <urn:p> ?o }"), end="")
+SELECT query
+  Project ?o
+    BGP  (est. 1)
+      scan <urn:a> <urn:p> ?o  (est. 1)
 >>> repo.close()
 """
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import re
 
 import fstore
 
-from .engine import execute
+from .engine import explain_query, run_query
+from .errors import UpdateError
+from .outcomes import PlanText, UpdateResult
+from .parser import parse_request
+from .results import Result
+from .source import as_source
+from .update_exec import apply_update, explain_update
+from .updates import UpdateRequest
+from .versioning import VersionContext
 
-__all__ = ["Session", "run_text"]
+__all__ = ["Session", "run_text", "split_explain", "default_author"]
+
+_EXPLAIN = re.compile(r"\A(?:\s|#[^\n]*(?:\n|\Z))*EXPLAIN\b", re.IGNORECASE)
+
+
+def split_explain(text: str) -> tuple[bool, str]:
+    """Whether ``text`` starts with ``EXPLAIN`` (after blanks and comments), and the
+    statement after it."""
+    match = _EXPLAIN.match(text)
+    if match is None:
+        return False, text
+    return True, text[match.end():]
+
+
+def default_author() -> str:
+    """The author of commits made from the command line or the REPL."""
+    return os.environ.get("DATAE_AUTHOR") or os.environ.get("USER") or "unknown"
 
 
 class Session:
-    """A repository and the ref that queries read (None: the current branch)."""
+    """A repository, the ref queries read (None: the current branch) and the author of
+    the commits updates make."""
 
     def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "") -> None:
         self.repo = repo
@@ -32,13 +74,50 @@ class Session:
     def ref(self) -> str:
         return self.at or self.repo.current_branch
 
-    def run(self, text: str) -> Any:
-        """Execute a query at the session's ref; returns a :class:`query.Result`."""
-        return execute(self.repo.at(self.ref), text)
+    @property
+    def versions(self) -> VersionContext:
+        return VersionContext(self.repo, self.at)
+
+    def run(self, text: str) -> Result | UpdateResult | PlanText:
+        """Run a statement: a :class:`query.Result` for a query, an :class:`UpdateResult`
+        for an update, a :class:`PlanText` for ``EXPLAIN``."""
+        explain, body = split_explain(text)
+        request = parse_request(body)
+        versions = self.versions
+        if isinstance(request, UpdateRequest):
+            branch = self.branch_for(request)
+            if explain:
+                return PlanText(explain_update(as_source(self.repo.at(branch)), request, branch))
+            return self.update(request, text, branch)
+        source = as_source(versions.view(None))
+        if explain:
+            return PlanText(explain_query(source, request, versions=versions))
+        return run_query(source, request, versions=versions)
+
+    def branch_for(self, request: UpdateRequest) -> str:
+        """The branch an update commits on; an error if that ref is not a branch."""
+        branch = request.at or self.ref
+        if branch not in self.repo.branches():
+            how = "its AT clause names" if request.at else "the session reads"
+            raise UpdateError(
+                f"cannot update {branch!r}: {how} a tag or commit, not a branch "
+                "(updates commit on a branch: use AT <branch>, --at BRANCH or .at BRANCH)"
+            )
+        return branch
+
+    def update(self, request: UpdateRequest, text: str, branch: str | None = None) -> UpdateResult:
+        """Apply an update request as one commit on ``branch`` (message: the text)."""
+        branch = branch or self.branch_for(request)
+        with self.repo.transaction(branch, message=text.strip(), author=self.author) as tx:
+            apply_update(tx, request)
+        if tx.commit_id is None:
+            return UpdateResult(branch, None)
+        commit = self.repo.commit(tx.commit_id)
+        return UpdateResult(branch, commit.id, commit.added, commit.removed)
 
 
 def run_text(repo: fstore.Repository, text: str, *, at: str | None = None, fmt: str = "table", author: str = "") -> str:
-    """Run ``text`` and return its result serialised as ``fmt`` (json, csv, tsv, table, ...)."""
+    """Run ``text`` and return its outcome serialised as ``fmt`` (json, csv, tsv, table, ...)."""
     result = Session(repo, at, author).run(text)
     return result.serialize(_FORMAT_NAMES.get(fmt, fmt))
 

@@ -100,11 +100,17 @@ class FstoreSource:
 
     def match(self, pattern: QuadPattern) -> Iterator[Bindings]:
         args = [self._item(i) for i in pattern]
+        var = self._var
+        convert = list(dict.fromkeys(a.name for a in args if type(a) is var))
         term_types = _TERM_TYPES
+        cache = _TERM_CACHE
         for binding in self._fstore.from_(self.view, *args):
-            for name, value in binding.items():
-                if type(value) not in term_types and value is not None:
-                    binding[name] = _to_term(value)
+            for name in convert:
+                value = binding[name]
+                kind = type(value)
+                if kind not in term_types and value is not None:
+                    term = cache.get((kind, value))
+                    binding[name] = term if term is not None else _to_term(value)
             yield binding
 
     def count(self, pattern: QuadPattern) -> int:

@@ -7,7 +7,12 @@ test of a manifest: load ``qt:data`` into the default graph and ``qt:graphData``
 run the query through ``query.execute`` and compare with the expected result the way the
 suite says: result sets as multisets with blank nodes matched up to a bijection (in order
 for the ORDER BY keys), graphs by isomorphism (rdflib), booleans, CSV text. Syntax tests
-check that the parser accepts or rejects the query.
+check that the parser accepts or rejects the query (``parse_update`` for update syntax).
+
+Update evaluation tests load ``ut:data`` / ``ut:graphData`` into a fresh store, run the
+request as one commit (``query.Session``, as ``datae query`` does) and compare the whole
+resulting dataset with the expected one (``mf:result``'s ``ut:data`` / ``ut:graphData``) by
+isomorphism, blank nodes shared across graphs included.
 
 Each test gets a category (its directory, e.g. ``sparql11/aggregates``) and a status:
 ``pass``, ``fail`` (with the reason) or ``skip`` (naming the feature it needs).
@@ -33,11 +38,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from query import Result, execute, parse_query  # noqa: E402
+from query.parser import parse_update  # noqa: E402
 from query.errors import QueryError, QuerySyntaxError, UnsupportedFeatureError  # noqa: E402
 from query.terms import NUMERIC_TYPES, XSD_BOOLEAN, BNode, IRI, Literal, numeric  # noqa: E402
 from query.terms_ox import from_ox  # noqa: E402
 
-__all__ = ["SUITE_DIR", "Case", "ensure_suite", "collect", "run_case", "Outcome"]
+__all__ = ["SUITE_DIR", "Case", "ensure_suite", "collect", "run_case", "Outcome", "is_update"]
 
 SUITE_DIR = ROOT / ".cache" / "sparql-suite"
 FETCH_SCRIPT = ROOT.parent / "shared" / "scripts" / "get_sparql_suite.sh"
@@ -48,6 +54,7 @@ DAWGT = "http://www.w3.org/2001/sw/DataAccess/tests/test-dawg#"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 RS = "http://www.w3.org/2001/sw/DataAccess/tests/result-set#"
+UT = "http://www.w3.org/2009/sparql/tests/test-update#"
 SD = "http://www.w3.org/ns/sparql-service-description#"
 
 MANIFESTS = [
@@ -59,6 +66,7 @@ MANIFESTS = [
 EVAL_TYPES = {"QueryEvaluationTest", "CSVResultFormatTest"}
 SYNTAX_TYPES = {"PositiveSyntaxTest", "PositiveSyntaxTest11", "NegativeSyntaxTest", "NegativeSyntaxTest11"}
 UPDATE_TYPES = {"UpdateEvaluationTest", "PositiveUpdateSyntaxTest11", "NegativeUpdateSyntaxTest11"}
+UPDATE_SYNTAX_TYPES = {"PositiveUpdateSyntaxTest11", "NegativeUpdateSyntaxTest11"}
 
 # Directories whose tests need a feature outside datae's query layer.
 SKIP_DIRS = {
@@ -69,7 +77,6 @@ SKIP_DIRS = {
     "http-rdf-update": "the graph store protocol (HTTP)",
     "service-description": "service descriptions",
 }
-UPDATE_REASON = "SPARQL Update (not part of the query engine)"
 
 # Tests whose expected outcome contradicts the SPARQL 1.1 grammar datae implements.
 _RDF11_STRING = "RDF 1.1: \"x\"^^xsd:string is the simple literal \"x\" (the test expects RDF 1.0's two terms)"
@@ -198,10 +205,11 @@ def _case(store: ox.Store, entry: Any, category: str) -> Case | None:
     if isinstance(action, ox.NamedNode):
         case.query = _path(action)
     else:
-        query = _one(store, action, QT + "query")
+        query = _one(store, action, QT + "query") or _one(store, action, UT + "request")
         case.query = _path(query) if query is not None else None
-        case.data = [_path(d) for d in _objects(store, action, QT + "data")]
+        case.data = [_path(d) for d in _objects(store, action, QT + "data") + _objects(store, action, UT + "data")]
         case.graph_data = [(g.value, _path(g)) for g in _objects(store, action, QT + "graphData")]
+        case.graph_data += _update_graphs(store, action)
         if _objects(store, action, QT + "serviceData"):
             case.extra["service"] = True
         if _objects(store, action, SD + "entailmentRegime") or _objects(store, entry, SD + "entailmentRegime"):
@@ -209,10 +217,29 @@ def _case(store: ox.Store, entry: Any, category: str) -> Case | None:
     result = _one(store, entry, MF + "result")
     if isinstance(result, ox.NamedNode):
         case.result = _path(result)
+    elif result is not None and case.kind == "UpdateEvaluationTest":
+        case.extra["post_data"] = [_path(d) for d in _objects(store, result, UT + "data")]
+        case.extra["post_graphs"] = _update_graphs(store, result)
     requires = [r.value.split("#")[-1] for r in _objects(store, entry, MF + "requires")]
     if requires:
         case.extra["requires"] = requires
     return case
+
+
+def is_update(case: Case) -> bool:
+    """Whether a test is about SPARQL Update (its type, or an update request file)."""
+    return case.kind in UPDATE_TYPES or (case.query is not None and case.query.suffix == ".ru")
+
+
+def _update_graphs(store: ox.Store, node: Any) -> list:
+    """``ut:graphData [ ut:graph <file> ; rdfs:label "graph IRI" ]`` as (graph IRI, path)."""
+    found = []
+    for entry in _objects(store, node, UT + "graphData"):
+        graph = _one(store, entry, UT + "graph")
+        label = _one(store, entry, RDFS + "label")
+        if graph is not None:
+            found.append((label.value if label is not None else graph.value, _path(graph)))
+    return found
 
 
 # ---------------------------------------------------------------------------- running
@@ -237,9 +264,7 @@ def skip_reason(case: Case) -> str | None:
         return "entailment regimes (RDFS/OWL/D inference)"
     if case.extra.get("service"):
         return "SERVICE (federated query)"
-    if case.kind in UPDATE_TYPES or top.startswith(("add", "basic-update", "clear", "copy", "delete", "drop", "move", "update-silent", "syntax-update")):
-        return UPDATE_REASON
-    if case.kind not in EVAL_TYPES | SYNTAX_TYPES:
+    if case.kind not in EVAL_TYPES | SYNTAX_TYPES | UPDATE_TYPES:
         return f"test type {case.kind}"
     return None
 
@@ -250,8 +275,10 @@ def run_case(case: Case) -> Outcome:
     if reason is not None:
         return Outcome("skip", reason)
     try:
-        if case.kind in SYNTAX_TYPES:
+        if case.kind in SYNTAX_TYPES | UPDATE_SYNTAX_TYPES:
             return _run_syntax(case)
+        if case.kind == "UpdateEvaluationTest":
+            return _run_update(case)
         return _run_eval(case)
     except UnsupportedFeatureError as error:
         return Outcome("skip", error.feature)
@@ -263,8 +290,9 @@ def run_case(case: Case) -> Outcome:
 def _run_syntax(case: Case) -> Outcome:
     text = case.query.read_text(encoding="utf-8")
     positive = case.kind.startswith("Positive")
+    parse = parse_update if case.kind in UPDATE_SYNTAX_TYPES or case.query.suffix == ".ru" else parse_query
     try:
-        parse_query(text, base=case.query.as_uri())
+        parse(text, base=case.query.as_uri())
     except UnsupportedFeatureError as error:
         return Outcome("skip", error.feature)
     except QuerySyntaxError as error:
@@ -329,6 +357,56 @@ def _load(case: Case, text: str) -> tuple[Any, Any, str]:
             for quad in quads:
                 fstore.add(tx, *quad)
     return repo, repo.at("main"), folder
+
+
+def _dataset_quads(data: list, graphs: list) -> list[tuple]:
+    quads = [(None, s, p, o) for path in data for s, p, o in read_rdf(path)]
+    for iri, path in graphs:
+        quads.extend((IRI(iri), s, p, o) for s, p, o in read_rdf(path))
+    return quads
+
+
+def _run_update(case: Case) -> Outcome:
+    """Data in, the request as one commit, the resulting dataset compared as a whole."""
+    import fstore
+    from query import Session
+
+    text = case.query.read_text(encoding="utf-8")
+    folder = tempfile.mkdtemp(prefix="datae-w3c-")
+    repo = fstore.open(folder)
+    try:
+        quads = _dataset_quads(case.data, case.graph_data)
+        if quads:
+            with repo.transaction("main", message=case.id, author="w3c") as tx:
+                for quad in quads:
+                    fstore.add(tx, *quad)
+        request = parse_update(text, base=case.query.as_uri())
+        Session(repo, author="w3c").update(request, text)
+        view = repo.at("main")
+        V = fstore.Var
+        actual = [tuple(fstore.to_rdf(v) if v is not None else None for v in (b["g"], b["s"], b["p"], b["o"]))
+                  for b in fstore.from_(view, V("g"), V("s"), V("p"), V("o"))]
+        expected = _dataset_quads(case.extra.get("post_data", []), case.extra.get("post_graphs", []))
+        return _compare_datasets(actual, expected)
+    finally:
+        repo.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _compare_datasets(actual: list, expected: list) -> Outcome:
+    """Datasets equal up to blank-node renaming (one bijection across all graphs): each
+    quad becomes a triple whose predicate also names the graph, then graph isomorphism."""
+    from urllib.parse import quote
+
+    def encode(quads: list) -> list:
+        return [(s, IRI(f"urn:datae:graph:{quote(g.value if g is not None else '', safe='')}:{quote(p.value, safe='')}"), o)
+                for g, s, p, o in quads]
+
+    outcome = _compare_graph(encode(actual), encode(expected))
+    if outcome.status == "pass":
+        return outcome
+    show = lambda quads: "\n".join(f"  {g} {s} {p} {o}" for g, s, p, o in sorted(quads, key=str)[:12])  # noqa: E731
+    return Outcome("fail", f"datasets differ: got {len(actual)} quads, expected {len(expected)}\ngot:\n{show(actual)}\nexpected:\n{show(expected)}")
 
 
 def _run_eval(case: Case) -> Outcome:

@@ -27,9 +27,11 @@ def build_report() -> str:
     cases = conformance.collect(suite)
     started = time.time()
     by_category: dict[str, Counter] = defaultdict(Counter)
+    by_kind: dict[str, Counter] = defaultdict(Counter)
     failures, skips = [], []
     for case, outcome in conformance.run_all(cases):
         by_category[case.category][outcome.status] += 1
+        by_kind["update" if conformance.is_update(case) else "query"][outcome.status] += 1
         if outcome.status == "fail":
             failures.append((case, outcome))
         elif outcome.status == "skip":
@@ -47,13 +49,21 @@ def build_report() -> str:
         "repository, the query runs through `query.execute`, and the result is compared as the",
         "suite says (result sets as multisets up to blank-node renaming, in order where ORDER BY",
         "fixes it; graphs by isomorphism; booleans; CSV text). Syntax tests check that the parser",
-        "accepts or rejects the query.",
+        "accepts or rejects the query. Update evaluation tests run the request as one commit",
+        "(`query.Session`, as `datae query` does) on a store holding the test's data and compare",
+        "the whole resulting dataset (default and named graphs) with the expected one by",
+        "isomorphism; update syntax tests check `parse_update`.",
         "",
         "Regenerate with `.venv/bin/python -m tests.conformance_report`; the same tests run under",
         "pytest as `tests/test_sparql_w3c.py`.",
         "",
         f"**Total: {total['pass']} pass, {total['fail']} fail, {total['skip']} skip** "
         f"({sum(total.values())} tests, {elapsed:.0f} s).",
+        "",
+        f"- query tests (evaluation, syntax, result formats): {by_kind['query']['pass']} pass, "
+        f"{by_kind['query']['fail']} fail, {by_kind['query']['skip']} skip",
+        f"- update tests (SPARQL 1.1 Update evaluation and syntax): {by_kind['update']['pass']} pass, "
+        f"{by_kind['update']['fail']} fail, {by_kind['update']['skip']} skip",
         "",
         "| category | pass | fail | skip |",
         "|---|---:|---:|---:|",

@@ -215,6 +215,21 @@ def test_select_matches_oxigraph(data: list, text: str) -> None:
     _compare(data, text)
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(quads(), select_query())
+def test_hash_steps_match_oxigraph(data: list, text: str) -> None:
+    """The same queries with every BGP lookup step switched to a hash join at once (the
+    executor's adaptive mode, see query.executor), so small data exercises it too."""
+    import query.executor as executor
+
+    saved = executor.LOOKUPS_BEFORE_SCAN, executor.SCAN_ROWS_PER_LOOKUP, executor.SCAN_CHUNK
+    executor.LOOKUPS_BEFORE_SCAN, executor.SCAN_ROWS_PER_LOOKUP, executor.SCAN_CHUNK = 0, 10_000, 1
+    try:
+        _compare(data, text)
+    finally:
+        executor.LOOKUPS_BEFORE_SCAN, executor.SCAN_ROWS_PER_LOOKUP, executor.SCAN_CHUNK = saved
+
+
 @st.composite
 def aggregate_query(draw: st.DrawFn) -> str:
     key = draw(st.sampled_from(["?s", "?g", ""]))

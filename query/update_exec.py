@@ -1,0 +1,227 @@
+"""Applying SPARQL 1.1 Update operations to an open fstore transaction.
+
+Operations run in order, each seeing the writes of the ones before (a transaction reads its
+own writes). ``DELETE / INSERT ... WHERE`` evaluates its WHERE clause completely before
+changing anything, then removes the DELETE template's quads and adds the INSERT template's,
+for every solution (SPARQL 1.1 Update, 3.1.3): a template quad with an unbound variable, a
+literal subject or a non-IRI predicate is left out, and template blank nodes are fresh for
+each solution. The transaction, not this module, makes the commit.
+
+>>> import tempfile, fstore
+>>> from query.parser import parse_update
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> text = 'INSERT DATA { <urn:a> <urn:n> 1 } ; DELETE { ?s <urn:n> ?n } INSERT { ?s <urn:n> 2 } WHERE { ?s <urn:n> ?n }'
+>>> with repo.transaction("main", message=text) as tx:
+...     stats = apply_update(tx, parse_update(text))
+>>> stats
+UpdateStats(operations=2, deleted=1, inserted=2)
+>>> [b["o"] for b in fstore.from_(repo.at("main"), None, fstore.IRI("urn:a"), fstore.IRI("urn:n"), fstore.Var("o"))]
+[2]
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+from urllib.parse import urlparse
+from urllib.request import url2pathname
+
+import fstore
+from fstore.values import canonical
+from nstore.errors import DataeError
+
+from .algebra import Dataset, Query, Var
+from .errors import UnsupportedFeatureError, UpdateError
+from .source import FstoreSource
+from .terms import BNode, IRI
+from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest
+
+__all__ = ["apply_update", "explain_update", "UpdateStats", "instantiate", "where_dataset"]
+
+
+@dataclass
+class UpdateStats:
+    """What a request asked for: operations run, quads it deleted and inserted (intents:
+    a quad already absent or present still counts; the commit records the real changes)."""
+
+    operations: int = 0
+    deleted: int = 0
+    inserted: int = 0
+
+
+def apply_update(tx: Any, request: UpdateRequest) -> UpdateStats:
+    """Run every operation of ``request`` in the open transaction ``tx``. An operation
+    marked ``SILENT`` that fails is skipped; any other failure raises (and the caller's
+    ``with`` block then commits nothing)."""
+    stats = UpdateStats()
+    for op in request.operations:
+        try:
+            _APPLY[type(op)](tx, op, request, stats)
+        except (DataeError, OSError):
+            if not getattr(op, "silent", False):
+                raise
+        stats.operations += 1
+    return stats
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def _fresh_bnode() -> BNode:
+    return BNode("u" + uuid.uuid4().hex[:24])
+
+
+def instantiate(template: Iterable[tuple], solution: dict, default_graph: Any, fresh: dict) -> Iterator[tuple]:
+    """The quads of a template for one solution: variables replaced by their values, blank
+    nodes by the fresh ones in ``fresh`` (label -> BNode, filled as needed), graph None by
+    ``default_graph``; quads that would not be valid RDF are left out."""
+    for quad in template:
+        items = []
+        for item in quad:
+            kind = type(item)
+            if kind is Var:
+                item = solution.get(item.name)
+                if item is None:
+                    break
+            elif kind is BNode:
+                found = fresh.get(item.id)
+                if found is None:
+                    found = fresh[item.id] = _fresh_bnode()
+                item = found
+            items.append(item)
+        else:
+            g, s, p, o = items
+            if g is None:
+                g = default_graph
+            if type(s) not in (IRI, BNode) or type(p) is not IRI or (g is not None and type(g) is not IRI):
+                continue
+            yield (g, s, p, o)
+
+
+def _stored(quad: tuple) -> tuple:
+    return tuple(None if v is None else canonical(v) for v in quad)
+
+
+def _delete(tx: Any, quads: Iterable[tuple], stats: UpdateStats) -> None:
+    for quad in quads:
+        fstore.rm(tx, *_stored(quad))
+        stats.deleted += 1
+
+
+def _insert(tx: Any, quads: Iterable[tuple], stats: UpdateStats) -> None:
+    for quad in quads:
+        fstore.add(tx, *_stored(quad))
+        stats.inserted += 1
+
+
+# ---------------------------------------------------------------------------- operations
+
+
+def _insert_data(tx: Any, op: InsertData, request: UpdateRequest, stats: UpdateStats) -> None:
+    _insert(tx, list(instantiate(op.quads, {}, None, {})), stats)
+
+
+def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateStats) -> None:
+    _delete(tx, list(instantiate(op.quads, {}, None, {})), stats)
+
+
+def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats) -> None:
+    from .engine import prepare
+
+    executor, plan = prepare(FstoreSource(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base))
+    solutions = list(executor.solutions(plan))  # the whole WHERE first, then the changes
+    deleted = [q for sol in solutions for q in instantiate(op.delete, sol, op.with_graph, {})]
+    inserted = [q for sol in solutions for q in instantiate(op.insert, sol, op.with_graph, {})]
+    _delete(tx, deleted, stats)
+    _insert(tx, inserted, stats)
+
+
+def where_dataset(op: Modify) -> Dataset:
+    """The dataset of a WHERE clause: ``USING`` graphs, else ``WITH``'s graph as the default
+    graph (named graphs unchanged), else the store's."""
+    if op.using is not None:
+        return op.using
+    if op.with_graph is not None:
+        return Dataset((op.with_graph,), all_named=True)
+    return Dataset()
+
+
+def _graph_quads(tx: Any, target: Any) -> list[tuple]:
+    """The stored quads of a graph (None: the default graph), or of ``"NAMED"`` / ``"ALL"``
+    / ``"DEFAULT"`` graphs."""
+    V = fstore.Var
+    if target in ("NAMED", "ALL"):
+        rows = fstore.from_(tx, V("g"), V("s"), V("p"), V("o"))
+        quads = [(b["g"], b["s"], b["p"], b["o"]) for b in rows]
+        return [q for q in quads if q[0] is not None] if target == "NAMED" else quads
+    graph = None if target == "DEFAULT" else canonical(target)
+    return [(graph, b["s"], b["p"], b["o"]) for b in fstore.from_(tx, graph, V("s"), V("p"), V("o"))]
+
+
+def _clear(tx: Any, op: Clear | Drop, request: UpdateRequest, stats: UpdateStats) -> None:
+    _delete(tx, _graph_quads(tx, op.target), stats)
+
+
+def _create(tx: Any, op: Create, request: UpdateRequest, stats: UpdateStats) -> None:
+    if _graph_quads(tx, op.graph):
+        raise UpdateError(f"CREATE GRAPH {op.graph}: the graph already exists (use CREATE SILENT to ignore)")
+
+
+def _transfer(tx: Any, op: Transfer, request: UpdateRequest, stats: UpdateStats) -> None:
+    if op.source == op.target:
+        return
+    quads = _graph_quads(tx, "DEFAULT" if op.source is None else op.source)
+    target = None if op.target is None else canonical(op.target)
+    if op.kind in ("COPY", "MOVE"):
+        _delete(tx, _graph_quads(tx, "DEFAULT" if op.target is None else op.target), stats)
+    _insert(tx, [(target, s, p, o) for _, s, p, o in quads], stats)
+    if op.kind == "MOVE":
+        _delete(tx, quads, stats)
+
+
+def _load(tx: Any, op: Load, request: UpdateRequest, stats: UpdateStats) -> None:
+    from fstore.rdf import load
+
+    iri = op.source.value
+    if not iri.startswith("file:"):
+        raise UnsupportedFeatureError("LOAD", f"datae loads file: IRIs only, not <{iri}>")
+    path = url2pathname(urlparse(iri).path)
+    stats.inserted += load(tx, path, base_iri=iri, graph=None if op.into is None else canonical(op.into))
+
+
+def explain_update(source: Any, request: UpdateRequest, branch: str) -> str:
+    """What ``EXPLAIN`` prints for an update: its operations and the plans of their WHERE
+    clauses over ``source`` (the branch's head; later operations may see earlier writes)."""
+    from .engine import prepare
+    from .planner import explain_plan
+
+    lines = [f"UPDATE on branch {branch} (one commit)"]
+    for op in request.operations:
+        kind = type(op)
+        if kind in (InsertData, DeleteData):
+            lines.append(f"  {'INSERT' if kind is InsertData else 'DELETE'} DATA  ({len(op.quads)} quads)")
+        elif kind is Modify:
+            graph = f" WITH {op.with_graph}" if op.with_graph is not None else ""
+            lines.append(f"  {op.form}{graph}  (delete template {len(op.delete)} quads, insert template {len(op.insert)} quads, per solution of:)")
+            _, plan = prepare(source, Query("SELECT", op.where, dataset=where_dataset(op), base=request.base))
+            lines.append(explain_plan(plan, 2))
+        elif kind is Transfer:
+            lines.append(f"  {op.kind} {op.source or 'DEFAULT'} TO {op.target or 'DEFAULT'}")
+        else:
+            target = getattr(op, "target", None) or getattr(op, "graph", None) or getattr(op, "source", "")
+            lines.append(f"  {kind.__name__.upper()} {target}")
+    return "\n".join(lines)
+
+
+_APPLY = {
+    InsertData: _insert_data,
+    DeleteData: _delete_data,
+    Modify: _modify,
+    Clear: _clear,
+    Drop: _clear,
+    Create: _create,
+    Transfer: _transfer,
+    Load: _load,
+}
