@@ -83,6 +83,39 @@ def show_domains(repo: fstore.Repository, refs: list[str], prop: IRI) -> None:
     console.print(table)
 
 
+SPARQL_PREFIXES = """PREFIX schema: <https://schema.org/>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+"""
+
+
+def sparql(repo: fstore.Repository, title: str, text: str) -> None:
+    from query.session import run_text
+
+    console.print(f"[bold]{title}[/bold]")
+    console.print(text.strip(), style="cyan", highlight=False)
+    start = time.perf_counter()
+    shown = run_text(repo, SPARQL_PREFIXES + text, fmt="table", author="demo")
+    console.print(shown.rstrip(), markup=False, highlight=False)
+    console.print(f"[dim]({(time.perf_counter() - start) * 1000:.0f} ms)[/dim]")
+
+
+def sparql_demo(repo: fstore.Repository, tags: list[str]) -> None:
+    sparql(repo, "Classes with the most properties, at main",
+           "SELECT ?class (COUNT(?p) AS ?properties) WHERE { GRAPH ?g { ?p schema:domainIncludes ?class } }\n"
+           "GROUP BY ?class ORDER BY DESC(?properties) LIMIT 5")
+    sparql(repo, f"The same question at the first release ({tags[0]})",
+           f"SELECT ?class (COUNT(?p) AS ?properties) AT <{tags[0]}> WHERE {{ GRAPH ?g {{ ?p schema:domainIncludes ?class }} }}\n"
+           "GROUP BY ?class ORDER BY DESC(?properties) LIMIT 5")
+    sparql(repo, f"Classes added or removed between {tags[0]} and {tags[-1]}",
+           f"SELECT ?op (COUNT(?c) AS ?classes) CHANGES FROM <{tags[0]}> TO <{tags[-1]}>\n"
+           "WHERE { GRAPH ?g { ?c a rdfs:Class } } GROUP BY ?op")
+    sparql(repo, "In how many releases did schema:Thing carry each comment?",
+           "SELECT ?comment (COUNT(?commit) AS ?commits) VERSIONS WHERE { GRAPH ?g { schema:Thing rdfs:comment ?comment } }\n"
+           "GROUP BY ?comment")
+    sparql(repo, "An update is a commit on the current branch",
+           'INSERT DATA { GRAPH <https://schema.org/> { schema:DemoType rdfs:comment "Added by a SPARQL update." } }')
+
+
 def tables_demo(repo: fstore.Repository) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         with tarfile.open(KART_POINTS) as archive:
@@ -179,14 +212,17 @@ def main() -> None:
     commit = repo.blame("main", *quad)
     console.print(f"  schema:name a rdf:Property\n    <- {commit.short_id} {commit.message!r} by {commit.author}")
 
-    console.rule("6. tables: a real Kart repository, a schema change, a cell-wise merge")
+    console.rule("6. SPARQL at any commit, over changes, and across versions")
+    sparql_demo(repo, tags)
+
+    console.rule("7. tables: a real Kart repository, a schema change, a cell-wise merge")
     tables_demo(repo)
 
-    console.rule("7. integrity")
+    console.rule("8. integrity")
     problems = repo.verify()
     console.print(f"verify: {'ok' if not problems else problems}; {repo.stats()}")
 
-    console.rule("8. Spark: a snapshot of main as a Kartothek dataset, and Spark SQL on it")
+    console.rule("9. Spark: a snapshot of main as a Kartothek dataset, and Spark SQL on it")
     spark_demo(repo, Path(f"{args.store.rstrip('/')}-spark"))
     repo.close()
 
