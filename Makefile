@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# `make bench` runs every benchmark (each side by side with its peer); choose some with
+# e.g. `make bench BENCHES=query BENCH_ARGS="--quads 100000"`.
+BENCHES ?= nstore versioning query tables spark
+BENCH_ARGS ?=
 
 .PHONY: demo test bench install clean
 
@@ -18,10 +22,10 @@ demo: $(STAMP)
 	$(PY) -m bench.demo --store ./demo-store
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q tests --doctest-modules nstore fstore query
 
 bench: $(STAMP)
-	$(PY) -m bench.nstore_bench
+	for name in $(BENCHES); do $(PY) -m bench.$${name}_bench $(BENCH_ARGS) || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-store .pytest_cache .hypothesis
+	rm -rf $(VENV) demo-store demo-store-spark .pytest_cache .hypothesis

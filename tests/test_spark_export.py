@@ -254,6 +254,18 @@ def test_any_filesystem(history_repo, tmp_path):
     assert uri.metadata_url == f"{tmp_path.as_uri()}/viauri/{uri.metadata_key}"
 
 
+def test_fsspec_paths(history_repo):
+    """A URI only fsspec knows (its in-memory filesystem) works the same way."""
+    import fsspec
+
+    repo, _ = history_repo
+    result = export_snapshot(repo, "main", "memory://datae-test/exports", tables=[], partition_on=["graph"])
+    where = location("memory://datae-test/exports")
+    assert verify_dataset(where) == []
+    assert rows_as_quads(read_table(where, "quads")) == store_quads(repo, "main")
+    assert fsspec.filesystem("memory").exists(f"/datae-test/exports/{result.metadata_key}")
+
+
 def test_changes_equal_repo_diff(history_repo, tmp_path):
     repo, ids = history_repo
     for a, b in [("c1", "c2"), ("c2", "c1"), ("c1", "c4"), ("side", "c3"), ("c4", "c4")]:
