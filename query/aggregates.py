@@ -17,6 +17,7 @@ Literal('3', datatype='http://www.w3.org/2001/XMLSchema#integer')
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -30,7 +31,7 @@ ERROR = object()
 _ZERO = Literal("0", XSD_INTEGER)
 
 
-class Accumulator:
+class Accumulator(ABC):
     """Base: DISTINCT filtering; subclasses implement ``_add`` and ``result``."""
 
     __slots__ = ("seen",)
@@ -45,11 +46,13 @@ class Accumulator:
             self.seen.add(value)
         self._add(value)
 
-    def _add(self, value: Any) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _add(self, value: Any) -> None:
+        """Take one value of the group."""
 
-    def result(self) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def result(self) -> Any:
+        """The aggregate of the values taken."""
 
 
 class _Count(Accumulator):
@@ -168,10 +171,10 @@ class _Sample(Accumulator):
     __slots__ = ("value",)
 
     def __init__(self, distinct: bool) -> None:
-        super().__init__(False)
+        super().__init__(False)  # DISTINCT does not change which value is a sample
         self.value: Any = None
 
-    def add(self, value: Any) -> None:
+    def _add(self, value: Any) -> None:
         if self.value is None and value is not ERROR and value is not None:
             self.value = value
 

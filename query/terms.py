@@ -21,6 +21,7 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from fstore.values import XSD, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER
 from nstore.terms import IRI, RDF_LANGSTRING, BNode, Literal
 
 __all__ = [
@@ -65,16 +66,9 @@ class EvalError(Exception):
     false, BIND leaves the variable unbound."""
 
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 XSD_STRING = IRI(XSD + "string")
-XSD_INTEGER = IRI(XSD + "integer")
-XSD_DECIMAL = IRI(XSD + "decimal")
 XSD_FLOAT = IRI(XSD + "float")
-XSD_DOUBLE = IRI(XSD + "double")
-XSD_BOOLEAN = IRI(XSD + "boolean")
-XSD_DATETIME = IRI(XSD + "dateTime")
-XSD_DATE = IRI(XSD + "date")
 XSD_TIME = IRI(XSD + "time")
 XSD_DAYTIMEDURATION = IRI(XSD + "dayTimeDuration")
 
