@@ -37,6 +37,7 @@ Bindings = dict[str, Any]
 Step = Callable[[Iterator[Bindings]], Iterator[Bindings]]
 
 _DECODE_CACHE: dict[bytes, Any] = {}
+_BLOBREF_SIZE = 33  # type code + sha256 digest
 _DECODE_CACHE_LIMIT = 1 << 18
 # Literal packing after the lexical form, by (datatype IRI text, language tag); see _encode.
 _LITERAL_TAILS: dict[tuple[str, str], bytes] = {}
@@ -98,6 +99,11 @@ class NStore:
         self.blobs = blobs or BlobStore(packed_prefix + pack_value("blob"))
         # The longest item kept inline: n of them must fit one key with the index prefix.
         self.inline_limit = (MAX_KEY_SIZE - max(map(len, self._index_prefixes))) // self.n
+        if self.inline_limit < _BLOBREF_SIZE:
+            raise PatternError(
+                f"prefix {self.prefix!r} with {self.n} items leaves {self.inline_limit} bytes per item in a "
+                f"{MAX_KEY_SIZE}-byte key: at least {_BLOBREF_SIZE} are needed (use a shorter prefix or fewer items)"
+            )
         self._iri_cache: dict[str, bytes] = {}
         self._str_cache: dict[str | bytes, bytes] = {}
         self._key_getters = [itemgetter(*perm) if self.n > 1 else (lambda row: (row[0],)) for perm in self.indices]
@@ -111,6 +117,8 @@ class NStore:
     def _encode(self, value: Any) -> bytes:
         """The packed form of a value as it stands in a key (a BlobRef if too long)."""
         kind = type(value)
+        if kind is BlobRef:  # the store's own reference type: a user value must not fake one
+            raise PackError(f"{value!r} is datae's internal blob reference, not a value to store")
         # Cache by a key whose hash and equality run in C, and that only equal values share.
         if kind is IRI:
             cache, key = self._iri_cache, value.value

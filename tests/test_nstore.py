@@ -526,3 +526,22 @@ def test_store_prefixes_do_not_collide(tmp_path):
         assert len(list(outer.blobs.digests(tx))) == 0
         assert len(list(inner.blobs.digests(tx))) == 1
     db.close()
+
+
+def test_blobref_values_and_overlong_prefixes_are_refused(tmp_path):
+    from nstore.pack import BlobRef
+
+    db = okvs.open(tmp_path / "db")
+    store = NStore(db, ("q",), ("s", "p", "o"))
+    fake = BlobRef(bytes(range(32)))
+    with pytest.raises(PackError, match="internal blob reference"):
+        with db.transaction(write=True) as tx:
+            store.add(tx, "s", "p", fake)
+    with pytest.raises(PackError, match="internal blob reference"):
+        with db.transaction(write=True) as tx:
+            store.bulk_add(tx, [("s", "p", fake)])
+    with db.transaction() as tx:
+        assert store.count(tx, Var("s"), Var("p"), Var("o")) == 0
+    with pytest.raises(PatternError, match="bytes per item"):
+        NStore(db, ("x" * 300,), ("a", "b", "c", "d", "e", "f", "g", "h"))
+    db.close()
