@@ -107,6 +107,7 @@ class NStore:
         self._iri_cache: dict[str, bytes] = {}
         self._str_cache: dict[str | bytes, bytes] = {}
         self._key_getters = [itemgetter(*perm) if self.n > 1 else (lambda row: (row[0],)) for perm in self.indices]
+        self._plans: dict[tuple[str | None, ...], tuple] = {}
         self.blob_refs_made = 0  # long values seen by _encode: tells bulk_add to store blobs
 
     def __repr__(self) -> str:
@@ -241,29 +242,40 @@ class NStore:
         """Key prefix to scan, the positions after it, variable slots to bind, slots that
         must repeat an earlier one, and slots that must equal a bound value (when the
         indices do not cover every set of bound positions)."""
-        self._check_arity(pattern, "pattern")
-        bound = [i for i, item in enumerate(pattern) if type(item) is not Var]
+        shape = tuple([item.name if type(item) is Var else None for item in pattern])
+        plan = self._plans.get(shape)
+        if plan is None:
+            self._check_arity(pattern, "pattern")
+            plan = self._plans[shape] = self._plan_shape(shape)
+        number, prefix_positions, free, binds, repeats, check_slots = plan
+        encode = self._encode
+        key_prefix = self._index_prefixes[number] + b"".join([encode(pattern[i]) for i in prefix_positions])
+        checks = [(slot, encode(pattern[position])) for slot, position in check_slots]
+        return key_prefix, free, binds, repeats, checks
+
+    def _plan_shape(self, shape: tuple[str | None, ...]) -> tuple:
+        """The part of a plan that depends only on which positions are bound and the names
+        of the variables (cached per shape: queries repeat shapes with new values)."""
+        bound = [i for i, name in enumerate(shape) if name is None]
         number, length = choose_index(self.indices, bound)
         perm = self.indices[number]
-        key_prefix = self._index_prefixes[number] + b"".join([self._encode(pattern[i]) for i in perm[:length]])
         free = perm[length:]
         first_slot: dict[str, int] = {}
         binds: list[tuple[int, str]] = []
         repeats: list[tuple[int, int]] = []
-        checks: list[tuple[int, bytes]] = []
+        check_slots: list[tuple[int, int]] = []
         # Visit free positions in pattern order so bindings list variables as written.
         for position in sorted(free):
             slot = free.index(position)
-            if type(pattern[position]) is not Var:  # bound, but not in the index prefix
-                checks.append((slot, self._encode(pattern[position])))
-                continue
-            name = pattern[position].name
-            if name in first_slot:
+            name = shape[position]
+            if name is None:  # bound, but not in the index prefix
+                check_slots.append((slot, position))
+            elif name in first_slot:
                 repeats.append((slot, first_slot[name]))
             else:
                 first_slot[name] = slot
                 binds.append((slot, name))
-        return key_prefix, free, binds, repeats, checks
+        return number, perm[:length], free, binds, repeats, check_slots
 
     def _rows(self, tx: Transaction, pattern: Sequence[Any], offset: int, limit: int | None) -> Iterator[tuple[list[bytes], tuple, bytes, list]]:
         key_prefix, free, binds, repeats, checks = self._plan(pattern)
@@ -333,7 +345,10 @@ class NStore:
 
     def count(self, tx: Transaction, *pattern: Any) -> int:
         """How many tuples match the pattern (a scan of the matching keys, not decoded)."""
-        return sum(1 for _ in self._rows(tx, pattern, 0, None))
+        key_prefix, _, _, repeats, checks = self._plan(pattern)
+        if repeats or checks:
+            return sum(1 for _ in self._rows(tx, pattern, 0, None))
+        return sum(1 for _ in tx.range(key_prefix, key_prefix + b"\xff"))  # see _rows for the end key
 
     def where(self, tx: Transaction, *pattern: Any) -> Step:
         """A join step for :func:`select`: extends each binding with the pattern's matches."""
