@@ -41,6 +41,7 @@ __all__ = [
     "XSD_BASE64",
     "canonical",
     "check_value",
+    "double_lexical",
     "ALREADY_CANONICAL",
     "to_rdf",
 ]
@@ -131,7 +132,7 @@ def to_rdf(value: Any) -> IRI | Literal | BNode | None:
     if kind is int:
         return Literal(str(value), XSD_INTEGER)
     if kind is float:
-        return Literal(_double_lexical(value), XSD_DOUBLE)
+        return Literal(double_lexical(value), XSD_DOUBLE)
     if kind is Decimal:
         return Literal(_decimal_lexical(value), XSD_DECIMAL)
     if kind is _dt.datetime:
@@ -143,7 +144,7 @@ def to_rdf(value: Any) -> IRI | Literal | BNode | None:
     return to_rdf(check_value(value, "to_rdf"))
 
 
-def _double_lexical(value: float) -> str:
+def double_lexical(value: float) -> str:
     """The canonical xsd:double lexical form (``1.5E0``, ``1.0E20``, ``NaN``, ``-INF``)."""
     if value != value:
         return "NaN"
@@ -151,9 +152,21 @@ def _double_lexical(value: float) -> str:
         return "INF" if value > 0 else "-INF"
     text = repr(value)
     mantissa, _, exponent = text.partition("e")
-    if "." not in mantissa:
-        mantissa += ".0"
-    return f"{mantissa}E{int(exponent or 0)}"
+    exp = int(exponent or 0)
+    # Normalise to one digit before the point: 123.5 -> 1.235E2.
+    sign = ""
+    if mantissa.startswith("-"):
+        sign, mantissa = "-", mantissa[1:]
+    digits, _, fraction = mantissa.partition(".")
+    all_digits = (digits + fraction).lstrip("0")
+    if not all_digits:
+        return f"{sign}0.0E0"
+    exp += len(digits) - 1
+    leading_zeros = len(digits + fraction) - len((digits + fraction).lstrip("0"))
+    exp -= leading_zeros
+    all_digits = all_digits.rstrip("0") or "0"
+    head, tail = all_digits[0], all_digits[1:] or "0"
+    return f"{sign}{head}.{tail}E{exp}"
 
 
 def _decimal_lexical(value: Decimal) -> str:

@@ -21,7 +21,16 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from fstore.values import XSD, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER
+from fstore.values import (
+    XSD,
+    XSD_BOOLEAN,
+    XSD_DATE,
+    XSD_DATETIME,
+    XSD_DECIMAL,
+    XSD_DOUBLE,
+    XSD_INTEGER,
+    double_lexical,
+)
 from nstore.terms import IRI, RDF_LANGSTRING, BNode, Literal
 
 __all__ = [
@@ -172,31 +181,6 @@ def to_float32(value: float) -> float:
         return struct.unpack(">f", struct.pack(">f", value))[0]
     except OverflowError:
         return float("inf") if value > 0 else float("-inf")
-
-
-def double_lexical(value: float) -> str:
-    """The canonical xsd:double lexical form (``1.5E0``, ``1.0E20``, ``NaN``, ``-INF``)."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "INF" if value > 0 else "-INF"
-    text = repr(value)
-    mantissa, _, exponent = text.partition("e")
-    exp = int(exponent or 0)
-    # Normalise to one digit before the point: 123.5 -> 1.235E2.
-    sign = ""
-    if mantissa.startswith("-"):
-        sign, mantissa = "-", mantissa[1:]
-    digits, _, fraction = mantissa.partition(".")
-    all_digits = (digits + fraction).lstrip("0")
-    if not all_digits:
-        return f"{sign}0.0E0"
-    exp += len(digits) - 1
-    leading_zeros = len(digits + fraction) - len((digits + fraction).lstrip("0"))
-    exp -= leading_zeros
-    all_digits = all_digits.rstrip("0") or "0"
-    head, tail = all_digits[0], all_digits[1:] or "0"
-    return f"{sign}{head}.{tail}E{exp}"
 
 
 def _float_lexical(value: float) -> str:
