@@ -426,7 +426,27 @@ class Transaction:
         self._require_open()
         if offset < 0 or (limit is not None and limit < 0):
             raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
+        if not self.write and not reverse and not offset and limit is None:
+            return self._scan_forward(start, end)
         return self._scan(start, end, reverse, offset, limit)
+
+    def _scan_forward(self, start: bytes | None, end: bytes | None) -> Iterator[tuple[bytes, bytes]]:
+        """The common read: forward, no offset or limit. A read transaction is never
+        replayed into a grown map, so the cursor stays valid while the transaction is open."""
+        if start is not None and end is not None and start >= end:
+            return
+        cursor = self._require_open().cursor()
+        if not (cursor.set_range(start) if start is not None else cursor.first()):
+            return
+        try:
+            for key, value in cursor.iternext():
+                if end is not None and key >= end:
+                    return
+                yield key, value
+        except lmdb.Error:
+            if self._txn is None:
+                raise TransactionClosedError("iterator used after its transaction ended") from None
+            raise
 
     def _scan(self, start, end, reverse, offset, limit) -> Iterator[tuple[bytes, bytes]]:
         if limit == 0 or (start is not None and end is not None and start >= end):
