@@ -14,7 +14,7 @@ from nstore import Var, select
 from nstore.errors import DataeError
 
 from . import tables
-from .api import add, ask, count, from_, rm, where
+from .api import add, ask, count, estimate, from_, graphs, rm, where
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
@@ -48,6 +48,8 @@ __all__ = [
     "where",
     "select",
     "count",
+    "estimate",
+    "graphs",
     "Var",
     "IRI",
     "BNode",

@@ -27,7 +27,7 @@ from .errors import ReadOnlyViewError
 from .transaction import Transaction
 from .view import View, prepare_pattern, prepare_quad
 
-__all__ = ["add", "rm", "ask", "from_", "where", "select", "count", "Var", "Readable"]
+__all__ = ["add", "rm", "ask", "from_", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
 
 Readable = Union[View, Transaction]
 
@@ -81,6 +81,19 @@ def from_(view: Readable, *pattern: Any, offset: int = 0, limit: int | None = No
 def count(view: Readable, *pattern: Any) -> int:
     """How many quads match the pattern."""
     return _readable(view)._count(prepare_pattern(pattern))
+
+
+def estimate(view: Readable, graph: Any, subject: Any, predicate: Any, object: Any, cap: int) -> int:
+    """``min(count, cap)``: counting stops after ``cap`` matches (a query planner's estimate)."""
+    if cap < 0:
+        raise ValueError(f"cap must be >= 0, not {cap}")
+    return _readable(view)._count(prepare_pattern((graph, subject, predicate, object)), cap)
+
+
+def graphs(view: Readable) -> list[Any]:
+    """The graphs that hold at least one quad (None, the default graph, included), in key
+    order; one seek per graph rather than a scan of the quads."""
+    return _readable(view)._graphs()
 
 
 def where(view: Readable, *pattern: Any) -> Step:

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from nstore import NStore, Var
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
+from nstore.pack import split
 
 __all__ = ["History", "QUAD_ITEMS", "HISTORY_INDICES", "ALIVE", "DEAD", "Quad"]
 
@@ -98,9 +99,9 @@ class History:
         if alive:
             yield _fill(tx, decode, pattern, free, group)
 
-    def count(self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int]) -> int:
-        """How many quads match ``pattern`` at that ancestry: :meth:`match` without decoding
-        the quads."""
+    def count(self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int], cap: int | None = None) -> int:
+        """How many quads match ``pattern`` at that ancestry (at most ``cap``, counting
+        stops there): :meth:`match` without decoding the quads."""
         if not ancestors:
             return 0
         decode = self.store.decode
@@ -111,11 +112,35 @@ class History:
             head = items[:-1]
             if head != group:
                 total += alive
+                if cap is not None and total >= cap:
+                    return cap
                 group = head
                 alive = False
             if decode(tx, items[-1]) in ancestors:
                 alive = payload == ALIVE
-        return total + alive
+        total += alive
+        return total if cap is None else min(total, cap)
+
+    def graphs(self, tx: Transaction, ancestors: frozenset[int]) -> list[Any]:
+        """The graphs holding at least one quad at that ancestry, in key order: a skip scan
+        over the graph-led index, one seek per graph ever written."""
+        found: list[Any] = []
+        if not ancestors:
+            return found
+        index_prefix = self.store.index_prefix(0)  # index 0 leads with the graph
+        end = index_prefix + b"\xff"
+        start = index_prefix
+        while True:
+            first = next(tx.range(start, end, limit=1), None)
+            if first is None:
+                return found
+            item = split(first[0], len(index_prefix))[0]
+            graph = self.store.decode(tx, item)
+            if self.count(tx, (graph, *_QUAD_VARS[1:]), ancestors, cap=1):
+                found.append(graph)
+            # Past every key of this graph item: the next item's type code is below 0xff,
+            # and a longer value sharing these bytes continues with its escape 0x00 0xff.
+            start = index_prefix + item + b"\xff"
 
     def match_records(self, tx: Transaction, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
         """Yield ``(quad, [(seq, alive), ...])`` for every quad matching ``pattern`` that has

@@ -131,10 +131,23 @@ class Transaction:
             if alive and matches(pattern, quad) and not self._alive_at_head(tx, key, quad):
                 yield quad
 
-    def _count(self, pattern: Sequence[Any]) -> int:
+    def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         if not self._pending:
-            return self.repo._history.count(self._require_open(), pattern, self._ancestors)
-        return sum(1 for _ in self._match(pattern))
+            return self.repo._history.count(self._require_open(), pattern, self._ancestors, cap)
+        total = 0
+        for _ in self._match(pattern):
+            total += 1
+            if total == cap:
+                break
+        return total
+
+    def _graphs(self) -> list[Any]:
+        if not self._pending:
+            return self.repo._history.graphs(self._require_open(), self._ancestors)
+        seen: dict[bytes, Any] = {}
+        for quad in self._match((Var("g"), Var("s"), Var("p"), Var("o"))):
+            seen.setdefault(pack_value(quad[0]), quad[0])
+        return [seen[key] for key in sorted(seen)]
 
     def _alive_at_head(self, tx: OkvsTransaction, key: bytes, quad: Quad) -> bool:
         if self._head is None:

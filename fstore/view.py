@@ -69,9 +69,13 @@ class View:
         with self.repo._okvs.transaction() as tx:
             yield from self.repo._history.match(tx, pattern, self._ancestors)
 
-    def _count(self, pattern: Sequence[Any]) -> int:
+    def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         with self.repo._okvs.transaction() as tx:
-            return self.repo._history.count(tx, pattern, self._ancestors)
+            return self.repo._history.count(tx, pattern, self._ancestors, cap)
+
+    def _graphs(self) -> list[Any]:
+        with self.repo._okvs.transaction() as tx:
+            return self.repo._history.graphs(tx, self._ancestors)
 
     def table(self, name: str):
         """The table (Kart dataset) ``name`` at this commit, read-only: ``schema``,

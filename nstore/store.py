@@ -333,6 +333,11 @@ class NStore:
         for items, free, payload, _ in self._rows(tx, pattern, 0, None):
             yield free, items, payload
 
+    def index_prefix(self, number: int) -> bytes:
+        """The key prefix of index ``number`` (its keys continue with the packed items in
+        that index's permutation order)."""
+        return self._index_prefixes[number]
+
     def identity(self, *values: Any) -> bytes:
         """The packed items of a (possibly partial, leading) tuple as they stand in the
         identity index: equal exactly when the stored tuples are equal (``1``, ``1.0`` and

@@ -155,6 +155,7 @@ class VersionedStore(RuleBasedStateMachine):
                     (state.add if alive else state.discard)(key(quad))
                     # reads inside the transaction see its own writes
                     assert fstore.ask(tx, *quad) == alive
+                    assert [pack(g) for g in fstore.graphs(tx)] == sorted({pack(BY_KEY[k][0]) for k in state})
                 if fail:
                     raise RuntimeError("abort")
         except RuntimeError:
@@ -213,6 +214,10 @@ class VersionedStore(RuleBasedStateMachine):
             assert sorted(got) == expected, (commit, pattern)
             assert len(got) == len(set(got))
             assert fstore.count(view, *pattern) == len(expected)
+            cap = data.draw(st.integers(0, 4))
+            assert fstore.estimate(view, *pattern, cap) == min(cap, len(expected))
+            graphs_alive = {pack(BY_KEY[k][0]) for k in self.model.state[commit]}
+            assert [pack(g) for g in fstore.graphs(view)] == sorted(graphs_alive)
 
     def diff_two_commits(self, data) -> None:
         a = data.draw(st.sampled_from(self.model.order))
