@@ -863,9 +863,8 @@ def _graph_str(graph: Any) -> str:
 
 def _explain(node: PlanNode, depth: int, lines: list) -> None:
     pad = "  " * depth
-    kind = type(node)
-    if kind is BGPPlan:
-        lines.append(f"{pad}BGP  (est. {_est(node.est)}){_graph_str(node.graph)}")
+    lines.append(pad + _headline(node))
+    if type(node) is BGPPlan:
         if not node.steps:
             lines.append(f"{pad}  unit (one empty solution)")
         for step in node.steps:
@@ -873,78 +872,58 @@ def _explain(node: PlanNode, depth: int, lines: list) -> None:
             lines.append(f"{pad}  scan {step.triple}  ({how})")
             for expr, _ in step.filters:
                 lines.append(f"{pad}    filter {expr}")
-        return
+    for child in _explained_children(node):
+        _explain(child, depth + 1, lines)
+
+
+def _explained_children(node: PlanNode) -> list:
+    """The sub-plans EXPLAIN shows below a node, in order."""
+    kind = type(node)
+    if kind in (JoinPlan, LeftJoinPlan, MinusPlan):
+        return [node.left, node.right]
+    if kind is UnionPlan:
+        return list(node.branches)
+    if kind is SourcesPlan:
+        return [node.preview]
+    if kind in (FilterPlan, GraphPlan, ExtendPlan, GroupPlan, OrderPlan, ProjectPlan, DistinctPlan, ReducedPlan, SlicePlan):
+        return [node.child]
+    return []
+
+
+def _headline(node: PlanNode) -> str:
+    """The line EXPLAIN prints for a node itself."""
+    kind = type(node)
+    if kind is BGPPlan:
+        return f"BGP  (est. {_est(node.est)}){_graph_str(node.graph)}"
     if kind is PathPlan:
-        lines.append(f"{pad}Path {term_str(node.s)} {node.path} {term_str(node.o)}{_graph_str(node.graph)}")
-        return
+        return f"Path {term_str(node.s)} {node.path} {term_str(node.o)}{_graph_str(node.graph)}"
     if kind is FilterPlan:
-        lines.append(f"{pad}Filter " + " && ".join(str(e) for e, _ in node.exprs))
-        _explain(node.child, depth + 1, lines)
-        return
+        return "Filter " + " && ".join(str(e) for e, _ in node.exprs)
     if kind is JoinPlan:
         on = f" on {', '.join('?' + k for k in node.keys)}" if node.keys else ""
-        lines.append(f"{pad}Join ({'nested loop, left bindings substituted' if node.mode == 'nested' else 'hash'}){on}  (est. {_est(node.est)})")
-        _explain(node.left, depth + 1, lines)
-        _explain(node.right, depth + 1, lines)
-        return
+        return f"Join ({'nested loop, left bindings substituted' if node.mode == 'nested' else 'hash'}){on}  (est. {_est(node.est)})"
     if kind is LeftJoinPlan:
         cond = f" filter {node.expr}" if node.expr is not None else ""
-        lines.append(f"{pad}Optional ({'nested loop' if node.mode == 'nested' else 'hash'}){cond}")
-        _explain(node.left, depth + 1, lines)
-        _explain(node.right, depth + 1, lines)
-        return
-    if kind is UnionPlan:
-        lines.append(f"{pad}Union")
-        for branch in node.branches:
-            _explain(branch, depth + 1, lines)
-        return
-    if kind is MinusPlan:
-        lines.append(f"{pad}Minus")
-        _explain(node.left, depth + 1, lines)
-        _explain(node.right, depth + 1, lines)
-        return
+        return f"Optional ({'nested loop' if node.mode == 'nested' else 'hash'}){cond}"
     if kind is GraphPlan:
         how = {"const": "", "pushdown": " (graph variable pushed into patterns)", "enumerate": " (for each named graph)"}[node.mode]
-        lines.append(f"{pad}Graph {term_str(node.name)}{how}")
-        _explain(node.child, depth + 1, lines)
-        return
+        return f"Graph {term_str(node.name)}{how}"
     if kind is ExtendPlan:
-        lines.append(f"{pad}Bind " + ", ".join(f"?{v} := {e}" for v, e, _ in node.bindings))
-        _explain(node.child, depth + 1, lines)
-        return
+        return "Bind " + ", ".join(f"?{v} := {e}" for v, e, _ in node.bindings)
     if kind is ValuesPlan:
-        lines.append(f"{pad}Values {' '.join('?' + v for v in node.vars)}  ({len(node.rows)} rows)")
-        return
+        return f"Values {' '.join('?' + v for v in node.vars)}  ({len(node.rows)} rows)"
     if kind is GroupPlan:
         keys = ", ".join(str(e) for e, _, _ in node.keys) or "(one group)"
         aggs = ", ".join(f"?{n} := {a}" for n, a, _ in node.aggregates)
-        lines.append(f"{pad}Group by {keys}" + (f"  aggregates {aggs}" if aggs else ""))
-        _explain(node.child, depth + 1, lines)
-        return
+        return f"Group by {keys}" + (f"  aggregates {aggs}" if aggs else "")
     if kind is OrderPlan:
         conds = ", ".join(f"{'ASC' if asc else 'DESC'}({e})" for e, _, asc in node.conditions)
         top = f"  (top {node.top_k})" if node.top_k is not None else ""
-        lines.append(f"{pad}Order by {conds}{top}")
-        _explain(node.child, depth + 1, lines)
-        return
+        return f"Order by {conds}{top}"
     if kind is ProjectPlan:
-        lines.append(f"{pad}Project {' '.join('?' + v for v in node.vars)}")
-        _explain(node.child, depth + 1, lines)
-        return
-    if kind is DistinctPlan:
-        lines.append(f"{pad}Distinct")
-        _explain(node.child, depth + 1, lines)
-        return
-    if kind is ReducedPlan:
-        lines.append(f"{pad}Reduced")
-        _explain(node.child, depth + 1, lines)
-        return
+        return f"Project {' '.join('?' + v for v in node.vars)}"
     if kind is SlicePlan:
-        lines.append(f"{pad}Slice offset {node.offset} limit {node.limit if node.limit is not None else 'none'}")
-        _explain(node.child, depth + 1, lines)
-        return
+        return f"Slice offset {node.offset} limit {node.limit if node.limit is not None else 'none'}"
     if kind is SourcesPlan:
-        lines.append(f"{pad}{node.label}")
-        _explain(node.preview, depth + 1, lines)
-        return
-    lines.append(f"{pad}{kind.__name__}")
+        return node.label
+    return {UnionPlan: "Union", MinusPlan: "Minus", DistinctPlan: "Distinct", ReducedPlan: "Reduced"}.get(kind, kind.__name__)

@@ -202,7 +202,7 @@ def table_log(repo: Repository, ref: str, name: str, pk: Any, *, python: bool = 
             def read(at: _At, blob: bytes | None) -> dict[str, Any] | None:
                 if blob is None or at.reader is None:
                     return None
-                return at.reader.python(path, blob, key) if python else at.reader.stored(path, blob, key)
+                return at.reader.row(path, blob, key, python=python)
 
             entries.append(LogEntry(commit, RowChange(key, read(before, old), read(after, new), cells)))
     return entries

@@ -247,6 +247,10 @@ class RowReader:
                     row[name] = decode_value(col, value)
         return row
 
+    def row(self, path: str, blob: bytes, pk: Sequence[Any] | None = None, *, python: bool = True) -> dict[str, Any]:
+        """:meth:`python` or :meth:`stored`, as ``python`` says."""
+        return self.python(path, blob, pk) if python else self.stored(path, blob, pk)
+
     def to_python(self, row: dict[str, Any]) -> dict[str, Any]:
         """Convert a row of stored values (by name) to Python values, in place."""
         for name, col in self._decoders:
@@ -310,7 +314,7 @@ class Table:
         blob = self.blob(key)
         if blob is None:
             return None
-        return self.reader.python(path, blob, key) if python else self.reader.stored(path, blob, key)
+        return self.reader.row(path, blob, key, python=python)
 
     def __contains__(self, pk: Any) -> bool:
         return self.blob(pk) is not None

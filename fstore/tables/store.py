@@ -341,7 +341,7 @@ class TableWriter:
         blob = self._current(path)
         if blob is None:
             return None
-        return self.reader.python(path, blob, key) if python else self.reader.stored(path, blob, key)
+        return self.reader.row(path, blob, key, python=python)
 
     def __contains__(self, pk: Any) -> bool:
         key = pk_tuple(self.schema, pk, self.name)
