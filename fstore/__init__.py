@@ -14,7 +14,7 @@ from nstore import Var, select
 from nstore.errors import DataeError
 
 from . import tables
-from .api import add, ask, count, estimate, from_, graphs, rm, where
+from .api import add, ask, count, estimate, from_, graphs, quads, rm, where
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
@@ -28,6 +28,7 @@ from .errors import (
     UnknownRefError,
 )
 from .merge import Conflict
+from .ranges import NumericRange
 from .repository import FORMAT_VERSION, Repository, open
 from .transaction import Transaction
 from .values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
@@ -45,6 +46,8 @@ __all__ = [
     "rm",
     "ask",
     "from_",
+    "quads",
+    "NumericRange",
     "where",
     "select",
     "count",

@@ -18,16 +18,20 @@ sees its own changes); writes take a transaction.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any, Iterator, Union
 
 from nstore import Var, select
+from nstore.errors import PatternError
 from nstore.store import Bindings, Step
 
 from .errors import ReadOnlyViewError
+from .history import Quad
+from .ranges import NumericRange
 from .transaction import Transaction
 from .view import View, prepare_pattern, prepare_quad
 
-__all__ = ["add", "rm", "ask", "from_", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
+__all__ = ["add", "rm", "ask", "from_", "quads", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
 
 Readable = Union[View, Transaction]
 
@@ -67,15 +71,36 @@ def from_(view: Readable, *pattern: Any, offset: int = 0, limit: int | None = No
         raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
     slots = [(i, item.name) for i, item in enumerate(prepared) if type(item) is Var]
     matched = _readable(view)._match(prepared)
+    if offset or limit is not None:
+        matched = islice(matched, offset, None if limit is None else offset + limit)
     for quad in matched:
-        if offset:
-            offset -= 1
-            continue
-        if limit is not None:
-            if limit == 0:
-                return
-            limit -= 1
         yield {name: quad[i] for i, name in slots}
+
+
+def quads(
+    view: Readable, graph: Any, subject: Any, predicate: Any, object: Any, *, within: NumericRange | None = None
+) -> Iterator[Quad]:
+    """Yield each quad ``(graph, subject, predicate, object)`` matching the pattern (values
+    or ``Var``), whole: :func:`from_` without building a dict per match.
+
+    ``within`` (a :class:`~fstore.ranges.NumericRange`, the object being a ``Var``) reads
+    only the quads whose object may lie in the range: every number in it, plus objects
+    stored as Literals or blobs, which the caller compares itself.
+
+    >>> import tempfile, fstore
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> with repo.transaction("main", message="m") as tx:
+    ...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), 1)
+    >>> list(fstore.quads(repo.at("main"), None, Var("s"), fstore.IRI("urn:p"), Var("o")))
+    [(None, IRI('urn:a'), IRI('urn:p'), 1)]
+    >>> repo.close()
+    """
+    prepared = prepare_pattern((graph, subject, predicate, object))
+    if within is None:
+        return _readable(view)._match(prepared)
+    if type(prepared[3]) is not Var:
+        raise PatternError(f"within= restricts the object, so the object must be a Var, not {object!r:.80}")
+    return _readable(view)._match(prepared, within)
 
 
 def count(view: Readable, *pattern: Any) -> int:

@@ -11,12 +11,15 @@ records matching its pattern, picking one winner per quad.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
 from nstore.pack import split
+
+from .ranges import NumericRange
 
 __all__ = ["History", "QUAD_ITEMS", "HISTORY_INDICES", "ALIVE", "DEAD", "Quad"]
 
@@ -43,6 +46,7 @@ class History:
 
     def __init__(self, okvs: Okvs) -> None:
         self.store = NStore(okvs, ("h",), QUAD_ITEMS + ("seq",), indices=HISTORY_INDICES)
+        self._packed_ancestries: dict[frozenset[int], frozenset[bytes]] = {}
 
     def identity(self, quad: Quad) -> bytes:
         """The packed quad as it stands in the records' keys: a dict key that tells apart
@@ -70,56 +74,60 @@ class History:
     def records(self, tx: Transaction, quad: Quad) -> list[tuple[int, bool]]:
         """Every ``(seq, alive)`` record of one quad, in significance order."""
         decode = self.store.decode
-        return [(decode(tx, items[0]), payload == ALIVE) for _, items, payload in self.store.raw(tx, *quad, _SEQ)]
+        _, rows = self.store.raw(tx, *quad, _SEQ)
+        return [(decode(tx, items[0]), payload == ALIVE) for items, payload in rows]
 
     def state(self, tx: Transaction, quad: Quad, ancestors: frozenset[int]) -> bool:
         """Whether ``quad`` is alive at the commit whose ancestry is ``ancestors``."""
         best = winner(self.records(tx, quad), ancestors)
         return best is not None and best[1]
 
-    def match(self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int]) -> Iterator[Quad]:
+    def _packed(self, ancestors: frozenset[int]) -> frozenset[bytes]:
+        """The ancestry as packed seq items, so records are tested without decoding
+        (cached: a view or transaction reads with one ancestry many times)."""
+        packed = self._packed_ancestries.get(ancestors)
+        if packed is None:
+            if len(self._packed_ancestries) >= 64:
+                self._packed_ancestries.clear()
+            encode = self.store.identity
+            packed = self._packed_ancestries[ancestors] = frozenset(encode(seq) for seq in ancestors)
+        return packed
+
+    def match(
+        self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int], within: NumericRange | None = None
+    ) -> Iterator[Quad]:
         """Yield each quad matching ``pattern`` (values or Var) alive at that ancestry, with
-        its Var positions filled in, in index order. One pass; no walk of the DAG."""
+        its Var positions filled in, in index order. One pass; no walk of the DAG.
+        ``within`` keeps the quads whose object (a Var) lies in its spans."""
         if not ancestors:
-            return
+            return iter(())
+        spans = None if within is None else within.spans()
+        if spans is None:
+            free, skip, keys = self.store.keys(tx, *pattern, _SEQ)
+        else:
+            free, skip, keys = self.store.keys(tx, *pattern, _SEQ, within=(3, spans))
         decode = self.store.decode
-        raw = self.store.raw(tx, *pattern, _SEQ)
-        group: list[bytes] | None = None
-        alive = False
-        free: tuple[int, ...] = ()
-        for free, items, payload in raw:
-            head = items[:-1]
-            if head != group:
-                if alive:
-                    yield _fill(tx, decode, pattern, free, group)
-                group = head
-                alive = False
-            if decode(tx, items[-1]) in ancestors:
-                alive = payload == ALIVE
-        if alive:
-            yield _fill(tx, decode, pattern, free, group)
+        slots = tuple(enumerate(free[:-1]))
+        template = list(pattern)
+
+        def fill(items: list[bytes]) -> Quad:
+            values = template.copy()
+            for slot, position in slots:
+                values[position] = decode(tx, items[slot])
+            return tuple(values)  # type: ignore[return-value]
+
+        return _winners(keys, skip, len(free), self._packed(ancestors), fill)
 
     def count(self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int], cap: int | None = None) -> int:
         """How many quads match ``pattern`` at that ancestry (at most ``cap``, counting
         stops there): :meth:`match` without decoding the quads."""
         if not ancestors:
             return 0
-        decode = self.store.decode
-        total = 0
-        group: list[bytes] | None = None
-        alive = False
-        for _, items, payload in self.store.raw(tx, *pattern, _SEQ):
-            head = items[:-1]
-            if head != group:
-                total += alive
-                if cap is not None and total >= cap:
-                    return cap
-                group = head
-                alive = False
-            if decode(tx, items[-1]) in ancestors:
-                alive = payload == ALIVE
-        total += alive
-        return total if cap is None else min(total, cap)
+        free, skip, keys = self.store.keys(tx, *pattern, _SEQ)
+        alive = _winners(keys, skip, len(free), self._packed(ancestors), None)
+        if cap is None:
+            return sum(1 for _ in alive)
+        return sum(1 for _ in islice(alive, cap))
 
     def graphs(self, tx: Transaction, ancestors: frozenset[int]) -> list[Any]:
         """The graphs holding at least one quad at that ancestry, in key order: a skip scan
@@ -148,8 +156,8 @@ class History:
         decode = self.store.decode
         group: list[bytes] | None = None
         records: list[tuple[int, bool]] = []
-        free: tuple[int, ...] = ()
-        for free, items, payload in self.store.raw(tx, *pattern, _SEQ):
+        free, rows = self.store.raw(tx, *pattern, _SEQ)
+        for items, payload in rows:
             head = items[:-1]
             if head != group:
                 if group is not None:
@@ -166,8 +174,32 @@ class History:
 
     def packed_changes_of(self, tx: Transaction, seq: int) -> Iterator[bytes]:
         """The records of commit ``seq`` as packed bytes (what its id hashes), in key order."""
-        for _, items, payload in self.store.raw(tx, *_QUAD_VARS, seq):
+        _, rows = self.store.raw(tx, *_QUAD_VARS, seq)
+        for items, payload in rows:
             yield b"".join(items) + payload
+
+
+def _winners(
+    keys: Iterator[tuple[bytes, bytes]], skip: int, count: int, ancestors: frozenset[bytes], fill: Any
+) -> Iterator[Any]:
+    """For each group of records of one quad (adjacent, in significance order) whose last
+    record among the packed ``ancestors`` says alive: ``fill(items)`` of its packed free
+    items (seq dropped), or the items themselves if ``fill`` is None. The hot loop of every
+    read: keys are split here, and only winners are decoded."""
+    group: list[bytes] | None = None
+    alive = False
+    for key, payload in keys:
+        items = split(key, skip, count)
+        seq = items.pop()
+        if items != group:
+            if alive:
+                yield group if fill is None else fill(group)
+            group = items
+            alive = False
+        if seq in ancestors:
+            alive = payload == ALIVE
+    if alive:
+        yield group if fill is None else fill(group)
 
 
 def _fill(tx: Transaction, decode, pattern: Sequence[Any], free: tuple[int, ...], items: list[bytes]) -> Quad:

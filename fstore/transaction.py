@@ -9,12 +9,14 @@ an exception (or a crash) leaves the store exactly as it was.
 from __future__ import annotations
 
 import datetime as _dt
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from nstore import Var
 from nstore.pack import pack_value
 
 from .history import Quad
+from .ranges import NumericRange
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
@@ -106,8 +108,15 @@ class Transaction:
         self._require_open()
         self._pending[self.repo._history.identity(quad)] = (quad, alive)
 
-    def _match(self, pattern: Sequence[Any]) -> Iterator[Quad]:
-        """The head's quads overlaid with this transaction's intents."""
+    @contextmanager
+    def reading(self) -> Iterator[Transaction]:
+        """This transaction: its reads already share its LMDB transaction (the same
+        method as :meth:`View.reading`, for code that reads either)."""
+        yield self
+
+    def _match(self, pattern: Sequence[Any], within: NumericRange | None = None) -> Iterator[Quad]:
+        """The head's quads overlaid with this transaction's intents (``within``: see
+        :meth:`History.match`)."""
         tx = self._require_open()
         pending = self._pending
         history = self.repo._history
@@ -120,7 +129,7 @@ class Transaction:
             return
         seen = self._seen_alive
         remember = len(seen) < _SEEN_LIMIT
-        for quad in history.match(tx, pattern, self._ancestors):
+        for quad in history.match(tx, pattern, self._ancestors, within):
             key = history.identity(quad)
             if remember:
                 seen.add(key)
@@ -129,7 +138,8 @@ class Transaction:
                 yield quad
         for key, (quad, alive) in list(pending.items()):
             if alive and matches(pattern, quad) and not self._alive_at_head(tx, key, quad):
-                yield quad
+                if within is None or within.holds(history.identity(quad[3:])):
+                    yield quad
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         if not self._pending:

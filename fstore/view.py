@@ -12,16 +12,23 @@ True
 
 from __future__ import annotations
 
+import copy
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from nstore import Var
 from nstore.errors import PatternError
 
 from .history import Quad
+from .ranges import NumericRange
 from .values import ALREADY_CANONICAL as _CANONICAL
 from .values import check_value
 
+_CANONICAL_OR_VAR = _CANONICAL | {Var}
+
 if TYPE_CHECKING:
+    from nstore.okvs import Transaction as OkvsTransaction
+
     from .repository import Repository
 
 __all__ = ["View", "prepare_pattern", "prepare_quad"]
@@ -42,6 +49,11 @@ def prepare_pattern(values: Sequence[Any]) -> tuple:
     """Like :func:`prepare_quad`, letting any position be a ``Var``."""
     if len(values) != 4:
         raise PatternError(f"a pattern has 4 items (graph, subject, predicate, object), not {len(values)}: {tuple(values)!r:.200}")
+    for value in values:
+        if type(value) not in _CANONICAL_OR_VAR:
+            break
+    else:
+        return tuple(values)  # the common case, without a call per value
     names = ("graph", "subject", "predicate", "object")
     return tuple(v if type(v) is Var else check_value(v, f"pattern {name}") for v, name in zip(values, names))
 
@@ -57,6 +69,7 @@ class View:
         self.repo = repo
         self.seq = seq
         self.ref = ref
+        self._tx: OkvsTransaction | None = None  # set on the copies :meth:`reading` makes
         with repo._okvs.transaction() as tx:
             self._ancestors = repo._commits.ancestors(tx, seq)
             self.commit = repo._commits.get(tx, seq) if seq is not None else None
@@ -65,17 +78,54 @@ class View:
     def commit_id(self) -> str | None:
         return self.commit.id if self.commit else None
 
-    def _match(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+    @contextmanager
+    def reading(self) -> Iterator[View]:
+        """This view with every read inside the block made in one LMDB read transaction,
+        rather than one per call: for many small reads in a row (a query's lookups). Use
+        it from one thread; iterators taken from it end with the block.
+
+        >>> import tempfile, fstore
+        >>> repo = fstore.open(tempfile.mkdtemp())
+        >>> with repo.transaction("main", message="m") as tx:
+        ...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), 1)
+        >>> with repo.at("main").reading() as view:
+        ...     [fstore.ask(view, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), n) for n in (1, 2)]
+        [True, False]
+        >>> repo.close()
+        """
+        pinned = copy.copy(self)
         with self.repo._okvs.transaction() as tx:
-            yield from self.repo._history.match(tx, pattern, self._ancestors)
+            pinned._tx = tx
+            try:
+                yield pinned
+            finally:
+                pinned._tx = None
+
+    def _match(self, pattern: Sequence[Any], within: NumericRange | None = None) -> Iterator[Quad]:
+        if self._tx is not None:
+            return self.repo._history.match(self._tx, pattern, self._ancestors, within)
+        return self._match_alone(pattern, within)
+
+    def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
+        with self.repo._okvs.transaction() as tx:
+            yield from self.repo._history.match(tx, pattern, self._ancestors, within)
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
-        with self.repo._okvs.transaction() as tx:
+        with self._transaction() as tx:
             return self.repo._history.count(tx, pattern, self._ancestors, cap)
 
     def _graphs(self) -> list[Any]:
-        with self.repo._okvs.transaction() as tx:
+        with self._transaction() as tx:
             return self.repo._history.graphs(tx, self._ancestors)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[OkvsTransaction]:
+        """The pinned read transaction (see :meth:`reading`), or a new one for this read."""
+        if self._tx is not None:
+            yield self._tx
+        else:
+            with self.repo._okvs.transaction() as tx:
+                yield tx
 
     def table(self, name: str):
         """The table (Kart dataset) ``name`` at this commit, read-only: ``schema``,

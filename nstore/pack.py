@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import struct
 import uuid
 from decimal import Decimal
@@ -25,7 +26,7 @@ from typing import Any
 from .errors import PackError
 from .terms import IRI, BNode, Literal
 
-__all__ = ["pack", "unpack", "pack_value", "split", "decode_item", "BlobRef", "PackError"]
+__all__ = ["pack", "unpack", "pack_value", "split", "decode_item", "value_span", "type_span", "BlobRef", "PackError"]
 
 # FoundationDB tuple-layer type codes.
 NULL = 0x00
@@ -407,8 +408,71 @@ def _item_end(data: bytes, pos: int) -> int:
     return _decode(data, pos)[1]
 
 
-def split(data: bytes, start: int = 0) -> list[bytes]:
-    """Split packed bytes into the packed bytes of each item (for decoding with a cache)."""
+# The first and last type codes of each type whose packing keeps its values in order.
+_TYPE_CODES: dict[type, tuple[int, int]] = {
+    int: (NEG_INT_BIG, POS_INT_BIG),
+    float: (FLOAT64, FLOAT64),
+    Decimal: (DECIMAL_NEG, DECIMAL_POS),
+    str: (STRING, STRING),
+    bytes: (BYTES, BYTES),
+    IRI: (IRI_CODE, IRI_CODE),
+    Literal: (LITERAL_CODE, LITERAL_CODE),
+    _dt.date: (DATE_CODE, DATE_CODE),
+    BlobRef: (BLOBREF_CODE, BLOBREF_CODE),  # long values of any type, by hash
+}
+
+
+def type_span(kind: type) -> tuple[bytes, bytes]:
+    """The byte span ``[start, end)`` holding every packed value of type ``kind``.
+
+    >>> start, end = type_span(int)
+    >>> start <= pack_value(-10 ** 30) < pack_value(10 ** 30) < end
+    True
+    """
+    try:
+        first, last = _TYPE_CODES[kind]
+    except KeyError:
+        raise PackError(f"no ordered span for values of type {kind.__name__}") from None
+    return bytes([first]), bytes([last + 1])
+
+
+def value_span(low: Any = None, high: Any = None, *, include_low: bool = True, include_high: bool = True) -> tuple[bytes, bytes]:
+    """The byte span ``[start, end)`` of the packed values of one type between ``low`` and
+    ``high`` (None: unbounded on that side), for range scans: packing keeps the order of
+    ints, floats (NaN aside), Decimals, str, bytes and dates among themselves.
+
+    >>> start, end = value_span(30, 32, include_high=False)
+    >>> [start <= pack_value(n) < end for n in (29, 30, 31, 32)]
+    [False, True, True, False]
+    """
+    if low is None and high is None:
+        raise PackError("a value span needs a low or a high bound")
+    kind = type(low if low is not None else high)
+    if low is not None and high is not None and type(high) is not kind:
+        raise PackError(f"the bounds of a span have one type, not {type(low).__name__} and {type(high).__name__}")
+    block_start, block_end = type_span(kind)
+    # Every key holding the item continues with a type code below 0xff, so item + 0xff
+    # lies past all of them and before the next greater item.
+    start = block_start if low is None else pack_value(low) + (b"" if include_low else b"\xff")
+    end = block_end if high is None else pack_value(high) + (b"\xff" if include_high else b"")
+    return start, max(start, end)
+
+
+def split(data: bytes, start: int = 0, count: int | None = None) -> list[bytes]:
+    """Split packed bytes into the packed bytes of each item (for decoding with a cache).
+
+    Given ``count``, the number of items the caller knows ``data`` holds, one regular
+    expression splits it in C; keys of a store always have a known count.
+
+    >>> split(pack("a", 1, None), count=3)
+    [b'\\x02a\\x00', b'\\x15\\x01', b'\\x00']
+    """
+    if count is not None:
+        items = _ITEMS.findall(data, start)
+        # The catch-all takes the rest at the first item the expression does not cover
+        # (a big int, a nested tuple): exact if that is the last item, else too few items.
+        if len(items) == count:
+            return items
     items = []
     end = len(data)
     pos = start
@@ -417,3 +481,31 @@ def split(data: bytes, start: int = 0) -> list[bytes]:
         items.append(data[pos:nxt])
         pos = nxt
     return items
+
+
+def _items_expression() -> re.Pattern[bytes]:
+    """One alternative per type code of ``_item_end``, the rest by a catch-all (see split)."""
+    text = rb"[^\x00]*(?:\x00\xff[^\x00]*)*\x00"  # an escaped string and its terminator
+    fixed_ints = [bytes([INT_ZERO + n]) + rb"[\x00-\xff]{%d}" % n for n in range(1, 9)]
+    fixed_ints += [bytes([INT_ZERO - n]) + rb"[\x00-\xff]{%d}" % n for n in range(1, 9)]
+    integer = rb"(?:\x14|" + rb"|".join(re.escape(i[:1]) + i[1:] for i in fixed_ints) + rb")"
+    alternatives = [
+        rb"[\x01\x02\x40\x41]" + text,
+        rb"\x42" + text + text + text,
+        integer,
+        rb"[\x00\x26\x27\x44]",
+        rb"\x20[\x00-\xff]{4}",
+        rb"\x21[\x00-\xff]{8}",
+        rb"\x30[\x00-\xff]{16}",
+        rb"\x45" + integer + rb"[0-9]*\x00",
+        rb"\x43" + integer + rb"[0-9]*\xff",
+        rb"\x46" + integer,
+        rb"\x47" + integer,
+        rb"\x48" + integer + integer,
+        rb"\x4f[\x00-\xff]{32}",
+        rb"[\x00-\xff]+",
+    ]
+    return re.compile(b"|".join(alternatives))
+
+
+_ITEMS = _items_expression()

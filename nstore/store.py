@@ -20,7 +20,7 @@ True
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import chain, islice, repeat
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -37,6 +37,7 @@ Bindings = dict[str, Any]
 Step = Callable[[Iterator[Bindings]], Iterator[Bindings]]
 
 _DECODE_CACHE: dict[bytes, Any] = {}
+_MISSING = object()
 _BLOBREF_SIZE = 33  # type code + sha256 digest
 _DECODE_CACHE_LIMIT = 1 << 18
 # Literal packing after the lexical form, by (datatype IRI text, language tag); see _encode.
@@ -156,9 +157,11 @@ class NStore:
             cache[key] = packed
         return packed
 
-    def _decode(self, tx: Transaction, item: bytes) -> Any:
-        value = _DECODE_CACHE.get(item)
-        if value is None:
+    def decode(self, tx: Transaction, item: bytes) -> Any:
+        """The value of one packed item from :meth:`raw` or :meth:`keys` (fetching it if
+        it is a blob; values are cached by their bytes)."""
+        value = _DECODE_CACHE.get(item, _MISSING)
+        if value is _MISSING:
             value = decode_item(item)
             if type(value) is BlobRef:
                 # Not cached: a blob is hash-checked on every read (and may be large).
@@ -237,27 +240,31 @@ class NStore:
         return tx.get(key) is not None
 
     def _plan(
-        self, pattern: Sequence[Any]
+        self, pattern: Sequence[Any], index: int | None = None
     ) -> tuple[bytes, tuple[int, ...], list[tuple[int, str]], list[tuple[int, int]], list[tuple[int, bytes]]]:
         """Key prefix to scan, the positions after it, variable slots to bind, slots that
         must repeat an earlier one, and slots that must equal a bound value (when the
-        indices do not cover every set of bound positions)."""
+        indices do not cover every set of bound positions). ``index`` forces the index."""
         shape = tuple([item.name if type(item) is Var else None for item in pattern])
-        plan = self._plans.get(shape)
+        plan = self._plans.get(shape if index is None else (shape, index))
         if plan is None:
             self._check_arity(pattern, "pattern")
-            plan = self._plans[shape] = self._plan_shape(shape)
+            plan = self._plan_shape(shape, index)
+            self._plans[shape if index is None else (shape, index)] = plan
         number, prefix_positions, free, binds, repeats, check_slots = plan
         encode = self._encode
         key_prefix = self._index_prefixes[number] + b"".join([encode(pattern[i]) for i in prefix_positions])
-        checks = [(slot, encode(pattern[position])) for slot, position in check_slots]
+        checks = [(slot, encode(pattern[position])) for slot, position in check_slots] if check_slots else check_slots
         return key_prefix, free, binds, repeats, checks
 
-    def _plan_shape(self, shape: tuple[str | None, ...]) -> tuple:
+    def _plan_shape(self, shape: tuple[str | None, ...], index: int | None = None) -> tuple:
         """The part of a plan that depends only on which positions are bound and the names
         of the variables (cached per shape: queries repeat shapes with new values)."""
         bound = [i for i, name in enumerate(shape) if name is None]
-        number, length = choose_index(self.indices, bound)
+        if index is None:
+            number, length = choose_index(self.indices, bound)
+        else:
+            number, length = index, len(bound)
         perm = self.indices[number]
         free = perm[length:]
         first_slot: dict[str, int] = {}
@@ -277,61 +284,132 @@ class NStore:
                 binds.append((slot, name))
         return number, perm[:length], free, binds, repeats, check_slots
 
-    def _rows(self, tx: Transaction, pattern: Sequence[Any], offset: int, limit: int | None) -> Iterator[tuple[list[bytes], tuple, bytes, list]]:
+    def _rows(
+        self, tx: Transaction, pattern: Sequence[Any], offset: int = 0, limit: int | None = None
+    ) -> tuple[tuple[int, ...], list[tuple[int, str]], Iterator[tuple[list[bytes], bytes]]]:
+        """The free positions (in index order), the variable slots to bind, and an iterator
+        of ``(packed free items, payload)`` per match."""
+        free, binds, skip, keys = self._keys_of(tx, pattern, offset, limit)
+        count = len(free)
+        return free, binds, ((split(key, skip, count), payload) for key, payload in keys)
+
+    def keys(
+        self, tx: Transaction, *pattern: Any, within: tuple[int, Sequence[tuple[bytes, bytes]]] | None = None
+    ) -> tuple[tuple[int, ...], int, Iterator[tuple[bytes, bytes]]]:
+        """The lowest level of reading: the free positions of the pattern (in index order),
+        how many leading bytes every matching key shares, and an iterator of ``(key,
+        payload)`` per match. ``split(key, skip, len(free))`` gives a key's free items.
+
+        ``within=(position, spans)`` keeps only tuples whose packed item at that (variable)
+        position lies in one of the ascending byte spans ``[start, end)`` (see
+        :func:`nstore.pack.value_span`): a range scan when an index has the position right
+        after the bound ones, else a check per key.
+
+        >>> import tempfile
+        >>> from nstore import okvs
+        >>> from nstore.pack import split, value_span
+        >>> db = okvs.open(tempfile.mkdtemp())
+        >>> ages = NStore(db, ("ages",), ("who", "age"))
+        >>> with db.transaction(write=True) as tx:
+        ...     ages.bulk_add(tx, [("ann", 31), ("bob", 45), ("cy", 52)])
+        ...     free, skip, keys = ages.keys(tx, Var("who"), Var("age"), within=(1, [value_span(40, 60)]))
+        ...     [ages.decode(tx, split(key, skip, 2)[free.index(0)]) for key, _ in keys]
+        3
+        ['bob', 'cy']
+        """
+        if within is None:
+            free, _, skip, keys = self._keys_of(tx, pattern, 0, None)
+            return free, skip, keys
+        position, spans = within
+        if type(pattern[position]) is not Var:
+            raise PatternError(f"within= restricts a variable position, and {position} holds {pattern[position]!r:.80}")
+        shape = tuple([item.name if type(item) is Var else None for item in pattern])
+        bound = {i for i, name in enumerate(shape) if name is None}
+        for number, perm in enumerate(self.indices):
+            if set(perm[: len(bound)]) == bound and perm[len(bound)] == position:
+                break
+        else:  # no index continues with the position: filter every key of the pattern
+            key_prefix, free, _, repeats, checks = self._plan(pattern)
+            checks = [*checks, (free.index(position), tuple(spans))]
+            return free, len(key_prefix), self._filtered(tx.range(key_prefix, key_prefix + b"\xff"), len(key_prefix), len(free), repeats, checks)
+        key_prefix, free, _, repeats, checks = self._plan(pattern, number)
+        scans = (tx.range(key_prefix + start, key_prefix + end) for start, end in spans)
+        keys = chain.from_iterable(scans)
+        if repeats or checks:
+            keys = self._filtered(keys, len(key_prefix), len(free), repeats, checks)
+        return free, len(key_prefix), keys
+
+    def _keys_of(
+        self, tx: Transaction, pattern: Sequence[Any], offset: int, limit: int | None
+    ) -> tuple[tuple[int, ...], list[tuple[int, str]], int, Iterator[tuple[bytes, bytes]]]:
         key_prefix, free, binds, repeats, checks = self._plan(pattern)
-        if limit == 0:
-            return
         skip = len(key_prefix)
         # Not tx.prefix(key_prefix): a packed str, bytes or tuple is a byte prefix of a
         # longer one that continues with an escaped NUL (pack("a") of pack("a\x00b")),
         # so the keys that continue with 0xff belong to other values. No type code is
         # 0xff, so every key of a match sorts below key_prefix + 0xff.
         end = key_prefix + b"\xff"
-        if repeats or checks:  # keys are filtered, so offset and limit count afterwards
-            scan = tx.range(key_prefix, end)
-        else:
-            scan = tx.range(key_prefix, end, offset=offset, limit=limit)
-            offset, limit = 0, None
-        for key, payload in scan:
-            items = split(key, skip)
+        if not (repeats or checks):
+            return free, binds, skip, tx.range(key_prefix, end, offset=offset, limit=limit)
+        # Keys are filtered, so offset and limit count afterwards.
+        matching = self._filtered(tx.range(key_prefix, end), skip, len(free), repeats, checks)
+        if offset or limit is not None:
+            matching = islice(matching, offset, None if limit is None else offset + limit)
+        return free, binds, skip, matching
+
+    @staticmethod
+    def _filtered(
+        keys: Iterator[tuple[bytes, bytes]], skip: int, count: int, repeats: list, checks: list
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """The keys whose items repeat where a variable repeats, and equal the bound values
+        the index prefix could not hold (or lie in the spans a check gives as a tuple)."""
+        for key, payload in keys:
+            items = split(key, skip, count)
             if repeats and any(items[a] != items[b] for a, b in repeats):
                 continue
-            if checks and any(items[slot] != value for slot, value in checks):
+            if checks and not all(_passes(items[slot], wanted) for slot, wanted in checks):
                 continue
-            if offset:
-                offset -= 1
-                continue
-            yield items, free, payload, binds
-            if limit is not None:
-                limit -= 1
-                if limit == 0:
-                    return
+            yield key, payload
 
     def from_(self, tx: Transaction, *pattern: Any, offset: int = 0, limit: int | None = None) -> Iterator[Bindings]:
         """Yield one ``{variable name: value}`` per tuple matching the pattern.
 
         With one free variable the values come in their packed (value) order.
         """
-        decode = self._decode
-        for items, _, _, binds in self._rows(tx, pattern, offset, limit):
+        decode = self.decode
+        _, binds, rows = self._rows(tx, pattern, offset, limit)
+        for items, _ in rows:
             yield {name: decode(tx, items[slot]) for slot, name in binds}
 
     def scan(self, tx: Transaction, *pattern: Any) -> Iterator[tuple[tuple, bytes]]:
         """Yield ``(tuple, payload)`` for every match, the tuple in item order."""
-        decode = self._decode
+        decode = self.decode
         pattern_values = list(pattern)
-        for items, free, payload, _ in self._rows(tx, pattern, 0, None):
+        free, _, rows = self._rows(tx, pattern)
+        for items, payload in rows:
             values = list(pattern_values)
             for slot, position in enumerate(free):
                 values[position] = decode(tx, items[slot])
             yield tuple(values), payload
 
-    def raw(self, tx: Transaction, *pattern: Any) -> Iterator[tuple[tuple[int, ...], list[bytes], bytes]]:
-        """Yield ``(free_positions, packed_items, payload)`` per match, items still packed
-        (in index order), for callers that group or filter on bytes before decoding;
-        decode an item with :meth:`decode`."""
-        for items, free, payload, _ in self._rows(tx, pattern, 0, None):
-            yield free, items, payload
+    def raw(self, tx: Transaction, *pattern: Any) -> tuple[tuple[int, ...], Iterator[tuple[list[bytes], bytes]]]:
+        """The free positions of the pattern (in index order) and an iterator of
+        ``(packed_items, payload)`` per match, items still packed in that order, for callers
+        that group or filter on bytes before decoding; decode an item with :meth:`decode`.
+
+        >>> import tempfile
+        >>> from nstore import okvs
+        >>> db = okvs.open(tempfile.mkdtemp())
+        >>> pairs = NStore(db, ("pairs",), ("left", "right"))
+        >>> with db.transaction(write=True) as tx:
+        ...     pairs.add(tx, "a", 1)
+        ...     free, rows = pairs.raw(tx, "a", Var("r"))
+        ...     free, [(pairs.decode(tx, items[0]), payload) for items, payload in rows]
+        True
+        ((1,), [(1, b'')])
+        """
+        free, _, rows = self._rows(tx, pattern)
+        return free, rows
 
     def index_prefix(self, number: int) -> bytes:
         """The key prefix of index ``number`` (its keys continue with the packed items in
@@ -344,16 +422,13 @@ class NStore:
         ``True`` differ), and in the order of that index."""
         return b"".join([self._encode(v) for v in values])
 
-    def decode(self, tx: Transaction, item: bytes) -> Any:
-        """The value of one packed item from :meth:`raw` (fetching it if it is a blob)."""
-        return self._decode(tx, item)
 
     def count(self, tx: Transaction, *pattern: Any) -> int:
         """How many tuples match the pattern (a scan of the matching keys, not decoded)."""
         key_prefix, _, _, repeats, checks = self._plan(pattern)
         if repeats or checks:
-            return sum(1 for _ in self._rows(tx, pattern, 0, None))
-        return sum(1 for _ in tx.range(key_prefix, key_prefix + b"\xff"))  # see _rows for the end key
+            return sum(1 for _ in self._rows(tx, pattern)[2])
+        return sum(1 for _ in tx.range(key_prefix, key_prefix + b"\xff"))  # see _keys_of for the end key
 
     def where(self, tx: Transaction, *pattern: Any) -> Step:
         """A join step for :func:`select`: extends each binding with the pattern's matches."""
@@ -366,6 +441,13 @@ class NStore:
                     yield {**binding, **extra}
 
         return step
+
+
+def _passes(item: bytes, wanted: bytes | tuple[tuple[bytes, bytes], ...]) -> bool:
+    """Whether a packed item equals a bound value, or lies in one of its spans."""
+    if type(wanted) is bytes:
+        return item == wanted
+    return any(start <= item < end for start, end in wanted)
 
 
 def select(seed: Iterable[Bindings], *steps: Step) -> Iterator[Bindings]:

@@ -60,7 +60,7 @@ def execute(source_or_view: Any, text: str, *, base: str | None = None, versions
 def run_query(source: Any, query: Query, *, versions: VersionContext | None = None) -> Result:
     """Evaluate a parsed query."""
     executor, plan = prepare(source, query, versions)
-    solutions = executor.solutions(plan)
+    solutions = _read_together(executor.source, executor.solutions(plan))
     names = [v.name for v in query.vars]
     if query.form == "SELECT":
         return Result("SELECT", names, solutions=solutions, prefixes=query.prefixes)
@@ -72,6 +72,16 @@ def run_query(source: Any, query: Query, *, versions: VersionContext | None = No
     if query.form == "DESCRIBE":
         return Result("DESCRIBE", triples=_describe(query, solutions, executor), prefixes=query.prefixes)
     raise QueryEvaluationError(f"unknown query form {query.form}")
+
+
+def _read_together(source: Any, solutions: Iterator[dict]) -> Iterator[dict]:
+    """The solutions, read in one store read transaction if the source can do that."""
+    reading = getattr(source, "reading", None)
+    if reading is None:
+        yield from solutions
+        return
+    with reading():
+        yield from solutions
 
 
 def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -> list:

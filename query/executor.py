@@ -70,11 +70,11 @@ __all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCA
 
 Solution = dict
 
-SCAN_ROWS_PER_LOOKUP = 3
+SCAN_ROWS_PER_LOOKUP = 5
 """Rows of a step's whole pattern read per index lookup while deciding to hash: what one
-lookup costs in rows of a scan through fstore today (a lookup costs a scanned row plus
-about 10 µs, a row 4-6 µs). Equal spending on both keeps a step within about twice the
-cost of the better strategy."""
+lookup costs in rows of a scan through fstore today (a lookup about 9 µs, a scanned row
+about 2 µs, both measured by ``bench/query_bench.py --profile``). Equal spending on both
+keeps a step within about twice the cost of the better strategy."""
 
 LOOKUPS_BEFORE_SCAN = 64
 """Lookups a step makes before it starts reading its whole pattern, at least: small queries
@@ -228,9 +228,16 @@ class Executor:
 
     # ------------------------------------------------------------------ data access
 
-    def match(self, graph: Any, s: Any, p: Any, o: Any) -> Iterator[dict]:
-        """Bindings of one triple pattern in the active graph (DEFAULT, a name, a Var)."""
+    def match(self, graph: Any, s: Any, p: Any, o: Any, within: Any = None) -> Iterator[dict]:
+        """Bindings of one triple pattern in the active graph (DEFAULT, a name, a Var).
+        ``within``: a range the object's filters allow (a source that ``accepts_ranges``
+        may return only objects in it; the filters still decide)."""
         source = self.source
+        if within is not None and type(o) is Var and type(graph) is not Var:
+            if graph is not DEFAULT:
+                return source.match((graph, s, p, o), within)
+            if len(self.default_graphs) == 1:
+                return source.match((self.default_graphs[0], s, p, o), within)
         if graph is DEFAULT:
             graphs = self.default_graphs
             if len(graphs) == 1:
@@ -365,6 +372,7 @@ class Executor:
         g_var = graph.name if type(graph) is Var else None
         filters = [self._compile(expr, graph) for expr, _ in step.filters]
         match = self.match
+        within = step.object_range
         state = self._step_state(step, graph) if step.lookup and g_var is None and ADAPTIVE_STEPS else None
         for sol in stream:
             table = None
@@ -377,8 +385,10 @@ class Executor:
                 except KeyError:
                     key = None
                 if key is not None:
-                    others = state.others
-                    matches = [r for r in table.get(key, ()) if all(sol.get(n, r[n]) == r[n] for n in others)] if others else table.get(key, ())
+                    matches = table.get(key, ())
+                    shared = [n for n in state.others if n in sol] if state.others else None
+                    if shared:  # the pattern's other variables that the solution binds too
+                        matches = [r for r in matches if all(r[n] == sol[n] for n in shared)]
                 else:
                     table = None
             if table is None:
@@ -386,7 +396,7 @@ class Executor:
                 qp = sol.get(p_var, p) if p_var else p
                 qo = sol.get(o_var, o) if o_var else o
                 g = sol.get(g_var, graph) if g_var else graph
-                matches = match(g, qs, qp, qo)
+                matches = match(g, qs, qp, qo, within)
             for b in matches:
                 if not sol and table is None:
                     new = b  # a fresh dict from the source: no copy needed
@@ -416,7 +426,8 @@ class Executor:
                 wait = 0
             else:
                 wait = max(LOOKUPS_BEFORE_SCAN, int(step.scan_est / SCAN_ROWS_PER_LOOKUP))
-            state = self._steps[key] = _StepState(self.match(graph, triple.s, triple.p, triple.o), keys, others, wait)
+            scan = self.match(graph, triple.s, triple.p, triple.o, step.object_range)
+            state = self._steps[key] = _StepState(scan, keys, others, wait)
         return state
 
     def _path(self, node: PathPlan, hint: Solution, graph: Any) -> Iterator[Solution]:

@@ -40,6 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fstore.ranges import NumericRange
+
 from .algebra import (
     BGP,
     Changes,
@@ -69,6 +71,7 @@ from .algebra import (
     term_str,
 )
 from .errors import UnsupportedFeatureError
+from .ranges import object_range
 from .expressions import ExprContext, compile_expr
 
 __all__ = [
@@ -151,6 +154,7 @@ class Step:
     lookup: tuple = ()  # variables of the pattern bound before it runs (index lookup keys)
     scan_est: float = 0.0  # matches of the pattern with only its constants bound (estimated)
     in_est: float = 1.0  # solutions expected to reach this step (estimated)
+    object_range: NumericRange | None = None  # what the filters allow the object, for a range scan
 
 
 @dataclass(eq=False)
@@ -564,6 +568,9 @@ class Planner:
                     break
             if not placed:
                 leftover.append(item)
+        for step in steps if getattr(self.source, "accepts_ranges", False) else ():
+            if step.filters and not (type(step.triple.o) is Var and step.triple.o.name in step.lookup):
+                step.object_range = object_range(step.triple, [expr for expr, _ in step.filters])
         # What reaches each step, now that the filters are placed (each conjunct is taken to
         # keep a third of the solutions, System R's default for a range).
         running = 1.0
@@ -869,11 +876,20 @@ def _explain(node: PlanNode, depth: int, lines: list) -> None:
             lines.append(f"{pad}  unit (one empty solution)")
         for step in node.steps:
             how = f"lookup by {', '.join('?' + v for v in step.lookup)}, est. {_est(step.est)} per binding" if step.lookup else f"est. {_est(step.est)}"
+            if step.object_range is not None:
+                how += f", range scan of {step.triple.o} in {_interval(step.object_range)}"
             lines.append(f"{pad}  scan {step.triple}  ({how})")
             for expr, _ in step.filters:
                 lines.append(f"{pad}    filter {expr}")
     for child in _explained_children(node):
         _explain(child, depth + 1, lines)
+
+
+def _interval(numbers: NumericRange) -> str:
+    """``[30, 32)``, ``(5, +inf)``: a range as EXPLAIN shows it."""
+    low = "-inf" if numbers.low is None else str(numbers.low)
+    high = "+inf" if numbers.high is None else str(numbers.high)
+    return f"{'[' if numbers.include_low and numbers.low is not None else '('}{low}, {high}{']' if numbers.include_high and numbers.high is not None else ')'}"
 
 
 def _explained_children(node: PlanNode) -> list:

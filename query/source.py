@@ -6,10 +6,14 @@ A source answers quad patterns ``(g, s, p, o)`` whose items are RDF terms, query
 * ``match(pattern)`` yields one ``{variable name: RDF term}`` per matching quad (a variable
   in the graph position may bind ``None``: the default graph);
 * ``count(pattern)`` is the exact number of matches;
-* optionally ``estimate(pattern, cap)`` (``min(count, cap)``, cheaper) and ``graphs()``
-  (the names of the non-default graphs).
+* optionally ``estimate(pattern, cap)`` (``min(count, cap)``, cheaper), ``graphs()`` (the
+  names of the non-default graphs), ``reading()`` (a context in which reads share one
+  store transaction: the engine runs each query in one), and ``accepts_ranges = True``
+  with ``match(pattern, within)``: ``within`` is a :class:`fstore.NumericRange` that the
+  filters after the pattern put on its object variable, so the source may skip objects
+  outside it (the filters still run on what it returns; see :mod:`query.ranges`).
 
-:class:`FstoreSource` reads an fstore view or transaction through ``fstore.from_`` and
+:class:`FstoreSource` reads an fstore view or transaction through ``fstore.quads`` and
 ``fstore.count``; stored Python values are turned into RDF terms with
 ``fstore.values.to_rdf`` and query terms into stored values with ``canonical``.
 
@@ -24,6 +28,7 @@ A source answers quad patterns ``(g, s, p, o)`` whose items are RDF terms, query
 from __future__ import annotations
 
 import weakref
+from contextlib import contextmanager
 from itertools import islice
 from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
 
@@ -76,17 +81,20 @@ _ANY = object()
 class FstoreSource:
     """A source over an fstore view or transaction (``repo.at(ref)``, ``repo.transaction``).
 
-    Uses exactly ``fstore.from_(view, g, s, p, o, offset=, limit=)``, ``fstore.count(view,
-    g, s, p, o)`` and ``fstore.Var``; ``fstore.graphs(view)`` and ``fstore.estimate(view, g,
-    s, p, o, cap)`` if fstore provides them.
+    Uses exactly ``fstore.quads(view, g, s, p, o, within=)``, ``fstore.count``,
+    ``fstore.estimate``, ``fstore.graphs``, ``fstore.Var`` and the view's ``reading()``.
     """
 
     def __init__(self, view: Any) -> None:
         import fstore
 
         self.view = view
+        self._reader: Any = None  # the view pinned to one read transaction, see reading()
+        self._pin: Any = None
+        self._readers = 0
         self._fstore = fstore
         self._var = fstore.Var
+        self._vars: dict[str, Any] = {}  # fstore.Var by name
         self._graphs: list | None = None
         try:
             self._estimates = _ESTIMATES.setdefault(view, {})
@@ -95,26 +103,43 @@ class FstoreSource:
 
     def _item(self, item: Any) -> Any:
         if type(item) is Var:
-            return self._var(item.name)
-        return canonical(item)
+            found = self._vars.get(item.name)
+            if found is None:
+                found = self._vars[item.name] = self._var(item.name)
+            return found
+        return canonical(item) if type(item) is Literal else item
 
-    def match(self, pattern: QuadPattern) -> Iterator[Bindings]:
-        args = [self._item(i) for i in pattern]
-        var = self._var
-        convert = list(dict.fromkeys(a.name for a in args if type(a) is var))
-        term_types = _TERM_TYPES
-        cache = _TERM_CACHE
-        for binding in self._fstore.from_(self.view, *args):
-            for name in convert:
-                value = binding[name]
-                kind = type(value)
-                if kind not in term_types and value is not None:
-                    term = cache.get((kind, value))
-                    binding[name] = term if term is not None else _to_term(value)
-            yield binding
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Within the block, read through one LMDB read transaction (``view.reading()``)
+        rather than one per pattern; blocks may nest or interleave (several results
+        streamed at once), and the transaction ends with the last of them."""
+        pin = getattr(self.view, "reading", None)
+        if pin is None:
+            yield
+            return
+        if self._readers == 0:
+            self._pin = pin()
+            self._reader = self._pin.__enter__()
+        self._readers += 1
+        try:
+            yield
+        finally:
+            self._readers -= 1
+            if self._readers == 0:
+                pinned, self._pin, self._reader = self._pin, None, None
+                pinned.__exit__(None, None, None)
+
+    accepts_ranges = True  # match() takes a NumericRange of the object (see query.ranges)
+
+    def match(self, pattern: QuadPattern, within: Any = None) -> Iterator[Bindings]:
+        item = self._item
+        args = [item(i) for i in pattern]
+        slots = list({i.name: at for at, i in enumerate(pattern) if type(i) is Var}.items())
+        return _bindings(self._fstore.quads(self._reader or self.view, *args, within=within), slots)
 
     def count(self, pattern: QuadPattern) -> int:
-        return self._fstore.count(self.view, *[self._item(i) for i in pattern])
+        return self._fstore.count(self._reader or self.view, *[self._item(i) for i in pattern])
 
     def estimate(self, pattern: QuadPattern, cap: int) -> int:
         """``min(count, cap)``, reading at most ``cap`` matches (cached per view)."""
@@ -122,23 +147,29 @@ class FstoreSource:
         found = self._estimates.get(key)
         if found is None:
             args = [self._item(i) for i in pattern]
-            estimate = getattr(self._fstore, "estimate", None)
-            if estimate is not None:
-                found = min(estimate(self.view, *args, cap), cap)
-            else:
-                found = sum(1 for _ in self._fstore.from_(self.view, *args, limit=cap))
-            self._estimates[key] = found
+            found = self._estimates[key] = self._fstore.estimate(self._reader or self.view, *args, cap)
         return found
 
     def graphs(self) -> list:
         if self._graphs is None:
-            lister = getattr(self._fstore, "graphs", None)
-            if lister is not None:
-                names = [_to_term(g) for g in lister(self.view)]
-            else:
-                names = distinct_graphs(self)
+            names = [_to_term(g) for g in self._fstore.graphs(self._reader or self.view)]
             self._graphs = [g for g in names if g is not None]
         return self._graphs
+
+
+def _bindings(quads: Iterator[tuple], slots: list[tuple[str, int]]) -> Iterator[Bindings]:
+    """``{name: RDF term}`` per quad, for the variables at their positions."""
+    term_types = _TERM_TYPES
+    cache = _TERM_CACHE
+    for quad in quads:
+        binding = {}
+        for name, at in slots:
+            value = quad[at]
+            if type(value) not in term_types and value is not None:
+                term = cache.get((type(value), value))
+                value = term if term is not None else _to_term(value)
+            binding[name] = value
+        yield binding
 
 
 def distinct_graphs(source: Any) -> list:

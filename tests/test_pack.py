@@ -292,6 +292,7 @@ def test_aware_datetime_keeps_its_offset() -> None:
 def test_split_gives_packed_items(items: list[Any]) -> None:
     parts = split(pack(*items))
     assert parts == [pack_value(v) for v in items]
+    assert split(pack(*items), count=len(items)) == parts  # the regular-expression path
     assert same(tuple(decode_item(p) for p in parts), tuple(items))
 
 
