@@ -78,14 +78,23 @@ def from_(view: Readable, *pattern: Any, offset: int = 0, limit: int | None = No
 
 
 def quads(
-    view: Readable, graph: Any, subject: Any, predicate: Any, object: Any, *, within: NumericRange | None = None
+    view: Readable,
+    graph: Any,
+    subject: Any,
+    predicate: Any,
+    object: Any,
+    *,
+    within: NumericRange | None = None,
+    terms: bool = False,
 ) -> Iterator[Quad]:
     """Yield each quad ``(graph, subject, predicate, object)`` matching the pattern (values
     or ``Var``), whole: :func:`from_` without building a dict per match.
 
     ``within`` (a :class:`~fstore.ranges.NumericRange`, the object being a ``Var``) reads
     only the quads whose object may lie in the range: every number in it, plus objects
-    stored as Literals or blobs, which the caller compares itself.
+    stored as Literals or blobs, which the caller compares itself. ``terms=True`` gives
+    each item as its RDF term (``fstore.to_rdf``: ``"Bea"`` as ``Literal("Bea")``), as a
+    SPARQL engine wants it, from a cache of terms by their stored bytes.
 
     >>> import tempfile, fstore
     >>> repo = fstore.open(tempfile.mkdtemp())
@@ -96,11 +105,9 @@ def quads(
     >>> repo.close()
     """
     prepared = prepare_pattern((graph, subject, predicate, object))
-    if within is None:
-        return _readable(view)._match(prepared)
-    if type(prepared[3]) is not Var:
+    if within is not None and type(prepared[3]) is not Var:
         raise PatternError(f"within= restricts the object, so the object must be a Var, not {object!r:.80}")
-    return _readable(view)._match(prepared, within)
+    return _readable(view)._match(prepared, within, terms)
 
 
 def count(view: Readable, *pattern: Any) -> int:

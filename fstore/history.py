@@ -17,9 +17,10 @@ from typing import Any, Iterable, Iterator, Sequence
 from nstore import NStore, Var
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
-from nstore.pack import split
+from nstore.pack import BlobRef, find_items, pack_value, split
 
 from .ranges import NumericRange
+from .values import to_rdf
 
 __all__ = ["History", "QUAD_ITEMS", "HISTORY_INDICES", "ALIVE", "DEAD", "Quad"]
 
@@ -29,6 +30,10 @@ HISTORY_INDICES = tuple(perm + (4,) for perm in minimal_permutations(4)) + ((4, 
 ALIVE = b"\x01"
 DEAD = b"\x00"
 _SEQ = Var("\x00seq")  # a name no user variable can take
+_MISSING = object()
+_TERMS: dict[bytes, Any] = {}  # packed item -> RDF term, for match(terms=True)
+_TERMS_LIMIT = 1 << 18
+_BLOB_CODE = pack_value(BlobRef(bytes(32)))[0]
 _QUAD_VARS = tuple(Var(f"\x00{name}") for name in QUAD_ITEMS)
 
 
@@ -94,11 +99,17 @@ class History:
         return packed
 
     def match(
-        self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int], within: NumericRange | None = None
+        self,
+        tx: Transaction,
+        pattern: Sequence[Any],
+        ancestors: frozenset[int],
+        within: NumericRange | None = None,
+        terms: bool = False,
     ) -> Iterator[Quad]:
         """Yield each quad matching ``pattern`` (values or Var) alive at that ancestry, with
         its Var positions filled in, in index order. One pass; no walk of the DAG.
-        ``within`` keeps the quads whose object (a Var) lies in its spans."""
+        ``within`` keeps the quads whose object (a Var) lies in its spans; ``terms`` gives
+        every item as its RDF term (``to_rdf``) rather than its stored value."""
         if not ancestors:
             return iter(())
         spans = None if within is None else within.spans()
@@ -106,17 +117,30 @@ class History:
             free, skip, keys = self.store.keys(tx, *pattern, _SEQ)
         else:
             free, skip, keys = self.store.keys(tx, *pattern, _SEQ, within=(3, spans))
-        decode = self.store.decode
+        if terms:
+            cached, decode, template = _TERMS.get, self._term, [to_rdf(item) if type(item) is not Var else item for item in pattern]
+        else:
+            cached, decode, template = self.store.decoded.get, self.store.decode, list(pattern)
         slots = tuple(enumerate(free[:-1]))
-        template = list(pattern)
 
         def fill(items: list[bytes]) -> Quad:
             values = template.copy()
             for slot, position in slots:
-                values[position] = decode(tx, items[slot])
+                item = items[slot]
+                value = cached(item, _MISSING)
+                values[position] = decode(tx, item) if value is _MISSING else value
             return tuple(values)  # type: ignore[return-value]
 
         return _winners(keys, skip, len(free), self._packed(ancestors), fill)
+
+    def _term(self, tx: Transaction, item: bytes) -> Any:
+        """The RDF term of a packed item (cached, blobs aside: they are checked per read)."""
+        term = to_rdf(self.store.decode(tx, item))
+        if item[0] != _BLOB_CODE:
+            if len(_TERMS) >= _TERMS_LIMIT:
+                _TERMS.clear()
+            _TERMS[item] = term
+        return term
 
     def count(self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int], cap: int | None = None) -> int:
         """How many quads match ``pattern`` at that ancestry (at most ``cap``, counting
@@ -189,7 +213,9 @@ def _winners(
     group: list[bytes] | None = None
     alive = False
     for key, payload in keys:
-        items = split(key, skip, count)
+        items = find_items(key, skip)
+        if len(items) != count:
+            items = split(key, skip, count)
         seq = items.pop()
         if items != group:
             if alive:

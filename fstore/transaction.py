@@ -17,6 +17,7 @@ from nstore.pack import pack_value
 
 from .history import Quad
 from .ranges import NumericRange
+from .values import to_rdf
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
@@ -114,9 +115,14 @@ class Transaction:
         method as :meth:`View.reading`, for code that reads either)."""
         yield self
 
-    def _match(self, pattern: Sequence[Any], within: NumericRange | None = None) -> Iterator[Quad]:
-        """The head's quads overlaid with this transaction's intents (``within``: see
-        :meth:`History.match`)."""
+    def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
+        """The head's quads overlaid with this transaction's intents (``within`` and
+        ``terms``: see :meth:`History.match`)."""
+        if terms:
+            return (tuple(map(to_rdf, quad)) for quad in self._match(pattern, within))  # type: ignore[misc]
+        return self._overlaid(pattern, within)
+
+    def _overlaid(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
         tx = self._require_open()
         pending = self._pending
         history = self.repo._history

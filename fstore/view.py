@@ -101,14 +101,14 @@ class View:
             finally:
                 pinned._tx = None
 
-    def _match(self, pattern: Sequence[Any], within: NumericRange | None = None) -> Iterator[Quad]:
+    def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
         if self._tx is not None:
-            return self.repo._history.match(self._tx, pattern, self._ancestors, within)
-        return self._match_alone(pattern, within)
+            return self.repo._history.match(self._tx, pattern, self._ancestors, within, terms)
+        return self._match_alone(pattern, within, terms)
 
-    def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
+    def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None, terms: bool) -> Iterator[Quad]:
         with self.repo._okvs.transaction() as tx:
-            yield from self.repo._history.match(tx, pattern, self._ancestors, within)
+            yield from self.repo._history.match(tx, pattern, self._ancestors, within, terms)
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         with self._transaction() as tx:

@@ -26,7 +26,7 @@ from typing import Any
 from .errors import PackError
 from .terms import IRI, BNode, Literal
 
-__all__ = ["pack", "unpack", "pack_value", "split", "decode_item", "value_span", "type_span", "BlobRef", "PackError"]
+__all__ = ["pack", "unpack", "pack_value", "split", "find_items", "decode_item", "value_span", "type_span", "BlobRef", "PackError"]
 
 # FoundationDB tuple-layer type codes.
 NULL = 0x00
@@ -468,7 +468,7 @@ def split(data: bytes, start: int = 0, count: int | None = None) -> list[bytes]:
     [b'\\x02a\\x00', b'\\x15\\x01', b'\\x00']
     """
     if count is not None:
-        items = _ITEMS.findall(data, start)
+        items = find_items(data, start)
         # The catch-all takes the rest at the first item the expression does not cover
         # (a big int, a nested tuple): exact if that is the last item, else too few items.
         if len(items) == count:
@@ -508,4 +508,6 @@ def _items_expression() -> re.Pattern[bytes]:
     return re.compile(b"|".join(alternatives))
 
 
-_ITEMS = _items_expression()
+find_items = _items_expression().findall
+"""``find_items(data, start)``: the first step of :func:`split` with ``count``, for hot
+loops: exact when it returns as many items as ``data`` holds, else call ``split``."""

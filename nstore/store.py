@@ -105,6 +105,9 @@ class NStore:
                 f"prefix {self.prefix!r} with {self.n} items leaves {self.inline_limit} bytes per item in a "
                 f"{MAX_KEY_SIZE}-byte key: at least {_BLOBREF_SIZE} are needed (use a shorter prefix or fewer items)"
             )
+        # What decode() has decoded: packed item -> value, shared by every store (blobs are
+        # never in it). Hot loops read it directly and call decode() on a miss.
+        self.decoded: dict[bytes, Any] = _DECODE_CACHE
         self._iri_cache: dict[str, bytes] = {}
         self._str_cache: dict[str | bytes, bytes] = {}
         self._key_getters = [itemgetter(*perm) if self.n > 1 else (lambda row: (row[0],)) for perm in self.indices]

@@ -128,8 +128,13 @@ class _StepState:
                 self.scan = None
                 table: dict = {}
                 keys = self.keys
-                for r in rows:
-                    table.setdefault(tuple([r[k] for k in keys]), []).append(r)
+                if len(keys) == 1:  # the key itself, not a 1-tuple (see _step)
+                    (name,) = keys
+                    for r in rows:
+                        table.setdefault(r[name], []).append(r)
+                else:
+                    for r in rows:
+                        table.setdefault(tuple([r[k] for k in keys]), []).append(r)
                 self.table = table
                 self.rows = []
                 return True
@@ -381,7 +386,7 @@ class Executor:
                     table = state.table
             if table is not None:
                 try:
-                    key = tuple([sol[k] for k in state.keys])
+                    key = sol[state.keys[0]] if len(state.keys) == 1 else tuple([sol[k] for k in state.keys])
                 except KeyError:
                     key = None
                 if key is not None:

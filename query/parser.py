@@ -20,6 +20,7 @@ query.errors.UnknownPrefixError: line 1, column 21: unknown prefix 'ex:' (declar
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -917,8 +918,20 @@ def parse_query(text: str, *, base: str | None = None) -> Query:
     """Parse SPARQL query text into a :class:`~query.algebra.Query`.
 
     Raises :class:`QuerySyntaxError` (line, column, token, expected) for invalid text and
-    :class:`UnknownPrefixError` for an undeclared prefix.
+    :class:`UnknownPrefixError` for an undeclared prefix. The last :data:`PARSED_QUERIES`
+    texts are remembered (an application repeats its queries, and parsing takes longer
+    than a small query's run), so the result is shared: treat it as immutable.
     """
+    return _parse_query_cached(text, base)
+
+
+PARSED_QUERIES = 256
+"""How many parsed query texts :func:`parse_query` keeps (least recently used dropped)."""
+
+
+@lru_cache(maxsize=PARSED_QUERIES)
+def _parse_query_cached(text: str, base: str | None) -> Query:
+    # Queries only: an update's blank nodes must be fresh per request.
     return _parse(text, "query", base)
 
 

@@ -38,6 +38,7 @@ Project ?s ?o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from fstore.ranges import NumericRange
@@ -78,6 +79,8 @@ __all__ = [
     "DEFAULT",
     "NAMED",
     "ESTIMATE_CAP",
+    "FANOUT_SAMPLE",
+    "FANOUT_CAP",
     "PlanNode",
     "BGPPlan",
     "Step",
@@ -105,6 +108,12 @@ __all__ = [
 ESTIMATE_CAP = 1_000
 """Estimates read at most this many matches; bigger patterns count as this many times a
 factor that shrinks with the number of bound positions."""
+
+FANOUT_SAMPLE = 8
+"""Matches of a pattern whose bindings are looked up to measure its matches per binding."""
+
+FANOUT_CAP = 100
+"""Each of those lookups counts at most this many matches."""
 
 
 class _Default:
@@ -326,6 +335,7 @@ class Planner:
         self.default_graphs = tuple(default_graphs)
         self.versions = versions  # a query.versioning.VersionContext, for CHANGES / VERSIONS
         self._estimates: dict = {}
+        self._fanouts: dict = {}
         self.substitute = False
 
     # ------------------------------------------------------------------ estimates
@@ -358,13 +368,42 @@ class Planner:
         return found
 
     def _cost(self, triple: Triple, graph: Any, bound: set) -> float:
+        """Matches of the triple per solution binding ``bound``: its estimate, or when some
+        of its variables are bound, the matches per binding measured on a sample."""
         cost = self.estimate(triple, graph)
+        lookup = frozenset(v.name for v in (triple.s, triple.p, triple.o) if type(v) is Var and v.name in bound)
+        if lookup and cost > 0 and not (type(graph) is Var and graph.name in bound):
+            return max(self._fanout(triple, graph, lookup), 0.5)
         for position, factor in ((triple.s, 0.001), (triple.p, 0.1), (triple.o, 0.01)):
             if type(position) is Var and position.name in bound:
                 cost *= factor
         if type(graph) is Var and graph.name in bound:
             cost *= 0.1
         return max(cost, 0.5 if cost > 0 else 0.0)
+
+    def _fanout(self, triple: Triple, graph: Any, lookup: frozenset) -> float:
+        """The mean number of matches of ``triple`` once the ``lookup`` variables are bound,
+        over the bindings of its first :data:`FANOUT_SAMPLE` matches (each count capped at
+        :data:`FANOUT_CAP`): what a lookup join step will read per solution. Cached."""
+        key = (triple, graph, lookup)
+        found = self._fanouts.get(key)
+        if found is not None:
+            return found
+        if graph is DEFAULT:
+            g: Any = self.default_graphs[0] if self.default_graphs else None
+        elif graph is NAMED:
+            g = Var(".eg")
+        else:
+            g = graph
+        pattern = (g, triple.s, triple.p, triple.o)
+        sample = list(islice(self.source.match(pattern), FANOUT_SAMPLE)) if graph is not DEFAULT or self.default_graphs else []
+        estimate = getattr(self.source, "estimate", None)
+        total = 0
+        for row in sample:
+            bound = tuple(_bind(item, row, lookup, i) for i, item in enumerate(pattern))
+            total += estimate(bound, FANOUT_CAP) if estimate is not None else min(self.source.count(bound), FANOUT_CAP)
+        found = self._fanouts[key] = total / len(sample) if sample else 0.0
+        return found
 
     # ------------------------------------------------------------------ entry points
 
@@ -883,6 +922,16 @@ def _explain(node: PlanNode, depth: int, lines: list) -> None:
                 lines.append(f"{pad}    filter {expr}")
     for child in _explained_children(node):
         _explain(child, depth + 1, lines)
+
+
+def _bind(item: Any, row: dict, lookup: frozenset, position: int) -> Any:
+    """A pattern item with a lookup variable replaced by its value in ``row``, and any
+    other variable by a fresh one (so that it matches anything)."""
+    if type(item) is not Var:
+        return item
+    if item.name in lookup and item.name in row:
+        return row[item.name]
+    return Var(f".f{position}")
 
 
 def _interval(numbers: NumericRange) -> str:

@@ -136,7 +136,7 @@ class FstoreSource:
         item = self._item
         args = [item(i) for i in pattern]
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) is Var}.items())
-        return _bindings(self._fstore.quads(self._reader or self.view, *args, within=within), slots)
+        return _bindings(self._fstore.quads(self._reader or self.view, *args, within=within, terms=True), slots)
 
     def count(self, pattern: QuadPattern) -> int:
         return self._fstore.count(self._reader or self.view, *[self._item(i) for i in pattern])
@@ -158,18 +158,18 @@ class FstoreSource:
 
 
 def _bindings(quads: Iterator[tuple], slots: list[tuple[str, int]]) -> Iterator[Bindings]:
-    """``{name: RDF term}`` per quad, for the variables at their positions."""
-    term_types = _TERM_TYPES
-    cache = _TERM_CACHE
-    for quad in quads:
-        binding = {}
-        for name, at in slots:
-            value = quad[at]
-            if type(value) not in term_types and value is not None:
-                term = cache.get((type(value), value))
-                value = term if term is not None else _to_term(value)
-            binding[name] = value
-        yield binding
+    """``{name: RDF term}`` per quad of RDF terms, for the variables at their positions."""
+    if len(slots) == 1:
+        ((name, at),) = slots
+        for quad in quads:
+            yield {name: quad[at]}
+    elif len(slots) == 2:
+        ((name, at), (other, other_at)) = slots
+        for quad in quads:
+            yield {name: quad[at], other: quad[other_at]}
+    else:
+        for quad in quads:
+            yield {name: quad[at] for name, at in slots}
 
 
 def distinct_graphs(source: Any) -> list:

@@ -152,11 +152,10 @@ def chunks(items: Iterable[Any], size: int, convert: Callable[[list], Any] = lis
 # -- quads --------------------------------------------------------------------------------
 
 def view_quads(view: Any) -> Iterator[tuple]:
-    """Every quad of a view (``repo.at(ref)``), streamed with ``fstore.from_``."""
-    from .. import Var, from_
+    """Every quad of a view (``repo.at(ref)``), streamed with ``fstore.quads``."""
+    from .. import Var, quads
 
-    get = itemgetter("g", "s", "p", "o")
-    return map(get, from_(view, Var("g"), Var("s"), Var("p"), Var("o")))
+    return quads(view, Var("g"), Var("s"), Var("p"), Var("o"))
 
 
 def quad_batch(quads: Sequence[Sequence[Any]], schema: Any = QUADS_SCHEMA, **constants: Any) -> Any:
