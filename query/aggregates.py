@@ -65,7 +65,10 @@ class _Count(Accumulator):
     def add(self, value: Any) -> None:
         if value is ERROR or value is None:
             return
-        super().add(value)
+        if self.seen is None:
+            self.n += 1  # _add, without the calls (COUNT runs once per solution)
+        else:
+            super().add(value)
 
     def _add(self, value: Any) -> None:
         self.n += 1
@@ -91,7 +94,10 @@ class _Sum(Accumulator):
         if value is ERROR or value is None:
             self.failed = True
             return
-        super().add(value)
+        if self.seen is None:
+            self._add(value)
+        else:
+            super().add(value)
 
     def _add(self, value: Any) -> None:
         if self.failed:

@@ -549,27 +549,37 @@ class Executor:
 
     def _group(self, node: GroupPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         keys = [(self._compile(expr, graph), out) for expr, _, out in node.keys]
+        # A plain variable (the common key and argument) is read from the solution directly:
+        # unbound gives None, what an error in a key gives, and ERROR as an argument.
+        key_names = [expr.name for expr, _, _ in node.keys] if all(type(expr) is Var for expr, _, _ in node.keys) else None
         aggregates = [(name, agg, self._compile(agg.arg, graph) if agg.arg is not None else None) for name, agg, _ in node.aggregates]
+        arguments = [agg.arg.name if type(agg.arg) is Var else None for _, agg, _ in node.aggregates]
         groups: dict = {}
         for sol in self.run(node.child, hint, graph):
-            values = []
-            for f, _ in keys:
-                try:
-                    values.append(f(sol))
-                except EvalError:
-                    values.append(None)
-            key = tuple(values)
+            if key_names is not None:
+                key = tuple([sol.get(name) for name in key_names])
+            else:
+                values = []
+                for f, _ in keys:
+                    try:
+                        values.append(f(sol))
+                    except EvalError:
+                        values.append(None)
+                key = tuple(values)
             accumulators = groups.get(key)
             if accumulators is None:
                 accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
-            for accumulator, (_, agg, f) in zip(accumulators, aggregates):
-                if f is None:  # COUNT(*)
+            for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
+                if argument is not None:
+                    value = sol.get(argument)
+                    accumulator.add(ERROR if value is None else value)
+                elif f is None:  # COUNT(*)
                     accumulator.add(frozenset(sol.items()) if agg.distinct else True)
-                    continue
-                try:
-                    accumulator.add(f(sol))
-                except EvalError:
-                    accumulator.add(ERROR)
+                else:
+                    try:
+                        accumulator.add(f(sol))
+                    except EvalError:
+                        accumulator.add(ERROR)
         if not groups and not keys:
             groups[()] = [new_accumulator(agg) for _, agg, _ in aggregates]
         for key, accumulators in groups.items():
