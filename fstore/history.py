@@ -15,6 +15,7 @@ from itertools import islice
 from typing import Any, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
+from nstore.terms import IRI, BNode, Literal
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
 from nstore.pack import BlobRef, find_items, pack_value, split
@@ -33,6 +34,7 @@ _SEQ = Var("\x00seq")  # a name no user variable can take
 _MISSING = object()
 _TERMS: dict[bytes, Any] = {}  # packed item -> RDF term, for match(terms=True)
 _TERMS_LIMIT = 1 << 18
+_AS_TERM = frozenset({IRI, BNode, Literal, type(None), Var})  # pattern items to_rdf leaves alone
 _BLOB_CODE = pack_value(BlobRef(bytes(32)))[0]
 _QUAD_VARS = tuple(Var(f"\x00{name}") for name in QUAD_ITEMS)
 
@@ -118,7 +120,10 @@ class History:
         else:
             free, skip, keys = self.store.keys(tx, *pattern, _SEQ, within=(3, spans))
         if terms:
-            cached, decode, template = _TERMS.get, self._term, [to_rdf(item) if type(item) is not Var else item for item in pattern]
+            cached, decode, template = _TERMS.get, self._term, list(pattern)
+            for position, item in enumerate(pattern):
+                if type(item) not in _AS_TERM:
+                    template[position] = to_rdf(item)
         else:
             cached, decode, template = self.store.decoded.get, self.store.decode, list(pattern)
         slots = tuple(enumerate(free[:-1]))

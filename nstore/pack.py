@@ -359,6 +359,24 @@ _MALFORMED = (IndexError, ValueError, ArithmeticError, RecursionError, struct.er
 
 def decode_item(data: bytes) -> Any:
     """Decode bytes holding exactly one packed value (one item of ``split``)."""
+    code = data[0] if data else None
+    # Fast paths for the commonest items, when no NUL inside needs unescaping.
+    if code == IRI_CODE or code == STRING:
+        if data.find(b"\x00", 1) == len(data) - 1:
+            try:
+                text = data[1:-1].decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # the general path reports it
+            else:
+                return IRI(text) if code == IRI_CODE else text
+    elif code == LITERAL_CODE and data[-1] == 0:
+        parts = data[1:-1].split(b"\x00")
+        if len(parts) == 3:
+            try:
+                lexical, datatype, lang = [part.decode("utf-8") for part in parts]
+                return Literal(lexical, datatype or None, lang or None)
+            except (UnicodeDecodeError, ValueError, TypeError):
+                pass
     try:
         value, _ = _decode(data, 0)
     except _MALFORMED as exc:

@@ -321,8 +321,11 @@ class NStore:
         ['bob', 'cy']
         """
         if within is None:
-            free, _, skip, keys = self._keys_of(tx, pattern, 0, None)
-            return free, skip, keys
+            key_prefix, free, _, repeats, checks = self._plan(pattern)
+            skip = len(key_prefix)
+            if not (repeats or checks):  # see _keys_of for the end key
+                return free, skip, tx.range(key_prefix, key_prefix + b"\xff")
+            return free, skip, self._filtered(tx.range(key_prefix, key_prefix + b"\xff"), skip, len(free), repeats, checks)
         position, spans = within
         if type(pattern[position]) is not Var:
             raise PatternError(f"within= restricts a variable position, and {position} holds {pattern[position]!r:.80}")

@@ -334,8 +334,11 @@ class Planner:
         self.ctx = ctx
         self.default_graphs = tuple(default_graphs)
         self.versions = versions  # a query.versioning.VersionContext, for CHANGES / VERSIONS
-        self._estimates: dict = {}
-        self._fanouts: dict = {}
+        # Estimates and fan-outs, kept by the source for all the queries on one view when
+        # it offers a ``statistics`` dict (FstoreSource does), else for this planner.
+        self._estimates: dict = getattr(source, "statistics", None)
+        if self._estimates is None:
+            self._estimates = {}
         self.substitute = False
 
     # ------------------------------------------------------------------ estimates
@@ -350,7 +353,7 @@ class Planner:
         else:
             graphs = (graph,)
         constants = tuple(item if type(item) is not Var else None for item in (triple.s, triple.p, triple.o))
-        key = (graphs, constants)
+        key = ("estimate", graphs, constants)
         found = self._estimates.get(key)
         if found is None:
             items = tuple(Var(f".e{i}") if item is None else item for i, item in enumerate(constants))
@@ -385,8 +388,8 @@ class Planner:
         """The mean number of matches of ``triple`` once the ``lookup`` variables are bound,
         over the bindings of its first :data:`FANOUT_SAMPLE` matches (each count capped at
         :data:`FANOUT_CAP`): what a lookup join step will read per solution. Cached."""
-        key = (triple, graph, lookup)
-        found = self._fanouts.get(key)
+        key = ("fanout", triple, graph, lookup)
+        found = self._estimates.get(key)
         if found is not None:
             return found
         if graph is DEFAULT:
@@ -402,7 +405,7 @@ class Planner:
         for row in sample:
             bound = tuple(_bind(item, row, lookup, i) for i, item in enumerate(pattern))
             total += estimate(bound, FANOUT_CAP) if estimate is not None else min(self.source.count(bound), FANOUT_CAP)
-        found = self._fanouts[key] = total / len(sample) if sample else 0.0
+        found = self._estimates[key] = total / len(sample) if sample else 0.0
         return found
 
     # ------------------------------------------------------------------ entry points

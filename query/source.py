@@ -53,6 +53,7 @@ class Source(Protocol):
 
 
 _TERM_TYPES = (IRI, Literal, BNode)
+_STORED_AS_IS = frozenset({IRI, BNode, type(None)})  # query items fstore stores unchanged
 
 
 _TERM_CACHE: dict = {}
@@ -97,9 +98,9 @@ class FstoreSource:
         self._vars: dict[str, Any] = {}  # fstore.Var by name
         self._graphs: list | None = None
         try:
-            self._estimates = _ESTIMATES.setdefault(view, {})
+            self.statistics = _ESTIMATES.setdefault(view, {})
         except TypeError:  # not weak-referenceable: cache for this source only
-            self._estimates = {}
+            self.statistics = {}
 
     def _item(self, item: Any) -> Any:
         if type(item) is Var:
@@ -134,7 +135,7 @@ class FstoreSource:
 
     def match(self, pattern: QuadPattern, within: Any = None) -> Iterator[Bindings]:
         item = self._item
-        args = [item(i) for i in pattern]
+        args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) is Var}.items())
         return _bindings(self._fstore.quads(self._reader or self.view, *args, within=within, terms=True), slots)
 
@@ -144,10 +145,10 @@ class FstoreSource:
     def estimate(self, pattern: QuadPattern, cap: int) -> int:
         """``min(count, cap)``, reading at most ``cap`` matches (cached per view)."""
         key = (tuple(_ANY if type(i) is Var else i for i in pattern), cap)
-        found = self._estimates.get(key)
+        found = self.statistics.get(key)
         if found is None:
             args = [self._item(i) for i in pattern]
-            found = self._estimates[key] = self._fstore.estimate(self._reader or self.view, *args, cap)
+            found = self.statistics[key] = self._fstore.estimate(self._reader or self.view, *args, cap)
         return found
 
     def graphs(self) -> list:
