@@ -138,6 +138,17 @@ class History:
 
         return _winners(keys, skip, len(free), self._packed(ancestors), fill)
 
+    def match_packed(
+        self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int]
+    ) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
+        """:meth:`match` without decoding: the free positions of ``pattern`` in index order
+        (seq last) and, per alive quad, its packed free items (seq dropped), for readers
+        that turn bytes into columns themselves (decode an item with ``store.decode``)."""
+        if not ancestors:
+            return (), iter(())
+        free, skip, keys = self.store.keys(tx, *pattern, _SEQ)
+        return free, _winners(keys, skip, len(free), self._packed(ancestors), None)
+
     def _term(self, tx: Transaction, item: bytes) -> Any:
         """The RDF term of a packed item (cached, blobs aside: they are checked per read)."""
         term = to_rdf(self.store.decode(tx, item))

@@ -360,15 +360,26 @@ _MALFORMED = (IndexError, ValueError, ArithmeticError, RecursionError, struct.er
 def decode_item(data: bytes) -> Any:
     """Decode bytes holding exactly one packed value (one item of ``split``)."""
     code = data[0] if data else None
-    # Fast paths for the commonest items, when no NUL inside needs unescaping.
-    if code == IRI_CODE or code == STRING:
-        if data.find(b"\x00", 1) == len(data) - 1:
+    # Fast paths for the commonest items: the item is whole, so its last byte ends it and
+    # every NUL before must be escaped (else the general path reports the fault).
+    if (code == IRI_CODE or code == STRING or code == BYTES or code == BNODE_CODE) and data[-1] == 0:
+        raw = data[1:-1]
+        if b"\x00" in raw:
+            if raw.count(b"\x00") != raw.count(b"\x00\xff"):
+                raw = None
+            else:
+                raw = raw.replace(b"\x00\xff", b"\x00")
+        if raw is not None:
+            if code == BYTES:
+                return raw
             try:
-                text = data[1:-1].decode("utf-8")
+                text = raw.decode("utf-8")
             except UnicodeDecodeError:
                 pass  # the general path reports it
             else:
-                return IRI(text) if code == IRI_CODE else text
+                return IRI(text) if code == IRI_CODE else text if code == STRING else BNode(text)
+    elif code == BLOBREF_CODE and len(data) == 33:
+        return BlobRef(data[1:])
     elif code == LITERAL_CODE and data[-1] == 0:
         parts = data[1:-1].split(b"\x00")
         if len(parts) == 3:

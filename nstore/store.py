@@ -168,7 +168,7 @@ class NStore:
             value = decode_item(item)
             if type(value) is BlobRef:
                 # Not cached: a blob is hash-checked on every read (and may be large).
-                return unpack(self.blobs.get(tx, value.digest))[0]
+                return decode_item(self.blobs.get(tx, value.digest))
             if len(_DECODE_CACHE) > _DECODE_CACHE_LIMIT:
                 _DECODE_CACHE.clear()
             _DECODE_CACHE[item] = value

@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from ..tables.geometry import gpkg_to_wkb
 from ..tables.types import decode_value
 from .errors import ExportError, require
-from .terms import DECIMAL_PRECISION, DECIMAL_SCALE, QUAD_COLUMNS, quad_columns
+from .terms import DECIMAL_PRECISION, DECIMAL_SCALE, QUAD_COLUMNS, packed_quad_columns, quad_columns
 
 pa = require("pyarrow", "the Arrow export")
 
@@ -68,6 +68,7 @@ __all__ = [
     "view_quads",
     "quad_batch",
     "quad_batches",
+    "view_quad_batches",
     "change_batches",
     "kart_arrow_type",
     "kart_field",
@@ -161,16 +162,39 @@ def view_quads(view: Any) -> Iterator[tuple]:
 def quad_batch(quads: Sequence[Sequence[Any]], schema: Any = QUADS_SCHEMA, **constants: Any) -> Any:
     """One record batch of quads; ``constants`` fill extra leading columns of ``schema``
     (e.g. ``op`` for changes) with one value each, or a list of values."""
-    columns = quad_columns(quads)
+    return _columns_batch(quad_columns(quads), len(quads), schema, constants)
+
+
+def _columns_batch(columns: Mapping[str, list], rows: int, schema: Any, constants: Mapping[str, Any]) -> Any:
     arrays = []
     for field in schema:
         if field.name in columns:
             values = columns[field.name]
         else:
             value = constants[field.name]
-            values = value if isinstance(value, list) else [value] * len(quads)
+            values = value if isinstance(value, list) else [value] * rows
         arrays.append(_array(values, field, "quads"))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE) -> Iterator[Any]:
+    """Record batches (:data:`QUADS_SCHEMA`) of every quad of a view, read as packed keys
+    and turned into columns from their bytes (:func:`~fstore.export.terms.packed_quad_columns`):
+    the same batches as ``quad_batches(view_quads(view))``, at a fraction of the cost."""
+    from .. import Var
+
+    with view.reading() as pinned:
+        history = view.repo._history
+        tx = pinned._tx
+        _, rows = history.match_packed(tx, (Var("g"), Var("s"), Var("p"), Var("o")), view._ancestors)
+
+        def decode(item: bytes) -> Any:
+            return history.store.decode(tx, item)
+
+        def batch(chunk: list) -> Any:
+            return _columns_batch(packed_quad_columns(chunk, decode), len(chunk), QUADS_SCHEMA, {})
+
+        yield from chunks(rows, batch_size, batch)
 
 
 def quad_batches(quads: Iterable[Sequence[Any]], batch_size: int = BATCH_SIZE) -> Iterator[Any]:

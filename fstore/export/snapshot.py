@@ -27,10 +27,9 @@ from .arrow import (
     CHANGES_SCHEMA,
     QUADS_SCHEMA,
     change_batches,
-    quad_batches,
     row_batches,
     table_arrow_schema,
-    view_quads,
+    view_quad_batches,
 )
 from .errors import ExportError
 from .kartothek import METADATA_SUFFIX, DatasetWriter, Location, TableResult, location
@@ -145,7 +144,7 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
                            **({"rows_per_file": rows_per_file} if rows_per_file else {}))
     try:
         if include_quads:
-            writer.write_table(quads_table, QUADS_SCHEMA, quad_batches(view_quads(view), batch_size),
+            writer.write_table(quads_table, QUADS_SCHEMA, view_quad_batches(view, batch_size),
                                partition_on=parts.get(quads_table, ()), indices=index_columns, progress=progress)
         for name in wanted:
             schema, rows, arrow_schema = sources[name]

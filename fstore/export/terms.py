@@ -53,6 +53,7 @@ __all__ = [
     "describe_node",
     "describe_object",
     "quad_columns",
+    "packed_quad_columns",
     "quad_from_row",
 ]
 
@@ -191,12 +192,15 @@ def _typed(datatype: str, lexical: str) -> tuple | None:
 
 
 def _literal(v: Literal) -> tuple:
-    if v.lang is not None:
-        return (v.lexical, LITERAL_KIND, RDF_LANGSTRING, v.lang, None)
-    if v.datatype is None:
-        return (v.lexical, LITERAL_KIND, XSD_STRING, None, None)
-    datatype = v.datatype.value
-    return (v.lexical, LITERAL_KIND, datatype, None, _typed(datatype, v.lexical))
+    return _literal_parts(v.lexical, v.datatype.value if v.datatype is not None else None, v.lang)
+
+
+def _literal_parts(lexical: str, datatype: str | None, lang: str | None) -> tuple:
+    if lang is not None:
+        return (lexical, LITERAL_KIND, RDF_LANGSTRING, lang, None)
+    if datatype is None:
+        return (lexical, LITERAL_KIND, XSD_STRING, None, None)
+    return (lexical, LITERAL_KIND, datatype, None, _typed(datatype, lexical))
 
 
 _DESCRIBE: dict[type, Callable[[Any], tuple]] = {
@@ -309,6 +313,82 @@ def quad_columns(quads: Sequence[Sequence[Any]]) -> dict[str, list]:
         columns[name], columns[name + "_kind"] = _node_texts(values)
     columns.update(zip(OBJECT_COLUMNS, _object_columns(objects)))
     return {name: columns[name] for name in QUAD_COLUMNS}
+
+
+def packed_quad_columns(rows: Sequence[Sequence[bytes]], decode: Callable[[bytes], Any]) -> dict[str, list]:
+    """:func:`quad_columns` of quads still packed as the store keeps them (each row the
+    packed graph, subject, predicate and object items): IRIs, strings and literals go
+    from their bytes straight to column values, without a Python term per value; other
+    items through ``decode`` (the store's, which also fetches blobs). Each distinct item
+    of a batch is described once."""
+    if not rows:
+        return {name: [] for name in QUAD_COLUMNS}
+    graphs, subjects, predicates, objects = zip(*rows)
+    columns: dict[str, list] = {}
+    for name, items in (("graph", graphs), ("subject", subjects), ("predicate", predicates)):
+        texts, kinds = zip(*_described(items, _packed_node, decode))
+        columns[name], columns[name + "_kind"] = list(texts), list(kinds)
+    columns.update(zip(OBJECT_COLUMNS, map(list, zip(*_described(objects, _packed_object, decode)))))
+    return {name: columns[name] for name in QUAD_COLUMNS}
+
+
+def _described(items: Sequence[bytes], describe: Callable[[bytes, Callable], tuple], decode: Callable) -> list[tuple]:
+    """``describe(item, decode)`` per item, once per distinct item."""
+    memo: dict[bytes, tuple] = {}
+    found = memo.get
+    out = []
+    for item in items:
+        described = found(item)
+        if described is None:
+            described = memo[item] = describe(item, decode)
+        out.append(described)
+    return out
+
+
+_IRI, _BNODE, _STRING, _LITERAL = 0x40, 0x41, 0x02, 0x42  # nstore.pack type codes
+
+
+def _packed_text(item: bytes) -> str | None:
+    """The text of a packed IRI, blank node or string with no NUL to unescape, else None."""
+    if item.find(b"\x00", 1) != len(item) - 1:
+        return None
+    try:
+        return item[1:-1].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _packed_node(item: bytes, decode: Callable[[bytes], Any]) -> tuple:
+    code = item[0]
+    if code == _IRI or code == _BNODE:
+        text = _packed_text(item)
+        if text is not None:
+            return text, IRI_KIND if code == _IRI else BNODE_KIND
+    return describe_node(decode(item))
+
+
+def _packed_object(item: bytes, decode: Callable[[bytes], Any]) -> tuple:
+    code = item[0]
+    if code == _IRI or code == _BNODE or code == _STRING:
+        text = _packed_text(item)
+        if text is not None:
+            if code == _STRING:
+                return (text, LITERAL_KIND, XSD_STRING, None, *_N7)
+            return (text, IRI_KIND if code == _IRI else BNODE_KIND, None, None, *_N7)
+    elif code == _LITERAL and item[-1] == 0:
+        parts = item[1:-1].split(b"\x00")
+        if len(parts) == 3:  # lexical form, datatype, language: none with a NUL inside
+            try:
+                lexical, datatype, lang = [part.decode("utf-8") for part in parts]
+            except UnicodeDecodeError:
+                pass
+            else:
+                lexical, kind, datatype, language, typed = _literal_parts(lexical, datatype or None, lang or None)
+                slots = list(_N7)
+                if typed is not None:
+                    slots[typed[0]] = typed[1]
+                return (lexical, kind, datatype, language, *slots)
+    return describe_object(decode(item))
 
 
 def quad_from_row(row: dict[str, Any]) -> tuple:
