@@ -35,6 +35,7 @@ _MISSING = object()
 _TERMS: dict[bytes, Any] = {}  # packed item -> RDF term, for match(terms=True)
 _TERMS_LIMIT = 1 << 18
 _AS_TERM = frozenset({IRI, BNode, Literal, type(None), Var})  # pattern items to_rdf leaves alone
+_SLOTS: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}  # by the free positions of a read
 _BLOB_CODE = pack_value(BlobRef(bytes(32)))[0]
 _QUAD_VARS = tuple(Var(f"\x00{name}") for name in QUAD_ITEMS)
 
@@ -119,14 +120,16 @@ class History:
             free, skip, keys = self.store.keys(tx, *pattern, _SEQ)
         else:
             free, skip, keys = self.store.keys(tx, *pattern, _SEQ, within=(3, spans))
+        template = list(pattern)
         if terms:
-            cached, decode, template = _TERMS.get, self._term, list(pattern)
-            for position, item in enumerate(pattern):
-                if type(item) not in _AS_TERM:
-                    template[position] = to_rdf(item)
+            cached, decode = _TERMS.get, self._term
+            if not _AS_TERM.issuperset(map(type, pattern)):
+                template = [item if type(item) in _AS_TERM else to_rdf(item) for item in pattern]
         else:
-            cached, decode, template = self.store.decoded.get, self.store.decode, list(pattern)
-        slots = tuple(enumerate(free[:-1]))
+            cached, decode = self.store.decoded.get, self.store.decode
+        slots = _SLOTS.get(free)
+        if slots is None:
+            slots = _SLOTS[free] = tuple(enumerate(free[:-1]))  # (slot in a key, position in the quad)
 
         def fill(items: list[bytes]) -> Quad:
             values = template.copy()

@@ -121,6 +121,8 @@ class NStore:
 
     def _encode(self, value: Any) -> bytes:
         """The packed form of a value as it stands in a key (a BlobRef if too long)."""
+        if value is None:
+            return b"\x00"  # the default graph, in most patterns
         kind = type(value)
         if kind is BlobRef:  # the store's own reference type: a user value must not fake one
             raise PackError(f"{value!r} is datae's internal blob reference, not a value to store")

@@ -37,6 +37,8 @@ import heapq
 from itertools import islice
 from typing import Any, Iterator
 
+from nstore.collector import paused_gc
+
 from .aggregates import ERROR, new_accumulator
 from .algebra import Dataset, Var
 from .expressions import ExprContext, compile_expr, filter_passes, order_key
@@ -118,9 +120,13 @@ class _StepState:
 
     def advance(self, n: int) -> bool:
         """Read up to ``n`` more rows; True once the whole pattern is read (and indexed)."""
-        scan = self.scan
-        if scan is None:
+        if self.scan is None:
             return self.table is not None
+        with paused_gc():  # rows kept for the hash table: see nstore.collector
+            return self._read(n)
+
+    def _read(self, n: int) -> bool:
+        scan = self.scan
         rows = self.rows
         for _ in range(n):
             row = next(scan, None)
@@ -345,7 +351,8 @@ class Executor:
         key = (id(node), graph)
         table = self._tables.get(key)
         if table is None:
-            table = self._tables[key] = _HashTable(list(self.run(node, {}, graph)), keys)
+            with paused_gc():  # materialising: see nstore.collector
+                table = self._tables[key] = _HashTable(list(self.run(node, {}, graph)), keys)
         return table
 
     # ------------------------------------------------------------------ operators
@@ -555,31 +562,32 @@ class Executor:
         aggregates = [(name, agg, self._compile(agg.arg, graph) if agg.arg is not None else None) for name, agg, _ in node.aggregates]
         arguments = [agg.arg.name if type(agg.arg) is Var else None for _, agg, _ in node.aggregates]
         groups: dict = {}
-        for sol in self.run(node.child, hint, graph):
-            if key_names is not None:
-                key = tuple([sol.get(name) for name in key_names])
-            else:
-                values = []
-                for f, _ in keys:
-                    try:
-                        values.append(f(sol))
-                    except EvalError:
-                        values.append(None)
-                key = tuple(values)
-            accumulators = groups.get(key)
-            if accumulators is None:
-                accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
-            for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
-                if argument is not None:
-                    value = sol.get(argument)
-                    accumulator.add(ERROR if value is None else value)
-                elif f is None:  # COUNT(*)
-                    accumulator.add(frozenset(sol.items()) if agg.distinct else True)
+        with paused_gc():  # the whole input is read before the first group comes out
+            for sol in self.run(node.child, hint, graph):
+                if key_names is not None:
+                    key = tuple([sol.get(name) for name in key_names])
                 else:
-                    try:
-                        accumulator.add(f(sol))
-                    except EvalError:
-                        accumulator.add(ERROR)
+                    values = []
+                    for f, _ in keys:
+                        try:
+                            values.append(f(sol))
+                        except EvalError:
+                            values.append(None)
+                    key = tuple(values)
+                accumulators = groups.get(key)
+                if accumulators is None:
+                    accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
+                for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
+                    if argument is not None:
+                        value = sol.get(argument)
+                        accumulator.add(ERROR if value is None else value)
+                    elif f is None:  # COUNT(*)
+                        accumulator.add(frozenset(sol.items()) if agg.distinct else True)
+                    else:
+                        try:
+                            accumulator.add(f(sol))
+                        except EvalError:
+                            accumulator.add(ERROR)
         if not groups and not keys:
             groups[()] = [new_accumulator(agg) for _, agg, _ in aggregates]
         for key, accumulators in groups.items():
@@ -608,9 +616,10 @@ class Executor:
             return tuple(parts)
 
         rows = self.run(node.child, hint, graph)
-        if node.top_k is not None:
-            return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
-        return iter(sorted(rows, key=sort_key))
+        with paused_gc():  # sorting reads every solution first
+            if node.top_k is not None:
+                return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
+            return iter(sorted(rows, key=sort_key))
 
     def _project(self, node: ProjectPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         names = node.vars

@@ -43,13 +43,13 @@ field's metadata keeps the Kart column (``kart.id``, ``kart.dataType``,
 from __future__ import annotations
 
 import datetime as _dt
-import gc
 import json
-from contextlib import contextmanager
 from decimal import Decimal
 from itertools import islice
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from nstore.collector import paused_gc
 
 from ..tables.geometry import gpkg_to_wkb
 from ..tables.types import decode_value
@@ -119,20 +119,6 @@ CHANGES_SCHEMA = pa.schema(
     + list(QUADS_SCHEMA),
     metadata={"datae.table": "changes"},
 )
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector (as ``nstore.bulk`` does): a batch allocates many
-    acyclic objects that reference counting frees, and the collections they would trigger
-    each walk every live object, which makes building a batch several times slower."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def chunks(items: Iterable[Any], size: int, convert: Callable[[list], Any] = list) -> Iterator[Any]:
