@@ -14,7 +14,7 @@ from nstore import Var, select
 from nstore.errors import DataeError
 
 from . import tables
-from .api import add, ask, count, estimate, from_, graphs, quads, rm, where
+from .api import Param, add, ask, count, estimate, from_, graphs, prepare, quads, rm, where
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
@@ -47,6 +47,8 @@ __all__ = [
     "ask",
     "from_",
     "quads",
+    "prepare",
+    "Param",
     "NumericRange",
     "where",
     "select",

@@ -19,19 +19,20 @@ sees its own changes); writes take a transaction.
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Iterator, Union
+from typing import Any, Callable, Iterator, Union
 
 from nstore import Var, select
 from nstore.errors import PatternError
-from nstore.store import Bindings, Step
+from nstore.store import Bindings, Param, Step
 
 from .errors import ReadOnlyViewError
 from .history import Quad
 from .ranges import NumericRange
 from .transaction import Transaction
+from .values import ALREADY_CANONICAL, check_value
 from .view import View, prepare_pattern, prepare_quad
 
-__all__ = ["add", "rm", "ask", "from_", "quads", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
+__all__ = ["add", "rm", "ask", "from_", "quads", "prepare", "Param", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
 
 Readable = Union[View, Transaction]
 
@@ -108,6 +109,34 @@ def quads(
     if within is not None and type(prepared[3]) is not Var:
         raise PatternError(f"within= restricts the object, so the object must be a Var, not {object!r:.80}")
     return _readable(view)._match(prepared, within, terms)
+
+
+def prepare(view: Readable, graph: Any, subject: Any, predicate: Any, object: Any, *, terms: bool = False) -> Callable[..., Iterator[Quad]]:
+    """Plan once a read whose ``Param()`` positions change from call to call, as a join
+    does for every solution it extends: ``read(*values)`` yields what ``quads`` would with
+    those values (in pattern order) in place of the params, without planning again.
+
+    >>> import tempfile, fstore
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> name = fstore.IRI("urn:name")
+    >>> with repo.transaction("main", message="m") as tx:
+    ...     fstore.add(tx, None, fstore.IRI("urn:a"), name, "Ann")
+    ...     fstore.add(tx, None, fstore.IRI("urn:b"), name, "Bob")
+    >>> read = fstore.prepare(repo.at("main"), None, fstore.Param(), name, Var("n"))
+    >>> [q[3] for who in ("urn:b", "urn:a", "urn:c") for q in read(fstore.IRI(who))]
+    ['Bob', 'Ann']
+    >>> repo.close()
+    """
+    pattern = prepare_pattern((graph, subject, predicate, object))
+    read = _readable(view)._prepare(pattern, terms)
+
+    def checked(*values: Any) -> Iterator[Quad]:
+        for value in values:
+            if type(value) not in ALREADY_CANONICAL:
+                return read(*[check_value(v, "param") for v in values])
+        return read(*values)
+
+    return checked
 
 
 def count(view: Readable, *pattern: Any) -> int:

@@ -12,9 +12,10 @@ records matching its pattern, picking one winner per quad.
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
+from nstore.store import Param
 from nstore.terms import IRI, BNode, Literal
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
@@ -120,11 +121,40 @@ class History:
             free, skip, keys = self.store.keys(tx, *pattern, _SEQ)
         else:
             free, skip, keys = self.store.keys(tx, *pattern, _SEQ, within=(3, spans))
-        template = list(pattern)
+        fill = self._filler(tx, list(pattern), free, terms)
+        return _winners(keys, skip, len(free), self._packed(ancestors), fill)
+
+    def prepare(
+        self, pattern: Sequence[Any], ancestors: frozenset[int], terms: bool = False
+    ) -> Callable[[Transaction, Sequence[Any]], Iterator[Quad]]:
+        """:meth:`match` planned once for a pattern with :class:`~nstore.store.Param`
+        positions: the function returned takes a transaction and the values of those
+        positions (in pattern order) and yields what :meth:`match` would."""
+        read = self.store.prepare(*pattern, _SEQ)
+        params = [i for i, item in enumerate(pattern) if type(item) is Param]
+        base = list(pattern)
+        count = len(read.free)
+        packed = self._packed(ancestors) if ancestors else None
+
+        def run(tx: Transaction, values: Sequence[Any]) -> Iterator[Quad]:
+            if packed is None:
+                return iter(())
+            template = base.copy()
+            for position, value in zip(params, values):
+                template[position] = value
+            skip, keys = read.keys(tx, values)
+            return _winners(keys, skip, count, packed, self._filler(tx, template, read.free, terms))
+
+        return run
+
+    def _filler(self, tx: Transaction, template: list[Any], free: tuple[int, ...], terms: bool) -> Callable[[list[bytes]], Quad]:
+        """The function that turns a winner's packed free items into its quad: ``template``
+        (the pattern's values) with the free positions decoded, as stored values or as
+        RDF terms (``terms``), each through a cache of decoded items."""
         if terms:
             cached, decode = _TERMS.get, self._term
-            if not _AS_TERM.issuperset(map(type, pattern)):
-                template = [item if type(item) in _AS_TERM else to_rdf(item) for item in pattern]
+            if not _AS_TERM.issuperset(map(type, template)):
+                template = [item if type(item) in _AS_TERM else to_rdf(item) for item in template]
         else:
             cached, decode = self.store.decoded.get, self.store.decode
         slots = _SLOTS.get(free)
@@ -139,7 +169,7 @@ class History:
                 values[position] = decode(tx, item) if value is _MISSING else value
             return tuple(values)  # type: ignore[return-value]
 
-        return _winners(keys, skip, len(free), self._packed(ancestors), fill)
+        return fill
 
     def match_packed(
         self, tx: Transaction, pattern: Sequence[Any], ancestors: frozenset[int]

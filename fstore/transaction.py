@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime as _dt
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from nstore import Var
+from nstore.store import Param
 from nstore.pack import pack_value
 
 from .history import Quad
@@ -121,6 +122,19 @@ class Transaction:
         if terms:
             return (tuple(map(to_rdf, quad)) for quad in self._match(pattern, within))  # type: ignore[misc]
         return self._overlaid(pattern, within)
+
+    def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
+        """Reads of one pattern shape (see ``fstore.prepare``): each a :meth:`_match`, which
+        overlays this transaction's intents."""
+        params = [i for i, item in enumerate(pattern) if type(item) is Param]
+
+        def read(*values: Any) -> Iterator[Quad]:
+            filled = list(pattern)
+            for position, value in zip(params, values):
+                filled[position] = value
+            return self._match(filled, None, terms)
+
+        return read
 
     def _overlaid(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
         tx = self._require_open()

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import copy
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from nstore import Var
+from nstore.store import Param
 from nstore.errors import PatternError
 
 from .history import Quad
@@ -24,7 +25,7 @@ from .ranges import NumericRange
 from .values import ALREADY_CANONICAL as _CANONICAL
 from .values import check_value
 
-_CANONICAL_OR_VAR = _CANONICAL | {Var}
+_CANONICAL_OR_VAR = _CANONICAL | {Var, Param}
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
@@ -55,7 +56,7 @@ def prepare_pattern(values: Sequence[Any]) -> tuple:
     else:
         return tuple(values)  # the common case, without a call per value
     names = ("graph", "subject", "predicate", "object")
-    return tuple(v if type(v) is Var else check_value(v, f"pattern {name}") for v, name in zip(values, names))
+    return tuple(v if type(v) in (Var, Param) else check_value(v, f"pattern {name}") for v, name in zip(values, names))
 
 
 class View:
@@ -109,6 +110,20 @@ class View:
     def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None, terms: bool) -> Iterator[Quad]:
         with self.repo._okvs.transaction() as tx:
             yield from self.repo._history.match(tx, pattern, self._ancestors, within, terms)
+
+    def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
+        run = self.repo._history.prepare(pattern, self._ancestors, terms)
+
+        def read(*values: Any) -> Iterator[Quad]:
+            if self._tx is not None:
+                return run(self._tx, values)
+            return self._read_alone(run, values)
+
+        return read
+
+    def _read_alone(self, run: Callable, values: tuple) -> Iterator[Quad]:
+        with self.repo._okvs.transaction() as tx:
+            yield from run(tx, values)
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         with self._transaction() as tx:

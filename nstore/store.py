@@ -31,7 +31,7 @@ from .okvs import MAX_KEY_SIZE, Okvs, Transaction, prefix_end
 from .pack import BlobRef, decode_item, pack, pack_value, split, unpack
 from .terms import IRI, Literal
 
-__all__ = ["NStore", "Var", "select", "Bindings"]
+__all__ = ["NStore", "Var", "Param", "PreparedRead", "select", "Bindings"]
 
 Bindings = dict[str, Any]
 Step = Callable[[Iterator[Bindings]], Iterator[Bindings]]
@@ -62,6 +62,59 @@ class Var:
 
     def __repr__(self) -> str:
         return f"Var({self.name!r})"
+
+
+class Param:
+    """A pattern position whose value each use of a prepared read supplies (see
+    :meth:`NStore.prepare`): bound, like a value, but not known when the read is planned."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Param()"
+
+
+class PreparedRead:
+    """One pattern shape planned once, read many times with new values for its
+    :class:`Param` positions: what a join does for every solution it extends.
+
+    ``free`` are the pattern's free positions in index order; :meth:`keys` takes the param
+    values (in pattern order) and gives ``(skip, iterator of (key, payload))`` as
+    :meth:`NStore.keys` does.
+    """
+
+    __slots__ = ("free", "_store", "_parts", "_repeats", "_checks")
+
+    def __init__(self, store: NStore, pattern: Sequence[Any]) -> None:
+        params = [i for i, item in enumerate(pattern) if type(item) is Param]
+        shape = tuple([item.name if type(item) is Var else None for item in pattern])
+        number, prefix_positions, free, _, repeats, check_slots = store._plan_shape(shape)
+        encode = store._encode
+        parts: list[bytes | int] = [store.index_prefix(number)]
+        for position in prefix_positions:  # constants joined ahead of time, params by index
+            if type(pattern[position]) is Param:
+                parts.append(params.index(position))
+            elif type(parts[-1]) is bytes:
+                parts[-1] += encode(pattern[position])
+            else:
+                parts.append(encode(pattern[position]))
+        self.free = free
+        self._store = store
+        self._parts = parts  # the key prefix: bytes, and the index of a param to encode
+        self._repeats = repeats
+        # Bound positions the index prefix cannot hold: constants encoded now, params later.
+        self._checks = [(slot, params.index(position) if type(pattern[position]) is Param else encode(pattern[position]))
+                        for slot, position in check_slots]
+
+    def keys(self, tx: Transaction, values: Sequence[Any]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
+        encode = self._store._encode
+        prefix = b"".join([part if type(part) is bytes else encode(values[part]) for part in self._parts])
+        skip = len(prefix)
+        keys = tx.range(prefix, prefix + b"\xff")  # see NStore._keys_of for the end key
+        if self._repeats or self._checks:
+            checks = [(slot, wanted if type(wanted) is bytes else encode(values[wanted])) for slot, wanted in self._checks]
+            keys = self._store._filtered(keys, skip, len(self.free), self._repeats, checks)
+        return skip, keys
 
 
 class NStore:
@@ -346,6 +399,25 @@ class NStore:
         if repeats or checks:
             keys = self._filtered(keys, len(key_prefix), len(free), repeats, checks)
         return free, len(key_prefix), keys
+
+    def prepare(self, *pattern: Any) -> PreparedRead:
+        """Plan a pattern whose :class:`Param` positions change from read to read.
+
+        >>> import tempfile
+        >>> from nstore import okvs
+        >>> from nstore.pack import split
+        >>> db = okvs.open(tempfile.mkdtemp())
+        >>> ages = NStore(db, ("ages",), ("who", "age"))
+        >>> read = ages.prepare(Param(), Var("age"))
+        >>> with db.transaction(write=True) as tx:
+        ...     ages.bulk_add(tx, [("ann", 31), ("bob", 45)])
+        ...     skip, keys = read.keys(tx, ["bob"])
+        ...     [ages.decode(tx, split(key, skip, 1)[0]) for key, _ in keys]
+        2
+        [45]
+        """
+        self._check_arity(pattern, "pattern")
+        return PreparedRead(self, pattern)
 
     def _keys_of(
         self, tx: Transaction, pattern: Sequence[Any], offset: int, limit: int | None

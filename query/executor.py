@@ -37,6 +37,7 @@ import heapq
 from itertools import islice
 from typing import Any, Iterator
 
+from fstore import Param
 from nstore.collector import paused_gc
 
 from .aggregates import ERROR, new_accumulator
@@ -86,6 +87,9 @@ planner expects the input to be the bigger, the step reads from its first lookup
 
 SCAN_CHUNK = 256
 """The scan advances this many rows at a time (fewer switches between the two cursors)."""
+
+_NO_TABLE = object()  # _step: matches came from a prepared lookup, not a hash table
+_PARAM = object()  # a Param in the cache key of a prepared read (Params are all alike)
 
 ADAPTIVE_STEPS = True
 """Whether lookup steps may switch to hash joins (False: always nested loops)."""
@@ -215,6 +219,7 @@ class Executor:
         self._nodes: dict = {}
         self._tables: dict = {}
         self._steps: dict = {}
+        self._reads: dict = {}  # prepared reads of the source, by graph and pattern (see prepared)
         self._compiled: dict = {}
         self._exists_plans: dict = {}
         self._dispatch = {
@@ -386,6 +391,7 @@ class Executor:
         match = self.match
         within = step.object_range
         state = self._step_state(step, graph) if step.lookup and g_var is None and ADAPTIVE_STEPS else None
+        lookup, params = self._prepared(step, graph) if step.lookup and within is None else (None, ())
         for sol in stream:
             table = None
             if state is not None:
@@ -403,12 +409,21 @@ class Executor:
                         matches = [r for r in matches if all(r[n] == sol[n] for n in shared)]
                 else:
                     table = None
+            if table is None and lookup is not None:
+                try:
+                    matches = lookup(*[sol[name] for name in params])
+                except KeyError:  # a lookup variable left unbound (OPTIONAL): substitute below
+                    pass
+                else:
+                    table = _NO_TABLE
             if table is None:
                 qs = sol.get(s_var, s) if s_var else s
                 qp = sol.get(p_var, p) if p_var else p
                 qo = sol.get(o_var, o) if o_var else o
                 g = sol.get(g_var, graph) if g_var else graph
                 matches = match(g, qs, qp, qo, within)
+            if table is _NO_TABLE:
+                table = None
             for b in matches:
                 if not sol and table is None:
                     new = b  # a fresh dict from the source: no copy needed
@@ -425,6 +440,30 @@ class Executor:
                         yield new
                 else:
                     yield new
+
+    def _prepared(self, step: Any, graph: Any) -> tuple[Any, tuple[str, ...]]:
+        """A lookup step's prepared read (its lookup variables as params, see
+        :meth:`prepared`) and those variables in pattern order, or (None, ())."""
+        triple = step.triple
+        items = (triple.s, triple.p, triple.o)
+        lookup = self.prepared(graph, *[Param() if type(i) is Var and i.name in step.lookup else i for i in items])
+        if lookup is None:
+            return None, ()
+        return lookup, tuple(i.name for i in items if type(i) is Var and i.name in step.lookup)
+
+    def prepared(self, graph: Any, s: Any, p: Any, o: Any) -> Any:
+        """The source's read of a triple pattern with ``Param()`` items, planned once per
+        query (``source.prepare``): a function of the params' values yielding bindings.
+        None when the source cannot prepare or the graph is not one fixed graph."""
+        prepare = getattr(self.source, "prepare", None)
+        if prepare is None or type(graph) is Var or (graph is DEFAULT and len(self.default_graphs) != 1):
+            return None
+        key = (graph, *[_PARAM if type(i) is Param else i for i in (s, p, o)])
+        found = self._reads.get(key)
+        if found is None:
+            g = self.default_graphs[0] if graph is DEFAULT else graph
+            found = self._reads[key] = prepare((g, s, p, o))
+        return found
 
     def _step_state(self, step: Any, graph: Any) -> _StepState:
         key = (id(step), graph)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
+from fstore import Param
+
 from .algebra import PathAlt, PathInv, PathLink, PathMod, PathNeg, PathSeq, Var
 from .planner import DEFAULT  # noqa: F401 - used by the doctest
 from .terms import IRI
@@ -28,6 +30,7 @@ from .terms import IRI
 __all__ = ["eval_path", "pairs"]
 
 _S, _P, _O = Var(".ps"), Var(".pp"), Var(".po")
+_PARAM = Param()  # the bound end of a one-link lookup (see Executor.prepared)
 
 
 def eval_path(ex: Any, s: Any, path: Any, o: Any, hint: dict, graph: Any) -> Iterator[dict]:
@@ -68,6 +71,16 @@ def pairs(ex: Any, path: Any, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
     kind = type(path)
     if kind is PathLink or kind is IRI:
         iri = path.iri if kind is PathLink else path
+        if (s is None) != (o is None):  # one end bound: a lookup, planned once per query
+            lookup = ex.prepared(graph, _S if s is None else _PARAM, iri, _O if o is None else _PARAM)
+            if lookup is not None:
+                if s is not None:
+                    for b in lookup(s):
+                        yield (s, b[".po"])
+                else:
+                    for b in lookup(o):
+                        yield (b[".ps"], o)
+                return
         for b in ex.match(graph, s if s is not None else _S, iri, o if o is not None else _O):
             yield (s if s is not None else b[".ps"], o if o is not None else b[".po"])
         return

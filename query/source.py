@@ -30,8 +30,9 @@ from __future__ import annotations
 import weakref
 from contextlib import contextmanager
 from itertools import islice
-from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
 
+from fstore import Param
 from fstore.values import canonical, to_rdf
 
 from .algebra import Var
@@ -138,6 +139,20 @@ class FstoreSource:
         args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) is Var}.items())
         return _bindings(self._fstore.quads(self._reader or self.view, *args, within=within, terms=True), slots)
+
+    def prepare(self, pattern: QuadPattern) -> Callable[..., Iterator[Bindings]]:
+        """``match`` planned once for a pattern with ``Param()`` items: the function returned
+        takes their values (RDF terms, in pattern order) and yields the bindings of the
+        pattern's variables, as ``match`` would with those values in place."""
+        item = self._item
+        args = [i if type(i) in _STORED_AS_IS or type(i) is Param else item(i) for i in pattern]
+        slots = list({i.name: at for at, i in enumerate(pattern) if type(i) is Var}.items())
+        read = self._fstore.prepare(self._reader or self.view, *args, terms=True)
+
+        def run(*values: Any) -> Iterator[Bindings]:
+            return _bindings(read(*[v if type(v) in _STORED_AS_IS else canonical(v) for v in values]), slots)
+
+        return run
 
     def count(self, pattern: QuadPattern) -> int:
         return self._fstore.count(self._reader or self.view, *[self._item(i) for i in pattern])
