@@ -404,8 +404,9 @@ class Executor:
                     key = None
                 if key is not None:
                     matches = table.get(key, ())
-                    shared = [n for n in state.others if n in sol] if state.others else None
-                    if shared:  # the pattern's other variables that the solution binds too
+                    if state.others and not sol.keys().isdisjoint(state.others):
+                        # the pattern's other variables that the solution binds too
+                        shared = [n for n in state.others if n in sol]
                         matches = [r for r in matches if all(r[n] == sol[n] for n in shared)]
                 else:
                     table = None
