@@ -74,10 +74,10 @@ __all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCA
 Solution = dict
 
 SCAN_ROWS_PER_LOOKUP = 5
-"""Rows of a step's whole pattern read per index lookup while deciding to hash: what one
-lookup costs in rows of a scan through fstore today (a lookup about 9 µs, a scanned row
-about 2 µs, both measured by ``bench/query_bench.py --profile``). Equal spending on both
-keeps a step within about twice the cost of the better strategy."""
+"""Rows of a step's whole pattern read per index lookup while deciding to hash. A prepared
+lookup through fstore costs about three scanned rows (~7 µs against ~2.4 µs, measured with
+``bench/query_bench.py``); reading a little more than that favours the hash join, which
+wins on big inputs, and keeps a step within about 2.7x of the better strategy."""
 
 LOOKUPS_BEFORE_SCAN = 64
 """Lookups a step makes before it starts reading its whole pattern, at least: small queries
@@ -603,31 +603,7 @@ class Executor:
         arguments = [agg.arg.name if type(agg.arg) is Var else None for _, agg, _ in node.aggregates]
         groups: dict = {}
         with paused_gc():  # the whole input is read before the first group comes out
-            for sol in self.run(node.child, hint, graph):
-                if key_names is not None:
-                    key = tuple([sol.get(name) for name in key_names])
-                else:
-                    values = []
-                    for f, _ in keys:
-                        try:
-                            values.append(f(sol))
-                        except EvalError:
-                            values.append(None)
-                    key = tuple(values)
-                accumulators = groups.get(key)
-                if accumulators is None:
-                    accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
-                for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
-                    if argument is not None:
-                        value = sol.get(argument)
-                        accumulator.add(ERROR if value is None else value)
-                    elif f is None:  # COUNT(*)
-                        accumulator.add(frozenset(sol.items()) if agg.distinct else True)
-                    else:
-                        try:
-                            accumulator.add(f(sol))
-                        except EvalError:
-                            accumulator.add(ERROR)
+            self._accumulate(self.run(node.child, hint, graph), groups, keys, key_names, aggregates, arguments)
         if not groups and not keys:
             groups[()] = [new_accumulator(agg) for _, agg, _ in aggregates]
         for key, accumulators in groups.items():
@@ -641,6 +617,35 @@ class Executor:
                 except EvalError:
                     pass
             yield out
+
+    def _accumulate(self, solutions: Iterator[Solution], groups: dict, keys: list, key_names: list | None,
+                    aggregates: list, arguments: list) -> None:
+        """Feed each solution to the accumulators of its group (made on first sight)."""
+        for sol in solutions:
+            if key_names is not None:
+                key = tuple([sol.get(name) for name in key_names])
+            else:
+                values = []
+                for f, _ in keys:
+                    try:
+                        values.append(f(sol))
+                    except EvalError:
+                        values.append(None)
+                key = tuple(values)
+            accumulators = groups.get(key)
+            if accumulators is None:
+                accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
+            for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
+                if argument is not None:
+                    value = sol.get(argument)
+                    accumulator.add(ERROR if value is None else value)
+                elif f is None:  # COUNT(*)
+                    accumulator.add(frozenset(sol.items()) if agg.distinct else True)
+                else:
+                    try:
+                        accumulator.add(f(sol))
+                    except EvalError:
+                        accumulator.add(ERROR)
 
     def _order(self, node: OrderPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         conditions = [(self._compile(expr, graph), asc) for expr, _, asc in node.conditions]
