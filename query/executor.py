@@ -392,6 +392,9 @@ class Executor:
         within = step.object_range
         state = self._step_state(step, graph) if step.lookup and g_var is None and ADAPTIVE_STEPS else None
         lookup, params = self._prepared(step, graph) if step.lookup and within is None else (None, ())
+        # Pattern variables a prepared lookup leaves free: a solution that binds one (a hint
+        # from outside the BGP) is looked up with it substituted, below.
+        unbound = frozenset(n for n in (s_var, p_var, o_var) if n is not None and n not in params)
         for sol in stream:
             table = None
             if state is not None:
@@ -410,7 +413,7 @@ class Executor:
                         matches = [r for r in matches if all(r[n] == sol[n] for n in shared)]
                 else:
                     table = None
-            if table is None and lookup is not None:
+            if table is None and lookup is not None and unbound.isdisjoint(sol.keys()):
                 try:
                     matches = lookup(*[sol[name] for name in params])
                 except KeyError:  # a lookup variable left unbound (OPTIONAL): substitute below
