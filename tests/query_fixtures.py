@@ -19,12 +19,13 @@ if str(ROOT) not in sys.path:
 import fstore  # noqa: E402
 from query.terms_ox import from_ox, to_ox  # noqa: E402
 
-__all__ = ["fstore_view", "oxigraph_store", "ox_rows", "to_ox", "from_ox"]
+__all__ = ["fstore_repo", "fstore_view", "oxigraph_store", "ox_rows", "to_ox", "from_ox"]
 
 
 @contextlib.contextmanager
-def fstore_view(quads: Iterable[tuple]) -> Iterator[Any]:
-    """A view of a fresh fstore repository holding ``quads`` (graph None: default graph)."""
+def fstore_repo(quads: Iterable[tuple]) -> Iterator[Any]:
+    """A fresh fstore repository whose branch ``main`` holds ``quads`` in one commit (none
+    if there are no quads; graph None: default graph), removed afterwards."""
     folder = tempfile.mkdtemp(prefix="datae-query-")
     repo = fstore.open(folder)
     try:
@@ -33,10 +34,17 @@ def fstore_view(quads: Iterable[tuple]) -> Iterator[Any]:
             with repo.transaction("main", message="test data", author="tests") as tx:
                 for quad in quads:
                     fstore.add(tx, *quad)
-        yield repo.at("main")
+        yield repo
     finally:
         repo.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def fstore_view(quads: Iterable[tuple]) -> Iterator[Any]:
+    """A view of :func:`fstore_repo` at ``main``."""
+    with fstore_repo(quads) as repo:
+        yield repo.at("main")
 
 
 def oxigraph_store(quads: Iterable[tuple]) -> ox.Store:

@@ -4,9 +4,9 @@ path (``quad_columns`` of decoded quads): same columns for every kind of value."
 from __future__ import annotations
 
 import datetime as dt
-import shutil
-import tempfile
+import sys
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +19,9 @@ pa = pytest.importorskip("pyarrow")
 
 from fstore.export.arrow import quad_batches, view_quad_batches, view_quads  # noqa: E402
 from fstore.export.terms import packed_quad_columns, quad_columns  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from query_fixtures import fstore_view  # noqa: E402
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6)
@@ -49,23 +52,14 @@ quads = st.lists(st.tuples(graphs, nodes, nodes.filter(lambda n: type(n) is IRI)
 @settings(max_examples=80, deadline=None)
 @given(quads, st.integers(1, 7))
 def test_packed_batches_equal_value_batches(data, batch_size):
-    path = tempfile.mkdtemp()
-    try:
-        repo = fstore.open(path)
-        with repo.transaction("main", message="data", allow_empty=True) as tx:
-            for quad in data:
-                fstore.add(tx, *quad)
-        view = repo.at("main")
+    with fstore_view(data) as view:
         packed = [b.to_pylist() for b in view_quad_batches(view, batch_size)]
         by_value = [b.to_pylist() for b in quad_batches(view_quads(view), batch_size)]
-        assert packed == by_value
-        repo.close()
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+    assert packed == by_value
 
 
-def test_packed_columns_of_each_kind():
-    repo = fstore.open(tempfile.mkdtemp())
+def test_packed_columns_of_each_kind(tmp_path):
+    repo = fstore.open(tmp_path / "repo")
     values = [IRI("urn:o"), "text", 7, 2.5, True, Decimal("1.50"), dt.date(2020, 1, 2),
               dt.datetime(2020, 1, 2, 3, 4, tzinfo=dt.timezone.utc), b"\x00\x01",
               Literal("chat", lang="FR"), Literal("042", IRI(XSD + "integer")), BNode("x")]

@@ -4,8 +4,8 @@ gives with those values in place, on views and inside a write transaction."""
 from __future__ import annotations
 
 import itertools
-import shutil
-import tempfile
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 import fstore
 from fstore import IRI, Literal, Param, Var
 from nstore.errors import PackError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from query_fixtures import fstore_repo  # noqa: E402
 
 NODES = [IRI(f"urn:n{i}") for i in range(4)]
 PREDICATES = [IRI("urn:p"), IRI("urn:q")]
@@ -31,40 +34,34 @@ def build(shape, constants):
 @settings(max_examples=80, deadline=None)
 @given(quads, quads, shapes, st.tuples(st.sampled_from([None, IRI("urn:g")]), st.sampled_from(NODES), st.sampled_from(PREDICATES), values))
 def test_prepared_reads_equal_quads(first, pending, shape, constants):
-    path = tempfile.mkdtemp()
-    try:
-        repo = fstore.open(path)
-        with repo.transaction("main", message="data", allow_empty=True) as tx:
-            for quad in first:
-                fstore.add(tx, *quad)
-        pattern = build(shape, constants)
-        choices = [[None, IRI("urn:g")], NODES, PREDICATES, NODES + [0, 1, "a", Literal("1", IRI("http://www.w3.org/2001/XMLSchema#integer"))]]
-        params = [choices[i] for i, kind in enumerate(shape) if kind == "param"]
-        for view in (repo.at("main"),):
-            for terms in (False, True):
-                read = fstore.prepare(view, *pattern, terms=terms)
-                for given_values in itertools.islice(itertools.product(*params), 12):
-                    filled = list(pattern)
-                    for position, value in zip([i for i, k in enumerate(shape) if k == "param"], given_values):
-                        filled[position] = value
-                    assert list(read(*given_values)) == list(fstore.quads(view, *filled, terms=terms))
+    pattern = build(shape, constants)
+    choices = [[None, IRI("urn:g")], NODES, PREDICATES, NODES + [0, 1, "a", Literal("1", IRI("http://www.w3.org/2001/XMLSchema#integer"))]]
+    param_positions = [i for i, kind in enumerate(shape) if kind == "param"]
+    param_values = list(itertools.islice(itertools.product(*[choices[i] for i in param_positions]), 12))
+
+    def filled(values):
+        quad = list(pattern)
+        for position, value in zip(param_positions, values):
+            quad[position] = value
+        return quad
+
+    with fstore_repo(first) as repo:
+        view = repo.at("main")
+        for terms in (False, True):
+            read = fstore.prepare(view, *pattern, terms=terms)
+            for values in param_values:
+                assert list(read(*values)) == list(fstore.quads(view, *filled(values), terms=terms))
         with repo.transaction("main", message="more", allow_empty=True) as tx:
             for quad in pending:
                 fstore.add(tx, *quad)
             fstore.rm(tx, *constants)
             read = fstore.prepare(tx, *pattern)
-            for given_values in itertools.islice(itertools.product(*params), 12):
-                filled = list(pattern)
-                for position, value in zip([i for i, k in enumerate(shape) if k == "param"], given_values):
-                    filled[position] = value
-                assert sorted(map(repr, read(*given_values))) == sorted(map(repr, fstore.quads(tx, *filled)))
-        repo.close()
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+            for values in param_values:
+                assert sorted(map(repr, read(*values))) == sorted(map(repr, fstore.quads(tx, *filled(values))))
 
 
-def test_prepared_read_in_a_pinned_view_and_after():
-    repo = fstore.open(tempfile.mkdtemp())
+def test_prepared_read_in_a_pinned_view_and_after(tmp_path):
+    repo = fstore.open(tmp_path / "repo")
     with repo.transaction("main", message="m") as tx:
         fstore.add(tx, None, NODES[0], PREDICATES[0], 1)
     view = repo.at("main")

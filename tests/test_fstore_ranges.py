@@ -4,9 +4,9 @@ checked against Python's own comparisons on random values, bounds and histories.
 from __future__ import annotations
 
 import math
-import shutil
-import tempfile
+import sys
 from decimal import Decimal
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 import fstore
 from fstore import IRI, Literal, NumericRange, Var
 from nstore.pack import pack_value
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from query_fixtures import fstore_repo  # noqa: E402
 
 P = IRI("urn:p")
 XSD_INT = IRI("http://www.w3.org/2001/XMLSchema#int")
@@ -49,12 +52,7 @@ def in_range(value, r: NumericRange) -> bool:
 @given(st.lists(objects, min_size=1, max_size=25), bounds, bounds, st.booleans(), st.booleans(), st.lists(st.integers(0, 24), max_size=5))
 def test_span_scan_keeps_every_number_in_range(values, low, high, include_low, include_high, removed):
     r = NumericRange(low, high, include_low, include_high)
-    path = tempfile.mkdtemp()
-    try:
-        repo = fstore.open(path)
-        with repo.transaction("main", message="values") as tx:
-            for i, value in enumerate(values):
-                fstore.add(tx, None, IRI(f"urn:s{i}"), P, value)
+    with fstore_repo([(None, IRI(f"urn:s{i}"), P, value) for i, value in enumerate(values)]) as repo:
         with repo.transaction("main", message="fewer", allow_empty=True) as tx:
             for i in removed:
                 if i < len(values):
@@ -76,9 +74,6 @@ def test_span_scan_keeps_every_number_in_range(values, low, high, include_low, i
             expected = {q for q in alive | {(None, IRI("urn:new"), P, 7), (None, IRI("urn:new"), P, 7.5)}
                         if r.spans() is None or r.holds(fstore_identity(repo, q[3]))}
             assert pending == expected
-        repo.close()
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def fstore_identity(repo, value) -> bytes:

@@ -4,9 +4,9 @@ object; numbers of every stored form are mixed in, canonical or not."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import sys
 from collections import Counter
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +15,9 @@ import fstore
 from query import execute, explain
 from query.source import MemorySource
 from query.terms import IRI, Literal
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from query_fixtures import fstore_view  # noqa: E402
 
 EX = "http://ex/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -45,27 +48,18 @@ def test_range_scans_match_reading_everything(values, comparisons):
     quads = [(None, IRI(f"{EX}s{i}"), P, value) for i, value in enumerate(values)]
     conjuncts = [f"?o {op} {bound}" if flipped else f"{bound} {_FLIP[op]} ?o" for op, bound, flipped in comparisons]
     text = f"PREFIX xsd: <{XSD}> SELECT ?s ?o WHERE {{ ?s <{P.value}> ?o FILTER({' && '.join(conjuncts)}) }}"
-    path = tempfile.mkdtemp()
-    try:
-        repo = fstore.open(path)
-        with repo.transaction("main", message="numbers") as tx:
-            for quad in quads:
-                fstore.add(tx, *quad)
-        view = repo.at("main")
+    with fstore_view(quads) as view:
         assert "range scan of ?o" in explain(view, text)
         scanned = Counter(tuple(sorted(row.items())) for row in execute(view, text))
-        everything = Counter(tuple(sorted(row.items())) for row in execute(MemorySource(quads), text))
-        assert scanned == everything, text
-        repo.close()
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+    everything = Counter(tuple(sorted(row.items())) for row in execute(MemorySource(quads), text))
+    assert scanned == everything, text
 
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
 
-def test_explain_shows_the_range():
-    repo = fstore.open(tempfile.mkdtemp())
+def test_explain_shows_the_range(tmp_path):
+    repo = fstore.open(tmp_path / "repo")
     text = f"SELECT ?s WHERE {{ ?s <{P.value}> ?o FILTER(?o >= 30 && ?o < 32.5 && ?o > 29) }}"
     assert "range scan of ?o in [30, 32.5)" in explain(repo.at("main"), text)
     assert "range scan" not in explain(repo.at("main"), f"SELECT ?s WHERE {{ ?s <{P.value}> ?o FILTER(?o != 3) }}")
