@@ -109,12 +109,8 @@ class PreparedRead:
     def keys(self, tx: Transaction, values: Sequence[Any]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
         encode = self._store._encode
         prefix = b"".join([part if type(part) is bytes else encode(values[part]) for part in self._parts])
-        skip = len(prefix)
-        keys = tx.range(prefix, prefix + b"\xff")  # see NStore._keys_of for the end key
-        if self._repeats or self._checks:
-            checks = [(slot, wanted if type(wanted) is bytes else encode(values[wanted])) for slot, wanted in self._checks]
-            keys = self._store._filtered(keys, skip, len(self.free), self._repeats, checks)
-        return skip, keys
+        checks = [(slot, wanted if type(wanted) is bytes else encode(values[wanted])) for slot, wanted in self._checks]
+        return len(prefix), self._store._matching(tx, prefix, len(self.free), self._repeats, checks)
 
 
 class NStore:
@@ -377,10 +373,7 @@ class NStore:
         """
         if within is None:
             key_prefix, free, _, repeats, checks = self._plan(pattern)
-            skip = len(key_prefix)
-            if not (repeats or checks):  # see _keys_of for the end key
-                return free, skip, tx.range(key_prefix, key_prefix + b"\xff")
-            return free, skip, self._filtered(tx.range(key_prefix, key_prefix + b"\xff"), skip, len(free), repeats, checks)
+            return free, len(key_prefix), self._matching(tx, key_prefix, len(free), repeats, checks)
         position, spans = within
         if type(pattern[position]) is not Var:
             raise PatternError(f"within= restricts a variable position, and {position} holds {pattern[position]!r:.80}")
@@ -392,7 +385,7 @@ class NStore:
         else:  # no index continues with the position: filter every key of the pattern
             key_prefix, free, _, repeats, checks = self._plan(pattern)
             checks = [*checks, (free.index(position), tuple(spans))]
-            return free, len(key_prefix), self._filtered(tx.range(key_prefix, key_prefix + b"\xff"), len(key_prefix), len(free), repeats, checks)
+            return free, len(key_prefix), self._matching(tx, key_prefix, len(free), repeats, checks)
         key_prefix, free, _, repeats, checks = self._plan(pattern, number)
         scans = (tx.range(key_prefix + start, key_prefix + end) for start, end in spans)
         keys = chain.from_iterable(scans)
@@ -424,18 +417,27 @@ class NStore:
     ) -> tuple[tuple[int, ...], list[tuple[int, str]], int, Iterator[tuple[bytes, bytes]]]:
         key_prefix, free, binds, repeats, checks = self._plan(pattern)
         skip = len(key_prefix)
+        if not (repeats or checks):
+            return free, binds, skip, tx.range(key_prefix, key_prefix + b"\xff", offset=offset, limit=limit)
+        # Keys are filtered, so offset and limit count afterwards.
+        matching = self._matching(tx, key_prefix, len(free), repeats, checks)
+        if offset or limit is not None:
+            matching = islice(matching, offset, None if limit is None else offset + limit)
+        return free, binds, skip, matching
+
+    def _matching(
+        self, tx: Transaction, key_prefix: bytes, count: int, repeats: list, checks: list
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """The keys of a pattern: all under ``key_prefix``, filtered by ``repeats`` and
+        ``checks`` if there are any (see :meth:`_filtered`)."""
         # Not tx.prefix(key_prefix): a packed str, bytes or tuple is a byte prefix of a
         # longer one that continues with an escaped NUL (pack("a") of pack("a\x00b")),
         # so the keys that continue with 0xff belong to other values. No type code is
         # 0xff, so every key of a match sorts below key_prefix + 0xff.
-        end = key_prefix + b"\xff"
-        if not (repeats or checks):
-            return free, binds, skip, tx.range(key_prefix, end, offset=offset, limit=limit)
-        # Keys are filtered, so offset and limit count afterwards.
-        matching = self._filtered(tx.range(key_prefix, end), skip, len(free), repeats, checks)
-        if offset or limit is not None:
-            matching = islice(matching, offset, None if limit is None else offset + limit)
-        return free, binds, skip, matching
+        keys = tx.range(key_prefix, key_prefix + b"\xff")
+        if repeats or checks:
+            return self._filtered(keys, len(key_prefix), count, repeats, checks)
+        return keys
 
     @staticmethod
     def _filtered(
@@ -508,7 +510,7 @@ class NStore:
         key_prefix, _, _, repeats, checks = self._plan(pattern)
         if repeats or checks:
             return sum(1 for _ in self._rows(tx, pattern)[2])
-        return sum(1 for _ in tx.range(key_prefix, key_prefix + b"\xff"))  # see _keys_of for the end key
+        return sum(1 for _ in tx.range(key_prefix, key_prefix + b"\xff"))  # see _matching for the end key
 
     def where(self, tx: Transaction, *pattern: Any) -> Step:
         """A join step for :func:`select`: extends each binding with the pattern's matches."""

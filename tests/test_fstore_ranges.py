@@ -41,6 +41,8 @@ def in_range(value, r: NumericRange) -> bool:
     """Python's comparison: what the span scan must keep (numbers only; bool is not one)."""
     if type(value) not in (int, float, Decimal) or value != value:
         return False
+    if any(bound is not None and bound != bound for bound in (r.low, r.high)):
+        return False  # every comparison with NaN is false
     if r.low is not None and (value < r.low or (value == r.low and not r.include_low)):
         return False
     if r.high is not None and (value > r.high or (value == r.high and not r.include_high)):
