@@ -15,11 +15,11 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
-from nstore.store import Param
-from nstore.terms import IRI, BNode, Literal
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
 from nstore.pack import BlobRef, find_items, pack_value, split
+from nstore.store import Param
+from nstore.terms import IRI, BNode, Literal
 
 from .ranges import NumericRange
 from .values import to_rdf
@@ -230,15 +230,16 @@ class History:
         group: list[bytes] | None = None
         records: list[tuple[int, bool]] = []
         free, rows = self.store.raw(tx, *pattern, _SEQ)
+        fill = self._filler(tx, list(pattern), free, False)
         for items, payload in rows:
             head = items[:-1]
             if head != group:
                 if group is not None:
-                    yield _fill(tx, decode, pattern, free, group), records
+                    yield fill(group), records
                 group, records = head, []
             records.append((decode(tx, items[-1]), payload == ALIVE))
         if group is not None:
-            yield _fill(tx, decode, pattern, free, group), records
+            yield fill(group), records
 
     def changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[Quad, bool]]:
         """The records commit ``seq`` wrote: ``(quad, alive)`` in key order."""
@@ -275,10 +276,3 @@ def _winners(
             alive = payload == ALIVE
     if alive:
         yield group if fill is None else fill(group)
-
-
-def _fill(tx: Transaction, decode, pattern: Sequence[Any], free: tuple[int, ...], items: list[bytes]) -> Quad:
-    values = list(pattern)
-    for slot, position in enumerate(free[:-1]):
-        values[position] = decode(tx, items[slot])
-    return tuple(values)  # type: ignore[return-value]

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from nstore import Var
-from nstore.store import Param
 from nstore.pack import pack_value
+from nstore.store import Param
 
 from .history import Quad
 from .ranges import NumericRange

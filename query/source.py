@@ -11,11 +11,14 @@ A source answers quad patterns ``(g, s, p, o)`` whose items are RDF terms, query
   store transaction: the engine runs each query in one), and ``accepts_ranges = True``
   with ``match(pattern, within)``: ``within`` is a :class:`fstore.NumericRange` that the
   filters after the pattern put on its object variable, so the source may skip objects
-  outside it (the filters still run on what it returns; see :mod:`query.ranges`).
+  outside it (the filters still run on what it returns; see :mod:`query.ranges`), a
+  ``statistics`` dict where the planner keeps estimates across queries, and
+  ``prepare(pattern)`` for a pattern with ``fstore.Param()`` items: a function of their
+  values that yields what ``match`` would (a join's lookups, planned once).
 
-:class:`FstoreSource` reads an fstore view or transaction through ``fstore.quads`` and
-``fstore.count``; stored Python values are turned into RDF terms with
-``fstore.values.to_rdf`` and query terms into stored values with ``canonical``.
+:class:`FstoreSource` reads an fstore view or transaction through ``fstore.quads``,
+``fstore.prepare`` and ``fstore.count``, asking fstore for RDF terms (``terms=True``) and
+turning query terms into stored values with ``canonical``.
 
 >>> from query.algebra import Var
 >>> src = MemorySource([(None, IRI("http://ex/a"), IRI("http://ex/p"), Literal("x"))])
