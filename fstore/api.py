@@ -127,7 +127,7 @@ def prepare(view: Readable, graph: Any, subject: Any, predicate: Any, object: An
     ['Bob', 'Ann']
     >>> repo.close()
     """
-    pattern = prepare_pattern((graph, subject, predicate, object))
+    pattern = prepare_pattern((graph, subject, predicate, object), params=True)
     read = _readable(view)._prepare(pattern, terms)
 
     def checked(*values: Any) -> Iterator[Quad]:

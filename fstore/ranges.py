@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Union
 
+from nstore.errors import PatternError
 from nstore.pack import BlobRef, type_span, value_span
 from nstore.terms import Literal
 
@@ -42,6 +43,12 @@ class NumericRange:
     high: Number | None = None
     include_low: bool = True
     include_high: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("low", "high"):
+            bound = getattr(self, name)
+            if bound is not None and type(bound) not in (int, float, Decimal):
+                raise PatternError(f"NumericRange {name} is a number (int, float or Decimal) or None, not {bound!r:.80}")
 
     def holds(self, packed: bytes) -> bool:
         """Whether a packed value lies in :meth:`spans` (what a span scan returns)."""

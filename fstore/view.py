@@ -25,7 +25,7 @@ from .ranges import NumericRange
 from .values import ALREADY_CANONICAL as _CANONICAL
 from .values import check_value
 
-_CANONICAL_OR_VAR = _CANONICAL | {Var, Param}
+_CANONICAL_OR_VAR = _CANONICAL | {Var}
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
@@ -46,8 +46,9 @@ def prepare_quad(values: Sequence[Any], what: str = "quad") -> Quad:
     return tuple(check_value(v, f"{what} {name}") for v, name in zip(values, names))  # type: ignore[return-value]
 
 
-def prepare_pattern(values: Sequence[Any]) -> tuple:
-    """Like :func:`prepare_quad`, letting any position be a ``Var``."""
+def prepare_pattern(values: Sequence[Any], params: bool = False) -> tuple:
+    """Like :func:`prepare_quad`, letting any position be a ``Var`` (or a ``Param`` if
+    ``params``: a pattern for ``fstore.prepare``)."""
     if len(values) != 4:
         raise PatternError(f"a pattern has 4 items (graph, subject, predicate, object), not {len(values)}: {tuple(values)!r:.200}")
     for value in values:
@@ -56,6 +57,8 @@ def prepare_pattern(values: Sequence[Any]) -> tuple:
     else:
         return tuple(values)  # the common case, without a call per value
     names = ("graph", "subject", "predicate", "object")
+    if not params and any(type(v) is Param for v in values):
+        raise PatternError(f"Param() marks a value given later, in a pattern for fstore.prepare; this read takes values or Var: {tuple(values)!r:.200}")
     return tuple(v if type(v) in (Var, Param) else check_value(v, f"pattern {name}") for v, name in zip(values, names))
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import fstore
 from fstore import IRI, Literal, Param, Var
-from nstore.errors import PackError
+from nstore.errors import PackError, PatternError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from query_fixtures import fstore_repo  # noqa: E402
@@ -73,4 +73,6 @@ def test_prepared_read_in_a_pinned_view_and_after(tmp_path):
         fstore.prepare(view, None, Param(), PREDICATES[0], object())
     with pytest.raises(PackError, match="param"):
         read(object())
+    with pytest.raises(PatternError, match="fstore.prepare"):
+        list(fstore.quads(view, None, Param(), PREDICATES[0], Var("o")))
     repo.close()

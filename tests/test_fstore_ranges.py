@@ -8,11 +8,13 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fstore
 from fstore import IRI, Literal, NumericRange, Var
+from nstore.errors import PatternError
 from nstore.pack import pack_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -92,3 +94,11 @@ def test_numeric_range_edges():
     open_low = NumericRange(2, None, include_low=False)
     assert not open_low.holds(pack_value(2)) and open_low.holds(pack_value(3)) and open_low.holds(pack_value(10**40))
     assert NumericRange(None, 0).holds(pack_value(-0.0)) and NumericRange(0, None).holds(pack_value(-0.0))
+
+
+def test_bounds_must_be_numbers():
+    for bad in ("3", True, IRI("urn:3")):
+        with pytest.raises(PatternError, match="NumericRange low is a number"):
+            NumericRange(bad, 5)
+        with pytest.raises(PatternError, match="NumericRange high is a number"):
+            NumericRange(None, bad)
