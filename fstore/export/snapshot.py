@@ -76,11 +76,12 @@ def table_names(view: Any) -> list[str]:
 
 def open_table(view: Any, name: str) -> tuple[Any, Iterable[Mapping[str, Any]], dict[str, str]]:
     """``(schema, rows, crs definitions)`` of table ``name`` at a view, through
-    ``view.table(name)`` (rows are streamed)."""
+    ``view.table(name)`` (rows are streamed, with Kart's stored values: the export turns
+    them into Arrow values itself, whole columns at a time where it can)."""
     table = view.table(name)
     state = getattr(table, "state", None)
     crs = state.crs() if state is not None and hasattr(state, "crs") else {}
-    return table.schema, table.rows(), dict(crs)
+    return table.schema, table.rows(python=False), dict(crs)
 
 
 def _partitioning(partition_on: Any, names: Sequence[str], columns: Mapping[str, Sequence[str]]) -> dict[str, tuple]:
