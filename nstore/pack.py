@@ -369,15 +369,11 @@ def decode_item(data: bytes) -> Any:
                 raw = None
             else:
                 raw = raw.replace(b"\x00\xff", b"\x00")
-        if raw is not None:
-            if code == BYTES:
-                return raw
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                pass  # the general path reports it
-            else:
-                return IRI(text) if code == IRI_CODE else text if code == STRING else BNode(text)
+        if raw is not None and code == BYTES:
+            return raw
+        text = _utf8(raw) if raw is not None else None  # None: the general path reports it
+        if text is not None:
+            return IRI(text) if code == IRI_CODE else text if code == STRING else BNode(text)
     elif code == BLOBREF_CODE and len(data) == 33:
         return BlobRef(data[1:])
     elif code == LITERAL_CODE and data[-1] == 0:
@@ -413,6 +409,14 @@ def unpack(data: bytes) -> tuple:
     if pos != end:
         raise PackError(f"truncated packed data: item at byte {pos} runs past the end")
     return tuple(values)
+
+
+def _utf8(raw: bytes) -> str | None:
+    """``raw`` decoded as UTF-8, or None if it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _item_end(data: bytes, pos: int) -> int:
