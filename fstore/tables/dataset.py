@@ -301,7 +301,9 @@ class Table:
 
     def blob(self, pk: Any) -> bytes | None:
         """The stored feature blob of a row, or None."""
-        path = self.path_of(pk)
+        return self._blob_at(self.path_of(pk))
+
+    def _blob_at(self, path: str) -> bytes | None:
         found = [q[3] for q in self._source((self.graph, path, FEATURE, Var("o")))]
         if len(found) > 1:
             raise DatasetCorruptError(self.name, f"feature {path} holds {len(found)} blobs")
@@ -309,12 +311,7 @@ class Table:
 
     def get(self, pk: Any, *, python: bool = True) -> dict[str, Any] | None:
         """The row with this primary key, or None."""
-        key = pk_tuple(self.schema, pk, self.name)
-        path = self.path_structure.encode_path(key)
-        blob = self.blob(key)
-        if blob is None:
-            return None
-        return self.reader.row(path, blob, key, python=python)
+        return row_by_key(self, pk, self._blob_at, python)
 
     def __contains__(self, pk: Any) -> bool:
         return self.blob(pk) is not None
@@ -337,6 +334,16 @@ class Table:
 
     def __repr__(self) -> str:
         return f"<Table {self.name!r} {self.schema!r}>"
+
+
+def row_by_key(table: Any, pk: Any, blob_at: Callable[[str], bytes | None], python: bool) -> dict[str, Any] | None:
+    """The row of ``table`` (a :class:`Table`, or a writer with the same ``schema``,
+    ``path_structure`` and ``reader``) whose primary key is ``pk``, its feature blob read by
+    ``blob_at(path)``; None if there is none."""
+    key = pk_tuple(table.schema, pk, table.name)
+    path = table.path_structure.encode_path(key)
+    blob = blob_at(path)
+    return None if blob is None else table.reader.row(path, blob, key, python=python)
 
 
 def table_at(view: Any, name: str) -> Table:

@@ -33,7 +33,7 @@ from nstore import Var
 from ..api import add as _add
 from ..api import rm as _rm
 from .access import committed_source, legend_finder
-from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple
+from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple, row_by_key
 from .errors import (
     ColumnValueError,
     PrimaryKeyError,
@@ -336,12 +336,7 @@ class TableWriter:
 
     def get(self, pk: Any, *, python: bool = True) -> dict[str, Any] | None:
         """The row with this primary key as it stands in the transaction, or None."""
-        key = pk_tuple(self.schema, pk, self.name)
-        path = self.path_structure.encode_path(key)
-        blob = self._current(path)
-        if blob is None:
-            return None
-        return self.reader.row(path, blob, key, python=python)
+        return row_by_key(self, pk, self._current, python)
 
     def __contains__(self, pk: Any) -> bool:
         key = pk_tuple(self.schema, pk, self.name)
