@@ -81,13 +81,17 @@ class MergeSides:
     pattern)`` yields the quads alive at ``"base"``, ``"ours"`` or ``"theirs"``;
     ``records(pattern)`` yields every quad ever recorded (any state) with its records."""
 
-    def __init__(self, repo: Repository, tx: OkvsTransaction, ancestries: dict[str, frozenset[int]]) -> None:
+    def __init__(self, repo: Repository, tx: OkvsTransaction, seqs: dict[str, int | None]) -> None:
         self.repo = repo
         self.tx = tx
-        self.ancestries = ancestries
+        self.seqs = seqs
+        self._readers: dict[str, Any] = {}
 
     def match(self, side: str, pattern: tuple) -> Iterator[Quad]:
-        return self.repo._history.match(self.tx, pattern, self.ancestries[side])
+        reader = self._readers.get(side)
+        if reader is None:
+            reader = self._readers[side] = self.repo._history.reader(self.tx, self.seqs[side])
+        return reader.match(pattern)
 
     def records(self, pattern: tuple) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
         return self.repo._history.match_records(self.tx, pattern)
@@ -146,8 +150,11 @@ def check_policy(policy: Policy) -> None:
         raise ValueError(f"merge policy must be one of {POLICIES} or a callable, not {policy!r}")
 
 
-def _objects_at(repo: Repository, tx: OkvsTransaction, gsp: tuple, ancestors: frozenset[int]) -> dict[bytes, Any]:
-    return {pack(o): o for (_, _, _, o) in repo._history.match(tx, (*gsp, Var("o")), ancestors)}
+def _objects_at(sides: MergeSides, side: str, gsp: tuple) -> dict[bytes, Any]:
+    return {pack(o): o for (_, _, _, o) in sides.match(side, (*gsp, Var("o")))}
+
+
+_SIDES = ("base", "ours", "theirs")
 
 
 def _candidates(repo: Repository, tx: OkvsTransaction, commits: Iterable[int]) -> dict[bytes, Quad]:
@@ -198,13 +205,11 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
                 candidates.setdefault(pack(*quad), quad)
 
     mergers = graph_mergers()
-    sides = MergeSides(repo, tx, {"base": anc_base, "ours": anc_ours, "theirs": anc_theirs})
+    sides = MergeSides(repo, tx, {"base": base, "ours": ours, "theirs": theirs})
     deferred: dict[bytes, tuple[GraphMerger, Any, list[Conflict]]] = {}
     for key in sorted(ours_groups.keys() & theirs_groups.keys()):
         gsp = ours_groups[key]
-        at_base = _objects_at(repo, tx, gsp, anc_base)
-        at_ours = _objects_at(repo, tx, gsp, anc_ours)
-        at_theirs = _objects_at(repo, tx, gsp, anc_theirs)
+        at_base, at_ours, at_theirs = (_objects_at(sides, side, gsp) for side in _SIDES)
         if at_ours.keys() == at_base.keys() or at_theirs.keys() == at_base.keys() or at_ours.keys() == at_theirs.keys():
             continue
         conflict = Conflict(*gsp, *(tuple(objs[k] for k in sorted(objs)) for objs in (at_base, at_ours, at_theirs)))
@@ -218,14 +223,14 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
         conflicts.extend(resolution.conflicts)
         for conflict in resolution.unresolved:
             gsp = (conflict.graph, conflict.subject, conflict.predicate)
-            apply_policy(pack(*gsp), gsp, conflict, *(_objects_at(repo, tx, gsp, a) for a in (anc_base, anc_ours, anc_theirs)))
+            apply_policy(pack(*gsp), gsp, conflict, *(_objects_at(sides, side, gsp) for side in _SIDES))
         for gsp, objects in resolution.keep.items():
             keep = {}
             for obj in objects:
                 obj = check_value(obj, f"merge resolution of {gsp!r}")
                 keep[pack(obj)] = obj
             resolved[pack(*gsp)] = keep
-            for objs in (*(_objects_at(repo, tx, gsp, a) for a in (anc_base, anc_ours, anc_theirs)), keep):
+            for objs in (*(_objects_at(sides, side, gsp) for side in _SIDES), keep):
                 for obj in objs.values():
                     quad = (*gsp, obj)
                     candidates.setdefault(pack(*quad), quad)

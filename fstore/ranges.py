@@ -27,12 +27,14 @@ from decimal import Decimal
 from typing import Union
 
 from nstore.errors import PatternError
-from nstore.pack import BlobRef, type_span, value_span
+from nstore.dictionary import KIND_OF
+from nstore.pack import TERMREF_CODE, BlobRef, type_span, value_span
 from nstore.terms import Literal
 
 __all__ = ["NumericRange", "Number"]
 
 Number = Union[int, float, Decimal]
+_LITERAL_REFS = (bytes([TERMREF_CODE + KIND_OF[Literal]]), bytes([TERMREF_CODE + KIND_OF[Literal] + 1]))
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,9 @@ class NumericRange:
         if _is_nan(low) or _is_nan(high):
             return []  # every comparison with NaN is false
         try:
-            # Literals: numbers in a non-canonical form; BlobRefs: values too long for a key.
-            spans = [self._ints(), self._floats(), self._decimals(), type_span(Literal), type_span(BlobRef)]
+            # Literals: numbers in a non-canonical form, packed (0x42) or as the dictionary's
+            # references to literals; BlobRefs: values too long for a key.
+            spans = [self._ints(), self._floats(), self._decimals(), type_span(Literal), type_span(BlobRef), _LITERAL_REFS]
         except OverflowError:
             return None
         return sorted(span for span in spans if span is not None and span[0] < span[1])

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 
 from nstore import okvs as _okvs
-from nstore.errors import FormatVersionError
+from nstore.errors import DataeError, FormatVersionError
 from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
@@ -40,7 +40,7 @@ from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "Repository", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _FORMAT_KEY = pack("datae", "format")
 _CURRENT_KEY = pack("datae", "current-branch")
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
@@ -62,8 +62,8 @@ class Repository:
     def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
         self.path = os.fspath(path)
         self._okvs = _okvs.open(self.path, map_size=map_size)
-        self._history = History(self._okvs)
         self._commits = CommitStore()
+        self._history = History(self._okvs, self._commits)
         self._refs = Refs()
         try:
             self._initialise()
@@ -157,7 +157,10 @@ class Repository:
         commits, whose first commit is a root). O(1): it writes one key."""
         check_ref_name(name)
         with self._okvs.transaction(write=True) as tx:
-            self._refs.create(tx, BRANCH, name, None if start is None else self._resolve(tx, start))
+            seq = None if start is None else self._resolve(tx, start)
+            self._refs.create(tx, BRANCH, name, seq)
+            start_branch = start if start is not None and self._refs.get(tx, BRANCH, start)[0] else None
+            self._history.heads.branch_created(tx, name, seq, start_branch)
 
     @property
     def current_branch(self) -> str:
@@ -183,6 +186,7 @@ class Repository:
             if tx.get(_CURRENT_KEY) == name.encode("utf-8"):
                 raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
             self._refs.delete(tx, BRANCH, name)
+            self._history.heads.branch_deleted(tx, name)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""
@@ -218,11 +222,12 @@ class Repository:
         """Write change records, the commit and the branch move; returns the new id."""
         seq = self._commits.next_seq(tx)
         time = (time or _now()).astimezone(_dt.timezone.utc)
-        records = self._history.write(tx, seq, changes)
+        records, encoded = self._history.write(tx, seq, changes)
         parent_ids = [self._commits.get(tx, p).id for p in parents]
         commit_id = commit_hash(parent_ids, message, author, time, records)
         self._commits.write(tx, seq, parents, commit_id, message, author, time, added, removed)
         self._refs.set(tx, BRANCH, branch, seq)
+        self._history.heads.moved(tx, branch, parents, seq, encoded)
         return commit_id
 
     def merge(self, into: str, other: str, *, message: str | None = None, author: str | None = None,
@@ -243,6 +248,7 @@ class Repository:
                 return self._id(tx, ours)
             if ours is None or ours in self._commits.ancestors(tx, theirs):
                 self._refs.set(tx, BRANCH, into, theirs)  # fast-forward
+                self._history.heads.moved(tx, into, [] if ours is None else [ours], theirs, None)
                 return self._id(tx, theirs)
             if theirs in self._commits.ancestors(tx, ours):
                 return self._id(tx, ours)  # already merged
@@ -334,8 +340,13 @@ class Repository:
                         problems.append(f"commit {record['id']}: parent #{parent} missing or not earlier")
                     parents.append(ids.get(parent, ""))
                 time = _dt.datetime.fromisoformat(record["time"])
-                expected = commit_hash(parents, record["message"], record["author"], time,
-                                       self._history.packed_changes_of(tx, seq))
+                try:
+                    changes = self._history.packed_changes_of(tx, seq)
+                except DataeError as exc:  # a damaged blob or dictionary entry
+                    problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
+                    ids[seq] = record["id"]
+                    continue
+                expected = commit_hash(parents, record["message"], record["author"], time, changes)
                 if expected != record["id"]:
                     problems.append(f"commit #{seq} is stored as {record['id']} but hashes to {expected}")
                 if self._commits.seq_of(tx, record["id"]) != seq:

@@ -23,6 +23,8 @@ from .values import to_rdf
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
+    from .heads import Reader
+
     from .repository import Repository
 
 __all__ = ["Transaction", "matches"]
@@ -66,13 +68,13 @@ class Transaction:
         # second lookup when the commit resolves intents (replacing a graph reads it all).
         self._seen_alive: set[bytes] = set()
         self._head: int | None = None
-        self._ancestors: frozenset[int] = frozenset()
+        self._reader: Reader | None = None  # the head's quads, read in this transaction
 
     def __enter__(self) -> Transaction:
         tx = self.repo._okvs.transaction(write=True)
         try:
             self._head = self.repo._refs.head(tx, self.branch)
-            self._ancestors = self.repo._commits.ancestors(tx, self._head)
+            self._reader = self.repo._history.reader(tx, self._head)
         except BaseException:
             tx.abort()
             raise
@@ -84,6 +86,7 @@ class Transaction:
         if tx is None:
             return
         if exc_type is not None:
+            self._reader = None
             tx.abort()
             return
         try:
@@ -92,6 +95,8 @@ class Transaction:
             if not tx.closed:
                 tx.abort()
             raise
+        finally:
+            self._reader = None
         if self.commit_id is None:
             tx.abort()
         else:
@@ -149,7 +154,7 @@ class Transaction:
             return
         seen = self._seen_alive
         remember = len(seen) < _SEEN_LIMIT
-        for quad in history.match(tx, pattern, self._ancestors, within):
+        for quad in self._head_reader().match(pattern, within):
             key = history.identity(quad)
             if remember:
                 seen.add(key)
@@ -163,7 +168,7 @@ class Transaction:
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         if not self._pending:
-            return self.repo._history.count(self._require_open(), pattern, self._ancestors, cap)
+            return self._head_reader().count(pattern, cap)
         total = 0
         for _ in self._match(pattern):
             total += 1
@@ -173,18 +178,24 @@ class Transaction:
 
     def _graphs(self) -> list[Any]:
         if not self._pending:
-            return self.repo._history.graphs(self._require_open(), self._ancestors)
+            return self._head_reader().graphs()
         seen: dict[bytes, Any] = {}
         for quad in self._match((Var("g"), Var("s"), Var("p"), Var("o"))):
             seen.setdefault(pack_value(quad[0]), quad[0])
         return [seen[key] for key in sorted(seen)]
+
+    def _head_reader(self) -> Reader:
+        """The committed head's quads (this transaction's intents not included)."""
+        if self._reader is None:
+            self._require_open()  # raises: the transaction is over
+        return self._reader  # type: ignore[return-value]
 
     def _alive_at_head(self, tx: OkvsTransaction, key: bytes, quad: Quad) -> bool:
         if self._head is None:
             return False
         if key in self._seen_alive:
             return True
-        return self.repo._history.state(tx, quad, self._ancestors)
+        return next(iter(self._head_reader().match(quad)), None) is not None
 
     # -- commit -----------------------------------------------------------------------
 

@@ -30,6 +30,8 @@ _CANONICAL_OR_VAR = _CANONICAL | {Var}
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
+    from .heads import Reader
+
     from .repository import Repository
 
 __all__ = ["View", "prepare_pattern", "prepare_quad"]
@@ -74,8 +76,8 @@ class View:
         self.seq = seq
         self.ref = ref
         self._tx: OkvsTransaction | None = None  # set on the copies :meth:`reading` makes
+        self._pinned: Reader | None = None  # the reader of that transaction
         with repo._okvs.transaction() as tx:
-            self._ancestors = repo._commits.ancestors(tx, seq)
             self.commit = repo._commits.get(tx, seq) if seq is not None else None
 
     @property
@@ -100,50 +102,56 @@ class View:
         pinned = copy.copy(self)
         with self.repo._okvs.transaction() as tx:
             pinned._tx = tx
+            pinned._pinned = self.repo._history.reader(tx, self.seq)
             try:
                 yield pinned
             finally:
                 pinned._tx = None
+                pinned._pinned = None
+
+    def _reader(self, tx: OkvsTransaction) -> Reader:
+        return self.repo._history.reader(tx, self.seq)
 
     def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
-        if self._tx is not None:
-            return self.repo._history.match(self._tx, pattern, self._ancestors, within, terms)
+        if self._pinned is not None:
+            return self._pinned.match(pattern, within, terms)
         return self._match_alone(pattern, within, terms)
 
     def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None, terms: bool) -> Iterator[Quad]:
         with self.repo._okvs.transaction() as tx:
-            yield from self.repo._history.match(tx, pattern, self._ancestors, within, terms)
+            yield from self._reader(tx).match(pattern, within, terms)
 
     def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
-        run = self.repo._history.prepare(pattern, self._ancestors, terms)
+        token = object()  # names this plan on each reader it runs on
 
         def read(*values: Any) -> Iterator[Quad]:
-            if self._tx is not None:
-                return run(self._tx, values)
-            return self._read_alone(run, values)
+            if self._pinned is not None:
+                return self._pinned.prepared(token, pattern, terms)(values)
+            return self._read_alone(token, pattern, terms, values)
 
         return read
 
-    def _read_alone(self, run: Callable, values: tuple) -> Iterator[Quad]:
+    def _read_alone(self, token: object, pattern: Sequence[Any], terms: bool, values: tuple) -> Iterator[Quad]:
         with self.repo._okvs.transaction() as tx:
-            yield from run(tx, values)
+            yield from self._reader(tx).prepared(token, pattern, terms)(values)
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
-        with self._transaction() as tx:
-            return self.repo._history.count(tx, pattern, self._ancestors, cap)
+        with self._transaction() as reader:
+            return reader.count(pattern, cap)
 
     def _graphs(self) -> list[Any]:
-        with self._transaction() as tx:
-            return self.repo._history.graphs(tx, self._ancestors)
+        with self._transaction() as reader:
+            return reader.graphs()
 
     @contextmanager
-    def _transaction(self) -> Iterator[OkvsTransaction]:
-        """The pinned read transaction (see :meth:`reading`), or a new one for this read."""
-        if self._tx is not None:
-            yield self._tx
+    def _transaction(self) -> Iterator[Reader]:
+        """The reader of the pinned read transaction (see :meth:`reading`), or of a new
+        one for this read."""
+        if self._pinned is not None:
+            yield self._pinned
         else:
             with self.repo._okvs.transaction() as tx:
-                yield tx
+                yield self._reader(tx)
 
     def table(self, name: str):
         """The table (Kart dataset) ``name`` at this commit, read-only: ``schema``,

@@ -38,7 +38,7 @@ from itertools import compress, groupby, islice, repeat
 from operator import eq, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from .pack import BLOBREF_CODE, BlobRef
+from .pack import BLOBREF_CODE, BlobRef, Packed
 from .terms import IRI
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +54,9 @@ CHUNK = 1 << 20
 # distinct value per _FEW rows.
 _SAMPLE = 4096
 _FEW = 8
+
+
+_OWN_REFS = (BlobRef, Packed)  # references the caller accounts for
 
 
 def bulk_add(store: NStore, tx: Transaction, tuples: Iterable[Sequence[Any]], payload: bytes) -> int:
@@ -135,7 +138,7 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
         for row in sorted(seen.values()):
             values = rows[row]
             encoded = [column[row] for column in columns]
-            if any(item[0] == BLOBREF_CODE and type(value) is not BlobRef for item, value in zip(encoded, values)):
+            if any(item[0] == BLOBREF_CODE and type(value) not in _OWN_REFS for item, value in zip(encoded, values)):
                 store._store_blobs(tx, values, encoded, keep=True)
     added = 0
     duplicates = False

@@ -12,6 +12,7 @@ __all__ = [
     "PatternError",
     "CorruptBlobError",
     "FormatVersionError",
+    "CorruptStoreError",
 ]
 
 
@@ -51,3 +52,8 @@ class CorruptBlobError(DataeError):
 
 class FormatVersionError(DataeError):
     """The store on disk has a format version this code cannot read."""
+
+
+class CorruptStoreError(DataeError):
+    """The store's keys contradict each other (e.g. a key refers to a term id the
+    dictionary does not hold): the file is damaged."""

@@ -272,6 +272,7 @@ class Transaction:
                 raise
         else:
             self._txn = shared.begin(write)
+        self._on_commit: list[Callable[[], None]] = []
         self._generation = 0  # bumped when the transaction is replayed into a grown map
         self._journal: list[tuple] | None = [] if write else None
         self._journal_bytes = 0
@@ -299,6 +300,15 @@ class Transaction:
             self._txn.commit()
         finally:
             self._close()
+        hooks, self._on_commit = self._on_commit, []
+        for hook in hooks:
+            hook()
+
+    def on_commit(self, hook: Callable[[], None]) -> None:
+        """Call ``hook()`` once this transaction has committed (never if it aborts): for
+        caches that may only learn what is durable."""
+        self._require_open()
+        self._on_commit.append(hook)
 
     def abort(self) -> None:
         txn = self._require_open()

@@ -26,7 +26,10 @@ from typing import Any
 from .errors import PackError
 from .terms import IRI, BNode, Literal
 
-__all__ = ["pack", "unpack", "pack_value", "split", "find_items", "decode_item", "value_span", "type_span", "BlobRef", "PackError"]
+__all__ = [
+    "pack", "unpack", "pack_value", "split", "find_items", "decode_item", "value_span", "type_span",
+    "BlobRef", "TermRef", "Packed", "PackError",
+]
 
 # FoundationDB tuple-layer type codes.
 NULL = 0x00
@@ -52,6 +55,10 @@ DATE_CODE = 0x46
 DATETIME_NAIVE = 0x47
 DATETIME_TZ = 0x48
 BLOBREF_CODE = 0x4F
+# Dictionary references (format 2): 0x50 + kind, then the term's id in 5 bytes big-endian.
+TERMREF_CODE = 0x50
+TERMREF_KINDS = 5  # IRI, BNode, str, Literal, bytes (see TermRef)
+TERMREF_SIZE = 6
 
 _EPOCH = _dt.datetime(1970, 1, 1)
 _EPOCH_TZ = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -83,6 +90,46 @@ class BlobRef:
 
     def __repr__(self) -> str:
         return f"BlobRef({self.digest.hex()!r})"
+
+
+class TermRef:
+    """A reference to a term in a store's dictionary: its kind and its id there.
+
+    ``kind`` is the position of the term's type in :data:`TermRef.KINDS` (IRI, BNode,
+    str, Literal, bytes): it is the low bits of the type code, so references of one kind
+    are one contiguous span of keys (a range scan over numbers skips every IRI).
+
+    >>> pack_value(TermRef(0, 258)).hex(" ")
+    '50 00 00 00 01 02'
+    >>> decode_item(pack_value(TermRef(3, 7)))
+    TermRef(3, 7)
+    """
+
+    __slots__ = ("kind", "id")
+    KINDS: tuple[type, ...] = (IRI, BNode, str, Literal, bytes)
+    LIMIT = 1 << 40
+
+    def __init__(self, kind: int, id: int) -> None:
+        if not 0 <= kind < TERMREF_KINDS or not 0 <= id < TermRef.LIMIT:
+            raise ValueError(f"a TermRef has a kind in 0..{TERMREF_KINDS - 1} and a 40-bit id, not {kind}, {id}")
+        self.kind = kind
+        self.id = id
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TermRef and other.kind == self.kind and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash((TermRef, self.kind, self.id))
+
+    def __repr__(self) -> str:
+        return f"TermRef({self.kind}, {self.id})"
+
+
+class Packed(bytes):
+    """Bytes that already hold one packed item (e.g. a :class:`TermRef` a dictionary
+    made): stores put them in keys as they are, without packing them again."""
+
+    __slots__ = ()
 
 
 def _escape(raw: bytes) -> bytes:
@@ -180,6 +227,8 @@ _ENCODERS = {
     _dt.date: lambda v: b"\x46" + _encode_int(v.toordinal()),
     _dt.datetime: _encode_datetime,
     BlobRef: lambda v: b"\x4f" + v.digest,
+    TermRef: lambda v: bytes([TERMREF_CODE + v.kind]) + v.id.to_bytes(5, "big"),
+    Packed: bytes,
 }
 
 # Subclasses are matched in this order: bool before int, datetime before date.
@@ -348,6 +397,10 @@ def _decode(data: bytes, pos: int, nested: bool = False) -> tuple[Any, int]:
         return (_EPOCH + (micros + offset * 1_000_000) * _MICRO).replace(tzinfo=zone), pos
     if code == BLOBREF_CODE:
         return BlobRef(data[pos : pos + 32]), pos + 32
+    if TERMREF_CODE <= code < TERMREF_CODE + TERMREF_KINDS:
+        if pos + 5 > len(data):
+            raise PackError(f"truncated term reference at byte {pos - 1}")
+        return TermRef(code - TERMREF_CODE, int.from_bytes(data[pos : pos + 5], "big")), pos + 5
     raise PackError(f"unknown type code 0x{code:02x} at byte {pos - 1}")
 
 
@@ -438,6 +491,8 @@ def _item_end(data: bytes, pos: int) -> int:
         return _terminated_end(data, end + 1) + 1
     if code == BLOBREF_CODE:
         return pos + 33
+    if TERMREF_CODE <= code < TERMREF_CODE + TERMREF_KINDS:
+        return pos + TERMREF_SIZE
     return _decode(data, pos)[1]
 
 
@@ -452,6 +507,7 @@ _TYPE_CODES: dict[type, tuple[int, int]] = {
     Literal: (LITERAL_CODE, LITERAL_CODE),
     _dt.date: (DATE_CODE, DATE_CODE),
     BlobRef: (BLOBREF_CODE, BLOBREF_CODE),  # long values of any type, by hash
+    TermRef: (TERMREF_CODE, TERMREF_CODE + TERMREF_KINDS - 1),
 }
 
 
@@ -536,6 +592,7 @@ def _items_expression() -> re.Pattern[bytes]:
         rb"\x47" + integer,
         rb"\x48" + integer + integer,
         rb"\x4f[\x00-\xff]{32}",
+        rb"[\x50-\x54][\x00-\xff]{5}",
         rb"[\x00-\xff]+",
     ]
     return re.compile(b"|".join(alternatives))

@@ -28,7 +28,7 @@ from .blobs import BlobStore, digest_of
 from .errors import PackError, PatternError
 from .indices import choose_index, minimal_permutations
 from .okvs import MAX_KEY_SIZE, Okvs, Transaction, prefix_end
-from .pack import BlobRef, decode_item, pack, pack_value, split, unpack
+from .pack import BlobRef, Packed, decode_item, pack, pack_value, split, unpack
 from .terms import IRI, Literal
 
 __all__ = ["NStore", "Var", "Param", "PreparedRead", "select", "Bindings"]
@@ -173,6 +173,8 @@ class NStore:
         if value is None:
             return b"\x00"  # the default graph, in most patterns
         kind = type(value)
+        if kind is Packed:  # an item packed already (a dictionary's TermRef)
+            return bytes(value)
         if kind is BlobRef:  # the store's own reference type: a user value must not fake one
             raise PackError(f"{value!r} is datae's internal blob reference, not a value to store")
         # Cache by a key whose hash and equality run in C, and that only equal values share.
@@ -237,7 +239,9 @@ class NStore:
 
     def _store_blobs(self, tx: Transaction, values: Sequence, encoded: Sequence[bytes], keep: bool) -> None:
         for value, item in zip(values, encoded):
-            if item[0] == 0x4F:  # a BlobRef: count (or release) one reference to the value
+            # A BlobRef: count (or release) one reference to the value; a Packed one is
+            # the caller's (it holds the blob elsewhere).
+            if item[0] == 0x4F and type(value) is not Packed:
                 digest = item[1:]
                 if keep:
                     self.blobs.put(tx, pack_value(value), digest)

@@ -69,10 +69,9 @@ def test_packed_columns_of_each_kind(tmp_path):
     view = repo.at("main")
     history = repo._history
     with view.reading() as pinned:
-        _, rows = history.match_packed(pinned._tx, (fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o")),
-                                       view._ancestors)
+        _, rows = history.reader(pinned._tx, view.seq).packed((fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
         rows = list(rows)
-        columns = packed_quad_columns(rows, lambda item: history.store.decode(pinned._tx, item))
+        columns = packed_quad_columns(rows, history.decoder(pinned._tx, False))
     assert columns == quad_columns(list(fstore.quads(view, fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))))
     row = {f"urn:s{i}": value for i, value in enumerate(values)}
     at = {value: columns["subject"].index(subject) for subject, value in row.items()}

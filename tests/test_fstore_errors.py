@@ -160,7 +160,7 @@ def test_format_version_is_checked(tmp_path):
 
 def test_tampering_is_reported_by_verify(repo):
     with repo.transaction("main", message="long", author="t") as tx:
-        fstore.add(tx, None, S, P, "x" * 2000)
+        fstore.add(tx, None, S, P, 10**2000)  # a number too long for a key: a blob
     assert repo.verify() == []
     okvs = repo._okvs
     blobs = repo._history.store.blobs
@@ -169,6 +169,21 @@ def test_tampering_is_reported_by_verify(repo):
         tx.set(blobs._data + digest, b"tampered")
     problems = repo.verify()
     assert any("does not hash to its address" in p for p in problems)
+
+
+def test_tampered_dictionary_is_reported_by_verify(repo):
+    with repo.transaction("main", message="long", author="t") as tx:
+        fstore.add(tx, None, S, P, "x" * 2000)
+    assert repo.verify() == []
+    dictionary = repo._history.dictionary
+    with repo._okvs.transaction(write=True) as tx:
+        ref = tx.get(dictionary.key_of("x" * 2000))
+        tx.set(dictionary.prefix + b"i" + ref, pack("y" * 2000))
+    repo.close()
+    reopened = fstore.open(repo.path)  # a new process would not have the term cached
+    problems = reopened.verify()
+    reopened.close()
+    assert len(problems) == 1 and "hashes to" in problems[0]
 
 
 def test_tampered_commit_message_is_reported(repo):

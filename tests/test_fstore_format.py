@@ -1,4 +1,4 @@
-"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 1):
+"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 2):
 if this test must change, the format version must change too."""
 
 from __future__ import annotations
@@ -9,16 +9,17 @@ import msgpack
 
 import fstore
 from fstore import IRI
-from fstore.history import HISTORY_INDICES
+from fstore.heads import SNAPSHOT_INDICES
+from fstore.history import RECORD_INDICES
 from nstore.pack import pack
 
 WHEN = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
 
 
-def test_history_indices_are_frozen():
-    assert HISTORY_INDICES == (
-        (0, 1, 2, 3, 4), (0, 2, 3, 1, 4), (1, 2, 3, 0, 4), (2, 3, 0, 1, 4), (3, 0, 1, 2, 4), (3, 1, 2, 0, 4),
-        (4, 0, 1, 2, 3),
+def test_indices_are_frozen():
+    assert RECORD_INDICES == ((0, 1, 2, 3, 4), (4, 0, 1, 2, 3))
+    assert SNAPSHOT_INDICES == (
+        (0, 1, 2, 3, 4), (0, 1, 3, 4, 2), (0, 2, 3, 4, 1), (0, 3, 4, 1, 2), (0, 4, 1, 2, 3), (0, 4, 2, 3, 1),
     )
 
 
@@ -30,18 +31,34 @@ def test_raw_keys_of_one_commit(tmp_path):
         pairs = dict(raw.range(None, None))
     repo.close()
 
+    # The id hashes terms, never the store's own term ids: it is the same as in format 1.
     assert tx.commit_id == "3a9ec090172738d6aef6463a1183ad84bcd57d1b22d02b8b2006c5de1358b58c"
-    assert pairs.pop(pack("datae", "format")) == b"1"
+    assert pairs.pop(pack("datae", "format")) == b"2"
     assert pairs.pop(pack("b", "main")) == pack(1)
     assert pairs.pop(pack("i", tx.commit_id)) == pack(1)
     record = msgpack.unpackb(pairs.pop(pack("c", 1)))
     assert record == {"id": tx.commit_id, "parents": [], "message": "m", "author": "a",
                       "time": "2024-01-02T03:04:05+00:00", "added": 1, "removed": 0}
-    quad = [pack(None), pack(IRI("urn:s")), pack(IRI("urn:p")), pack(1)]
+    # The dictionary: IRIs get ids 0 and 1 in the order the commit met them; 1 stays inline.
+    s_ref, p_ref = bytes.fromhex("500000000000"), bytes.fromhex("500000000001")
+    dictionary = pack(("d",))
+    assert dictionary.hex() == "0502640000"
+    assert pairs.pop(dictionary + b"t" + pack(IRI("urn:s"))) == s_ref
+    assert pairs.pop(dictionary + b"t" + pack(IRI("urn:p"))) == p_ref
+    assert pairs.pop(dictionary + b"i" + s_ref) == pack(IRI("urn:s"))
+    assert pairs.pop(dictionary + b"i" + p_ref) == pack(IRI("urn:p"))
+    assert pairs.pop(dictionary + b"n") == (2).to_bytes(8, "big")
+    # Snapshot 1 holds main's state at commit 1; main uses it and owns it.
+    assert msgpack.unpackb(pairs.pop(pack("S", 1))) == [1, "main", 1]
+    assert pairs.pop(pack("B", "main")) == pack(1)
+    quad = [pack(None), s_ref, p_ref, pack(1)]
     expected = {}
-    for number, perm in enumerate(HISTORY_INDICES):
+    for number, perm in enumerate(RECORD_INDICES):
         items = quad + [pack(1)]
         expected[pack(("h",), number) + b"".join(items[i] for i in perm)] = b"\x01"
+    for number, perm in enumerate(SNAPSHOT_INDICES):
+        items = [pack(1)] + quad
+        expected[pack(("s",), number) + b"".join(items[i] for i in perm)] = b""
     assert pairs == expected
     assert pack(("h",), 0).hex() == "050268000014"
-    assert pack(IRI("urn:s")).hex() == "4075726e3a7300"
+    assert pack(("s",), 0).hex() == "050273000014"

@@ -171,11 +171,8 @@ def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE) -> Iterator[Any]:
 
     with view.reading() as pinned:
         history = view.repo._history
-        tx = pinned._tx
-        _, rows = history.match_packed(tx, (Var("g"), Var("s"), Var("p"), Var("o")), view._ancestors)
-
-        def decode(item: bytes) -> Any:
-            return history.store.decode(tx, item)
+        _, rows = pinned._pinned.packed((Var("g"), Var("s"), Var("p"), Var("o")))
+        decode = history.decoder(pinned._tx, False)
 
         def batch(chunk: list) -> Any:
             return _columns_batch(packed_quad_columns(chunk, decode), len(chunk), QUADS_SCHEMA, {})

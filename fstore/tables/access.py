@@ -41,22 +41,15 @@ def view_source(view: View) -> Callable[[tuple], Iterator[Quad]]:
 def committed_source(tx: Transaction) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at the head a write transaction started from (its own intents
     excluded)."""
-    history = tx.repo._history
-
     def source(pattern: tuple) -> Iterator[Quad]:
-        return history.match(tx._require_open(), pattern, tx._ancestors)
+        return tx._head_reader().match(pattern)
 
     return source
 
 
-def seq_source(repo: Repository, otx: OkvsTransaction, ancestors: frozenset[int]) -> Callable[[tuple], Iterator[Quad]]:
-    """The quads alive at the commit whose ancestry is ``ancestors``, read in ``otx``."""
-    history = repo._history
-
-    def source(pattern: tuple) -> Iterator[Quad]:
-        return history.match(otx, pattern, ancestors)
-
-    return source
+def seq_source(repo: Repository, otx: OkvsTransaction, seq: int | None) -> Callable[[tuple], Iterator[Quad]]:
+    """The quads alive at commit ``seq``, read in ``otx``."""
+    return repo._history.reader(otx, seq).match
 
 
 def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = None) -> Callable[[str], Legend]:

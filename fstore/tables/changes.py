@@ -104,9 +104,8 @@ class _At:
     """A table's state at one commit, for reading rows."""
 
     def __init__(self, repo: Repository, otx: Any, seq: int | None, name: str) -> None:
-        self.ancestors = repo._commits.ancestors(otx, seq)
-        self.source = seq_source(repo, otx, self.ancestors)
-        self.state: DatasetState | None = find_dataset(self.source, name) if self.ancestors else None
+        self.source = seq_source(repo, otx, seq)
+        self.state: DatasetState | None = find_dataset(self.source, name) if seq is not None else None
         self.reader = None
         if self.state is not None:
             self.reader = RowReader(self.state.schema, self.state.legends, legend_finder(repo, dataset_graph(name), lambda: otx), name)
@@ -224,9 +223,8 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
 
         def cell_at(at_seq: int | None) -> tuple[bytes | None, bytes | None]:
             """(blob, packed cell value) at a commit; (None, None) without the row."""
-            ancestors = commits.ancestors(otx, at_seq)
             blob = None
-            for quad in history.match(otx, (graph, path, FEATURE, Var("o")), ancestors):
+            for quad in history.match(otx, (graph, path, FEATURE, Var("o")), at_seq):
                 blob = quad[3]
             if blob is None:
                 return None, None

@@ -1,0 +1,553 @@
+"""Materialised heads: the state at a commit read from a snapshot plus a small overlay.
+
+A **snapshot** is a set of quads (key items) in the six quad index orders, led by its
+number: the state at one commit, its ``seq``. Each branch with commits uses one snapshot;
+the branch that **owns** it moves it forward on every commit, by the commit's changes
+(O(changes)). Branches made from another share its snapshot (creation writes one key) and
+read it through an **overlay**: the quads whose state differs between the snapshot's commit
+and theirs, worked out from the change records of the commits in the symmetric difference
+of the two ancestries (O(changes between them), cached per process). A branch whose overlay
+grows past :data:`OVERLAY_LIMIT` (or an eighth of the snapshot) gets a snapshot of its own.
+Time travel is the same read: any commit is the nearest snapshot plus its overlay.
+
+So a read at a branch head touches only live quads (and the overlay), whatever the length
+of history. ``docs/format.md`` gives the keys.
+
+>>> import tempfile, fstore
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="m") as tx:
+...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), 1)
+>>> repo.branch("edit")
+>>> with repo.transaction("edit", message="e") as tx:
+...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), 2)
+>>> sorted(q[3] for q in fstore.quads(repo.at("edit"), None, fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
+[1, 2]
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+
+import msgpack
+
+from nstore import NStore, Var
+from nstore.dictionary import ABSENT
+from nstore.indices import minimal_permutations
+from nstore.okvs import Okvs, Transaction
+from nstore.pack import Packed, find_items, pack, pack_value, split, unpack
+from nstore.store import Param
+
+from .values import to_rdf
+
+if TYPE_CHECKING:
+    from .history import History, Quad
+    from .ranges import NumericRange
+
+__all__ = ["Heads", "Reader", "Overlay", "SNAPSHOT_INDICES", "OVERLAY_LIMIT"]
+
+SNAPSHOT_INDICES = tuple((0,) + tuple(i + 1 for i in perm) for perm in minimal_permutations(4))
+OVERLAY_LIMIT = 20_000
+_META = pack("S")  # pack("S", number) -> msgpack [seq, owner branch or None, quad count]
+_BRANCH = pack("B")  # pack("B", branch) -> pack(snapshot number)
+_ITEMS = ("snapshot", "graph", "subject", "predicate", "object")
+_AS_TERM = frozenset({type(None), Var, Param})
+_CACHED_OVERLAYS = 32
+_MISSING = object()
+
+
+class Overlay:
+    """Quads whose state at a commit differs from a snapshot's: ``born`` (alive at the
+    commit, absent from the snapshot; identity bytes -> the four key items) and ``dead``
+    (in the snapshot, dead at the commit; identity bytes)."""
+
+    __slots__ = ("born", "dead", "_indexed")
+
+    def __init__(self, born: dict[bytes, list[bytes]] | None = None, dead: set[bytes] | None = None) -> None:
+        self.born = born if born is not None else {}
+        self.dead = dead if dead is not None else set()
+        self._indexed: dict[tuple[int, ...], dict[tuple[bytes, ...], list[list[bytes]]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.born) + len(self.dead)
+
+    def find(self, bound: Sequence[tuple[int, bytes]]) -> Iterable[list[bytes]]:
+        """The born quads whose items at the bound positions are those bytes."""
+        if not self.born:
+            return ()
+        if not bound:
+            return self.born.values()
+        positions = tuple(position for position, _ in bound)
+        index = self._indexed.get(positions)
+        if index is None:
+            index = self._indexed[positions] = {}
+            for items in self.born.values():
+                index.setdefault(tuple(items[p] for p in positions), []).append(items)
+        return index.get(tuple(item for _, item in bound), ())
+
+
+_EMPTY = Overlay()
+
+
+class Heads:
+    """The snapshots of a repository and the branches' use of them."""
+
+    def __init__(self, history: History, okvs: Okvs) -> None:
+        self.history = history
+        self.store = NStore(okvs, ("s",), _ITEMS, indices=SNAPSHOT_INDICES, blobs=history.store.blobs)
+        self._overlays: dict[tuple[int | None, int | None, int], Overlay] = {}
+        self._choices: dict[tuple, int | None] = {}
+
+    # -- metadata ---------------------------------------------------------------------------
+
+    def metas(self, tx: Transaction) -> dict[int, tuple[int, str | None, int]]:
+        """Every snapshot: number -> (seq of its commit, owner branch, quad count)."""
+        found = {}
+        for key, value in tx.range(_META, _META + b"\xff"):
+            seq, owner, count = msgpack.unpackb(value)
+            found[unpack(key)[1]] = (seq, owner, count)
+        return found
+
+    def _set_meta(self, tx: Transaction, number: int, seq: int, owner: str | None, count: int) -> None:
+        tx.set(pack("S", number), msgpack.packb([seq, owner, count]))
+
+    def of_branch(self, tx: Transaction, branch: str) -> int | None:
+        value = tx.get(pack("B", branch))
+        return None if value is None else unpack(value)[0]
+
+    def _use(self, tx: Transaction, branch: str, number: int | None) -> None:
+        if number is None:
+            tx.delete(pack("B", branch)) if tx.get(pack("B", branch)) is not None else None
+        else:
+            tx.set(pack("B", branch), pack(number))
+
+    def _users(self, tx: Transaction, number: int) -> list[str]:
+        return [unpack(key)[1] for key, value in tx.range(_BRANCH, _BRANCH + b"\xff") if unpack(value)[0] == number]
+
+    def _new(self, tx: Transaction, seq: int, owner: str) -> int:
+        metas = self.metas(tx)
+        number = max(metas, default=0) + 1
+        self._set_meta(tx, number, seq, owner, 0)
+        return number
+
+    # -- branch life cycle (called by the repository in its write transactions) -----------
+
+    def branch_created(self, tx: Transaction, name: str, seq: int | None, start_branch: str | None) -> None:
+        """A new branch at ``seq`` shares a snapshot (the one of ``start_branch`` if given,
+        else the nearest): one key written."""
+        if seq is None:
+            self._use(tx, name, None)
+            return
+        number = self.of_branch(tx, start_branch) if start_branch is not None else None
+        if number is None:
+            number = self._choose(tx, seq, self.metas(tx))
+        self._use(tx, name, number)
+
+    def branch_deleted(self, tx: Transaction, name: str) -> None:
+        """Hand the snapshots the branch owned to a branch still using them (which folds its
+        overlay in), or drop them."""
+        number = self.of_branch(tx, name)
+        self._use(tx, name, None)
+        if number is None:
+            return
+        metas = self.metas(tx)
+        seq, owner, count = metas.get(number, (None, None, 0))
+        if owner != name:
+            return
+        users = self._users(tx, number)
+        if not users:
+            self._drop(tx, number)
+            return
+        heir = users[0]
+        self._set_meta(tx, number, seq, heir, count)
+        head = self.history_head(tx, heir)
+        if head is not None and head != seq:
+            self._fold(tx, number, seq, head, heir, count)
+
+    def history_head(self, tx: Transaction, branch: str) -> int | None:
+        from .refs import BRANCH, Refs
+
+        return Refs().get(tx, BRANCH, branch)[1]
+
+    def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int,
+              changes: Sequence[tuple[list[bytes], bool]] | None) -> None:
+        """Branch ``branch`` moved to commit ``seq`` (a commit whose parents are ``parents``
+        and whose records are ``changes``, or a fast-forward: ``changes`` None). Moves its
+        snapshot if it owns one, else checks that its overlay stays small."""
+        metas = self.metas(tx)
+        number = self.of_branch(tx, branch)
+        if number is None or number not in metas:
+            # A branch without a snapshot: share the nearest, unless this is a root commit.
+            number = self._choose(tx, seq, metas) if parents or changes is None else None
+            if number is None:  # start one from nothing
+                number = self._new(tx, 0, branch)
+            self._use(tx, branch, number)
+            metas = self.metas(tx)
+        base, owner, count = metas[number]
+        if owner is None or owner == branch:
+            if changes is not None and len(parents) == 1 and parents[0] == base:
+                count = self._apply(tx, number, count, [(items, alive) for items, alive in changes])
+                self._set_meta(tx, number, seq, branch, count)
+            else:
+                self._fold(tx, number, base, seq, branch, count)
+            return
+        overlay = self.overlay(tx, number, base, seq)
+        if len(overlay) > max(OVERLAY_LIMIT, count // 8):
+            own = self._new(tx, seq, branch)
+            self._copy(tx, number, own)
+            self._set_meta(tx, own, seq, branch, self._apply_overlay(tx, own, count, overlay))
+            self._use(tx, branch, own)
+
+    # -- writing snapshots ----------------------------------------------------------------
+
+    def _fold(self, tx: Transaction, number: int, base: int, seq: int, owner: str, count: int) -> None:
+        overlay = self.overlay(tx, number, base if base else None, seq)
+        self._set_meta(tx, number, seq, owner, self._apply_overlay(tx, number, count, overlay))
+
+    def _apply_overlay(self, tx: Transaction, number: int, count: int, overlay: Overlay) -> int:
+        changes = [(items, True) for items in overlay.born.values()]
+        changes += [(split(ident, 0, 4), False) for ident in overlay.dead]
+        return self._apply(tx, number, count, changes)
+
+    def _apply(self, tx: Transaction, number: int, count: int, changes: Iterable[tuple[list[bytes], bool]]) -> int:
+        """Add and remove quads (key items) in snapshot ``number``; returns its new count."""
+        born = []
+        for items, alive in changes:
+            row = (number, *[Packed(item) for item in items])
+            if alive:
+                born.append(row)
+            elif self.store.delete(tx, *row):
+                count -= 1
+        if born:
+            count += self.store.bulk_add(tx, born)
+        return count
+
+    def _copy(self, tx: Transaction, source: int, target: int) -> None:
+        prefix = self.store.index_prefix(0) + pack_value(source)
+        skip = len(prefix)
+        rows = ((target, *[Packed(item) for item in split(key, skip, 4)]) for key, _ in tx.range(prefix, prefix + b"\xff"))
+        self.store.bulk_add(tx, rows)
+
+    def _drop(self, tx: Transaction, number: int) -> None:
+        prefix = self.store.index_prefix(0) + pack_value(number)
+        skip = len(prefix)
+        doomed = [split(key, skip, 4) for key, _ in tx.range(prefix, prefix + b"\xff")]
+        for items in doomed:
+            self.store.delete(tx, number, *[Packed(item) for item in items])
+        tx.delete(pack("S", number))
+
+    # -- choosing a snapshot and its overlay ----------------------------------------------
+
+    def _choose(self, tx: Transaction, seq: int, metas: dict[int, tuple[int, str | None, int]]) -> int | None:
+        """The snapshot nearest to commit ``seq``: fewest commits in the symmetric
+        difference of the two ancestries (None: there is no snapshot)."""
+        if not metas:
+            return None
+        key = (seq, tuple(sorted((number, meta[0]) for number, meta in metas.items())))
+        chosen = self._choices.get(key, _MISSING)
+        if chosen is not _MISSING:
+            return chosen  # type: ignore[return-value]
+        for number, (base, _, _) in metas.items():
+            if base == seq:
+                chosen = number
+                break
+        else:
+            ancestors = self.history.commits.ancestors
+            wanted = ancestors(tx, seq)
+            chosen = min(metas, key=lambda n: (len(wanted ^ ancestors(tx, metas[n][0] or None)), n))
+        if len(self._choices) > 256:
+            self._choices.clear()
+        self._choices[key] = chosen
+        return chosen
+
+    def base(self, tx: Transaction, seq: int) -> tuple[int | None, Overlay]:
+        """The snapshot to read commit ``seq`` from, and the overlay on top of it."""
+        metas = self.metas(tx)
+        number = self._choose(tx, seq, metas)
+        if number is None:
+            return None, self.overlay(tx, None, None, seq)
+        base = metas[number][0]
+        if base == seq:
+            return number, _EMPTY
+        return number, self.overlay(tx, number, base or None, seq)
+
+    def overlay(self, tx: Transaction, number: int | None, base: int | None, seq: int) -> Overlay:
+        """The quads whose state at ``seq`` differs from their state at ``base`` (the
+        snapshot's commit): only records of commits in the symmetric difference of the two
+        ancestries can differ, so the cost is O(changes between the two commits)."""
+        key = (number, base, seq)
+        found = self._overlays.get(key)
+        if found is not None:
+            return found
+        history = self.history
+        ancestors = history.commits.ancestors
+        anc_base = ancestors(tx, base) if base else frozenset()
+        anc_seq = ancestors(tx, seq)
+        touched: dict[bytes, list[bytes]] = {}
+        for commit in anc_base ^ anc_seq:
+            for items, _ in history.raw_changes_of(tx, commit):
+                touched.setdefault(b"".join(items), items)
+        packed_base = history.packed_ancestry(anc_base) if anc_base else frozenset()
+        packed_seq = history.packed_ancestry(anc_seq)
+        overlay = Overlay()
+        for ident, items in touched.items():
+            before = after = False
+            for record_seq, payload in history.item_records(tx, items):
+                if record_seq in packed_base:
+                    before = payload == b"\x01"
+                if record_seq in packed_seq:
+                    after = payload == b"\x01"
+            if before != after:
+                if after:
+                    overlay.born[ident] = items
+                else:
+                    overlay.dead.add(ident)
+        if not tx.write:  # a write transaction's view may still change before it commits
+            if len(self._overlays) >= _CACHED_OVERLAYS:
+                self._overlays.pop(next(iter(self._overlays)))
+            self._overlays[key] = overlay
+        return overlay
+
+    def reader(self, tx: Transaction, seq: int | None) -> Reader:
+        return Reader(self, tx, seq)
+
+
+class Reader:
+    """The quads alive at commit ``seq``, read in the transaction ``tx``: its snapshot's
+    keys, less the overlay's dead quads, plus its born ones."""
+
+    def __init__(self, heads: Heads, tx: Transaction, seq: int | None) -> None:
+        self.heads = heads
+        self.history = heads.history
+        self.store = heads.store
+        self.tx = tx
+        self.seq = seq
+        self._plans: dict[object, Callable[[Sequence[Any]], Iterator[Quad]]] = {}
+        if seq is None:
+            self.snapshot, self.overlay, self.empty = None, _EMPTY, True
+        else:
+            self.snapshot, self.overlay = heads.base(tx, seq)
+            self.empty = False
+
+    # -- the pieces of a read -------------------------------------------------------------
+
+    def _template(self, pattern: Sequence[Any], terms: bool) -> list[Any]:
+        if terms and not _AS_TERM.issuperset(map(type, pattern)):
+            return [item if type(item) in _AS_TERM else to_rdf(item) for item in pattern]
+        return list(pattern)
+
+    def _scan(self, items: Sequence[Any], within: NumericRange | None) -> tuple[tuple[int, ...], int, Iterator[tuple[bytes, bytes]]]:
+        args = (self.snapshot, *items)
+        spans = None if within is None else within.spans()
+        if spans is None:
+            return self.store.keys(self.tx, *args)
+        return self.store.keys(self.tx, *args, within=(4, spans))
+
+    def _rows(self, free: tuple[int, ...], skip: int, keys: Iterator[tuple[bytes, bytes]], bound: list[bytes | None]) -> Iterator[list[bytes]]:
+        """The free items (in ``free`` order) of each live key: those the overlay does not
+        declare dead."""
+        count = len(free)
+        dead = self.overlay.dead
+        if not dead:
+            for key, _ in keys:
+                items = find_items(key, skip)
+                yield items if len(items) == count else split(key, skip, count)
+            return
+        slots = [(slot, position - 1) for slot, position in enumerate(free)]
+        for key, _ in keys:
+            items = find_items(key, skip)
+            if len(items) != count:
+                items = split(key, skip, count)
+            quad = bound.copy()
+            for slot, position in slots:
+                quad[position] = items[slot]
+            if b"".join(quad) not in dead:  # type: ignore[arg-type]
+                yield items
+
+    def _born(self, items: Sequence[Any], within: NumericRange | None, free: tuple[int, ...], repeats: list[tuple[int, int]]) -> Iterator[list[bytes]]:
+        """The overlay's born quads matching the encoded pattern, as free items."""
+        if not self.overlay.born:
+            return
+        bound = [(i, item) for i, item in enumerate(self.history.item_bytes(items)) if type(items[i]) is not Var]
+        spans = None if within is None else within.spans()
+        for quad in self.overlay.find(bound):
+            if repeats and any(quad[a] != quad[b] for a, b in repeats):
+                continue
+            if spans is not None and not any(start <= quad[3] < end for start, end in spans):
+                continue
+            yield [quad[position - 1] for position in free]
+
+    def _filler(self, template: list[Any], free: tuple[int, ...], terms: bool) -> Callable[[list[bytes]], Quad]:
+        decode = self.history.decoder(self.tx, terms)
+        slots = tuple((slot, position - 1) for slot, position in enumerate(free))
+
+        def fill(items: list[bytes]) -> Quad:
+            values = template.copy()
+            for slot, position in slots:
+                values[position] = decode(items[slot])
+            return tuple(values)  # type: ignore[return-value]
+
+        return fill
+
+    def _free(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], list[tuple[int, int]]]:
+        """Free positions (1-based, as in snapshot keys) and repeated Var pairs (0-based)."""
+        from .history import _repeats
+
+        return tuple(i + 1 for i, item in enumerate(pattern) if type(item) is Var), _repeats(pattern)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
+        """Each quad matching ``pattern`` (values or Var) alive here, its Var positions
+        filled in: stored values, or RDF terms if ``terms``."""
+        if self.empty:
+            return iter(())
+        items = self.history.encode(self.tx, pattern)
+        if items is None:
+            return iter(())
+        return self._match(pattern, items, within, terms)
+
+    def _match(self, pattern: Sequence[Any], items: list[Any], within: NumericRange | None, terms: bool) -> Iterator[Quad]:
+        template = self._template(pattern, terms)
+        free_all, repeats = self._free(pattern)
+        if self.snapshot is not None:
+            free, skip, keys = self._scan(items, within)
+            fill = self._filler(template, free, terms)
+            bound = [None if type(item) is Var else item for item in self.history.item_bytes(items)] if self.overlay.dead else []
+            for row in self._rows(free, skip, keys, bound):  # type: ignore[arg-type]
+                yield fill(row)
+        fill = self._filler(template, free_all, terms)
+        for row in self._born(items, within, free_all, repeats):
+            yield fill(row)
+
+    def packed(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
+        """:meth:`match` without decoding: the Var positions (0-based, in the order items
+        come) and each alive quad's key items at those positions; decode an item with
+        ``history.value``."""
+        items = None if self.empty else self.history.encode(self.tx, pattern)
+        free_all, repeats = self._free(pattern)
+        if items is None:
+            return tuple(p - 1 for p in free_all), iter(())
+
+        def rows() -> Iterator[list[bytes]]:
+            if self.snapshot is not None:
+                free, skip, keys = self._scan(items, None)
+                order = [free.index(p) for p in free_all]
+                bound = [None if type(item) is Var else item for item in self.history.item_bytes(items)] if self.overlay.dead else []
+                for row in self._rows(free, skip, keys, bound):  # type: ignore[arg-type]
+                    yield [row[i] for i in order]
+            yield from self._born(items, None, free_all, repeats)
+
+        return tuple(p - 1 for p in free_all), rows()
+
+    def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
+        """How many quads match (counting stops at ``cap``), none of them decoded."""
+        if self.empty or cap == 0:
+            return 0
+        items = self.history.encode(self.tx, pattern)
+        if items is None:
+            return 0
+        total = 0
+        if self.snapshot is not None:
+            free, skip, keys = self._scan(items, None)
+            if self.overlay.dead:
+                bound = [None if type(item) is Var else item for item in self.history.item_bytes(items)]
+                keys = ((key, b"") for key in map(lambda _: b"", self._rows(free, skip, keys, bound)))  # type: ignore[assignment]
+            for _ in keys:
+                total += 1
+                if total == cap:
+                    return total
+        free_all, repeats = self._free(pattern)
+        for _ in self._born(items, None, free_all, repeats):
+            total += 1
+            if total == cap:
+                return total
+        return total
+
+    def graphs(self) -> list[Any]:
+        """The graphs holding at least one quad here, in the order of their packed values:
+        a skip scan of the graph-led index (one seek per graph), plus the overlay's."""
+        if self.empty:
+            return []
+        found: dict[bytes, None] = {}
+        if self.snapshot is not None:
+            prefix = self.store.index_prefix(0) + pack_value(self.snapshot)
+            end = prefix + b"\xff"
+            start = prefix
+            while True:
+                first = next(self.tx.range(start, end, limit=1), None)
+                if first is None:
+                    break
+                item = split(first[0], len(prefix))[0]
+                if not self.overlay.dead or self._any_live(prefix + item, item):
+                    found[item] = None
+                # Past every key of this graph item (see nstore.store: no type code is 0xff).
+                start = prefix + item + b"\xff"
+        for items in self.overlay.born.values():
+            found.setdefault(items[0], None)
+        decode = self.history.decoder(self.tx, False)
+        graphs = [decode(item) for item in found]
+        return sorted(graphs, key=pack_value)
+
+    def _any_live(self, prefix: bytes, graph: bytes) -> bool:
+        skip = len(prefix)
+        dead = self.overlay.dead
+        for key, _ in self.tx.range(prefix, prefix + b"\xff"):
+            if graph + b"".join(split(key, skip, 3)) not in dead:
+                return True
+        return False
+
+    def prepared(self, token: object, pattern: Sequence[Any], terms: bool) -> Callable[[Sequence[Any]], Iterator[Quad]]:
+        """:meth:`prepare` once per ``token`` on this reader."""
+        plan = self._plans.get(token)
+        if plan is None:
+            plan = self._plans[token] = self.prepare(pattern, terms)
+        return plan
+
+    def prepare(self, pattern: Sequence[Any], terms: bool = False) -> Callable[[Sequence[Any]], Iterator[Quad]]:
+        """:meth:`match` planned once for a pattern with :class:`~nstore.store.Param`
+        positions: the function returned takes the values of those positions (in pattern
+        order) and yields what :meth:`match` would."""
+        params = [i for i, item in enumerate(pattern) if type(item) is Param]
+        items = None if self.empty else self.history.encode(self.tx, pattern)
+        if items is None:
+            return lambda values: iter(())
+        encode = self.history.dictionary.encode
+        tx = self.tx
+        read = self.store.prepare(self.snapshot, *items) if self.snapshot is not None else None
+        free_all, repeats = self._free(pattern)
+        free = read.free if read is not None else ()
+        base = self._template(pattern, terms)
+        overlay = self.overlay
+        as_term = to_rdf if terms else None
+
+        def run(values: Sequence[Any]) -> Iterator[Quad]:
+            encoded = []
+            for value in values:
+                item = encode(tx, value, create=False)
+                if item is ABSENT:
+                    return
+                encoded.append(item)
+            template = base.copy()
+            for position, value in zip(params, values):
+                template[position] = value if as_term is None or type(value) in _AS_TERM else as_term(value)
+            if read is not None:
+                skip, keys = read.keys(tx, encoded)
+                fill = self._filler(template, free, terms)
+                bound: list[Any] = []
+                if overlay.dead:
+                    filled = list(items)
+                    for position, item in zip(params, encoded):
+                        filled[position] = item
+                    bound = [None if type(item) is Var else item for item in self.history.item_bytes(filled)]
+                for row in self._rows(free, skip, keys, bound):
+                    yield fill(row)
+            if overlay.born:
+                filled = list(items)
+                for position, item in zip(params, encoded):
+                    filled[position] = item
+                fill = self._filler(template, free_all, terms)
+                for row in self._born(filled, None, free_all, repeats):
+                    yield fill(row)
+
+        return run
