@@ -1,0 +1,156 @@
+"""Bulk load benchmark (issue 12, "Storage format v2"): one big commit, datae against
+pyoxigraph, time and bytes on disk.
+
+    python -m bench.load_bench [--quads 1000000] [--repeat 1] [--dir DIR]
+    python -m bench.load_bench --quads 50000          # a quick run
+
+The quads are those of ``bench/nstore_bench.py`` (its ``generate``: 10 graphs, 100,000
+subjects, 50 predicates, half the objects IRIs and half literals, shuffled, fresh
+objects), loaded three ways into fresh on-disk stores:
+
+* **datae add**: ``fstore.add`` of every quad in one ``repo.transaction`` (one commit on
+  main, durable); timed from opening the transaction to the end of the commit;
+* **datae import**: ``datae import FILE -m MSG`` (run as ``python -m query.cli --repo DIR
+  import FILE -m MSG`` in a child process; the graphs of the file are kept) on a store made
+  by ``datae init``; the N-Quads file is written first with pyoxigraph's serializer. Timed:
+  the whole child process, so Python's start-up and imports count (printed apart: the time
+  of ``datae --help``); not timed: writing the file, ``datae init``;
+* **pyoxigraph**: ``Store.bulk_extend`` of the quads (already pyoxigraph terms; converting
+  is not timed) then ``Store.flush()``.
+
+Printed: seconds, quads/s and bytes on disk (allocated blocks of the store directory, after
+closing it) of each, then the ratios pyoxigraph seconds / datae seconds (target >= 1.0)
+and datae bytes / pyoxigraph bytes (target <= 0.8). Each load runs ``--repeat`` times
+into a fresh store, the engines taking turns; the best time counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyoxigraph as ox
+
+import fstore
+from fstore import Var
+
+from .nstore_bench import disk_bytes, generate, machine, to_oxigraph
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "query.cli", *args]
+
+
+def run_cli(command: list[str]) -> float:
+    """Seconds the command took (it must succeed); this checkout's packages come first."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+    return seconds
+
+
+def bench(args: argparse.Namespace) -> None:
+    n = args.quads
+    print(f"# load benchmark: {n:,} quads in one commit; {machine()}")
+    root = tempfile.mkdtemp(prefix="datae-load-bench-", dir=args.dir)
+    try:
+        start = time.perf_counter()
+        quads = generate(n)
+        distinct = len(set(quads))
+        oxquads = to_oxigraph(quads)
+        nquads = os.path.join(root, "quads.nq")
+        ox.serialize(oxquads, nquads, ox.RdfFormat.N_QUADS)
+        print(f"# generated {n:,} quads ({distinct:,} distinct), converted and written to an N-Quads file "
+              f"({os.path.getsize(nquads) / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s (not timed)")
+        startup = min(run_cli(cli("--help")) for _ in range(3))
+        best: dict[str, float] = {}
+        size: dict[str, int] = {}
+        for attempt in range(args.repeat):
+            # datae: fstore.add in one transaction
+            path = os.path.join(root, f"datae-add-{attempt}")
+            repo = fstore.open(path)
+            gc.collect()
+            start = time.perf_counter()
+            with repo.transaction("main", message=f"{n:,} quads", author="bench") as tx:
+                add = fstore.add
+                for quad in quads:
+                    add(tx, *quad)
+            seconds = time.perf_counter() - start
+            stored = fstore.count(repo.at("main"), Var("g"), Var("s"), Var("p"), Var("o"))
+            assert stored == distinct, (stored, distinct)
+            repo.close()
+            best["datae add"] = min(best.get("datae add", float("inf")), seconds)
+            size["datae add"] = disk_bytes(path)
+            shutil.rmtree(path)
+
+            # datae import of the N-Quads file, in a child process
+            path = os.path.join(root, f"datae-import-{attempt}")
+            os.mkdir(path)
+            run_cli(cli("init", path))
+            seconds = run_cli(cli("--repo", path, "import", nquads, "-m", f"{n:,} quads"))
+            with fstore.open(os.path.join(path, ".datae")) as repo:
+                stored = fstore.count(repo.at("main"), Var("g"), Var("s"), Var("p"), Var("o"))
+            assert stored == distinct, (stored, distinct)
+            best["datae import"] = min(best.get("datae import", float("inf")), seconds)
+            size["datae import"] = disk_bytes(path)
+            shutil.rmtree(path)
+
+            # pyoxigraph: bulk_extend + flush
+            path = os.path.join(root, f"oxigraph-{attempt}")
+            store = ox.Store(path)
+            gc.collect()
+            start = time.perf_counter()
+            store.bulk_extend(oxquads)
+            store.flush()
+            seconds = time.perf_counter() - start
+            assert len(store) == distinct, (len(store), distinct)
+            del store
+            gc.collect()
+            best["pyoxigraph"] = min(best.get("pyoxigraph", float("inf")), seconds)
+            size["pyoxigraph"] = disk_bytes(path)
+            shutil.rmtree(path)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    tries = f"best of {args.repeat}" if args.repeat > 1 else "one run"
+    notes = {
+        "datae add": "fstore.add, one repo.transaction",
+        "datae import": f"child process; start-up alone (datae --help) {startup:.2f} s",
+        "pyoxigraph": "bulk_extend + flush",
+    }
+    print(f"\n{'load (' + tries + ')':<16} {'seconds':>9} {'quads/s':>10} {'MB on disk':>11} {'bytes/quad':>11}  notes")
+    for engine, seconds in best.items():
+        print(f"{engine:<16} {seconds:>9.2f} {n / seconds:>10,.0f} {size[engine] / 1e6:>11.1f} "
+              f"{size[engine] / distinct:>11.1f}  {notes[engine]}")
+    print(f"\n{'ratio':<44} {'value':>6}  target")
+    for engine in ("datae add", "datae import"):
+        value = best["pyoxigraph"] / best[engine]
+        print(f"{'pyoxigraph s / ' + engine + ' s':<44} {value:>6.2f}  >= 1.0: {'met' if value >= 1.0 else 'MISSED'}")
+    for engine in ("datae add", "datae import"):
+        value = size[engine] / size["pyoxigraph"]
+        print(f"{engine + ' bytes / pyoxigraph bytes':<44} {value:>6.2f}  <= 0.8: {'met' if value <= 0.8 else 'MISSED'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog="quick run: --quads 50000")
+    parser.add_argument("--quads", type=int, default=1_000_000, help="quads to generate (default 1,000,000)")
+    parser.add_argument("--repeat", type=int, default=1, help="best of this many loads, each into a fresh store (default 1)")
+    parser.add_argument("--dir", default=None, help="where to create the stores (default: the temp dir)")
+    bench(parser.parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
