@@ -185,7 +185,7 @@ class Heads:
             metas = self.metas(tx)
         base, owner, count = metas[number]
         if owner is None or owner == branch:
-            if changes is not None and len(parents) == 1 and parents[0] == base:
+            if changes is not None and list(parents[:1]) == ([base] if base else []) and len(parents) < 2:
                 count = self._apply(tx, number, count, [(items, alive) for items, alive in changes])
                 self._set_meta(tx, number, seq, branch, count)
             else:

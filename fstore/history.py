@@ -154,10 +154,12 @@ class History:
         died: list[tuple] = []
         packed: list[bytes] = []
         encoded: list[tuple[list[bytes], bool]] = []
+        changes = changes if isinstance(changes, list) else list(changes)
+        refs = self.dictionary.encode_many(tx, (value for quad, _, _ in changes for value in quad))
         for quad, alive, key in changes:
-            values = self.encode(tx, quad, create=True)
-            items = self.item_bytes(values)  # type: ignore[arg-type]
-            row = (*values, seq)  # type: ignore[misc]  (long inline values: the store keeps their blobs)
+            values = [refs[value] for value in quad]
+            items = self.item_bytes(values)
+            row = (*values, seq)  # long inline values stay values: the store keeps their blobs
             (born if alive else died).append(row)
             packed.append((key or self.identity(quad)) + (ALIVE if alive else DEAD))
             encoded.append((items, alive))

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import weakref
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from .errors import CorruptStoreError
 from .okvs import Transaction
@@ -99,13 +99,69 @@ class Dictionary:
             return ABSENT
         return self._assign(tx, value, kind, key)
 
-    def _assign(self, tx: Transaction, value: Any, kind: int, key: bytes) -> Packed:
+    def encode_many(self, tx: Transaction, values: Iterable[Any]) -> dict[Any, Any]:
+        """:meth:`encode` with ``create=True`` of many values at once (a write transaction):
+        ``{value: what stands in keys for it}``, new terms given ids in one batch whose
+        keys are written in key order."""
+        found: dict[Any, Any] = {}
+        wanted: dict[Any, None] = {}
+        refs = self._refs
+        fresh = self._fresh.get(tx)
+        fresh_refs = fresh["refs"] if fresh is not None else {}
+        for value in values:
+            if value in found or value in wanted:
+                continue
+            if type(value) not in KIND_OF:
+                found[value] = value
+                continue
+            ref = refs.get(value) or fresh_refs.get(value)
+            if ref is not None:
+                found[value] = ref
+            else:
+                wanted[value] = None
+        new: list[tuple[Any, bytes, bytes]] = []  # (term, key, packed term)
+        get = tx.get
+        for value in wanted:
+            packed = pack_value(value)
+            key = self._term_key + packed if len(packed) <= INLINE_TERM else self._hash_key + hashlib.sha256(packed).digest()
+            stored = get(key)
+            if stored is not None:
+                found[value] = ref = Packed(stored)
+                self._remember(value, ref)
+            else:
+                new.append((value, key, packed))
+        if new:
+            fresh = self._fresh_state(tx)
+            number = fresh["next"]
+            by_term, by_id = [], []
+            for value, key, packed in new:
+                item = bytes([TERMREF_CODE + KIND_OF[type(value)]]) + number.to_bytes(5, "big")
+                number += 1
+                by_term.append((key, item))
+                by_id.append((self._id_key + item, packed))
+                found[value] = ref = Packed(item)
+                fresh["refs"][value] = ref
+                fresh["terms"][item] = value
+            fresh["next"] = number
+            by_term.sort()
+            by_id.sort()
+            tx.set_many(by_term, ascending=True)
+            tx.set_many(by_id, ascending=True)
+            tx.set(self._next_key, number.to_bytes(8, "big"))
+        return found
+
+    def _fresh_state(self, tx: Transaction) -> dict:
+        """What ``tx`` assigned so far, and its next id (read once per transaction)."""
         fresh = self._fresh.get(tx)
         if fresh is None:
             stored = tx.get(self._next_key)
             fresh = {"next": int.from_bytes(stored, "big") if stored else 0, "refs": {}, "terms": {}}
             self._fresh[tx] = fresh
             tx.on_commit(lambda: self._publish(fresh))
+        return fresh
+
+    def _assign(self, tx: Transaction, value: Any, kind: int, key: bytes) -> Packed:
+        fresh = self._fresh_state(tx)
         number = fresh["next"]
         fresh["next"] = number + 1
         item = bytes([TERMREF_CODE + kind]) + number.to_bytes(5, "big")
