@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
-from .history import Quad, winner
+from .history import History, Quad, winner
 from .transaction import matches
 
 if TYPE_CHECKING:
@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 __all__ = ["diff_seqs", "history_of", "blame_seq", "versions_of"]
 
 
-def diff_seqs(repo: Repository, tx: OkvsTransaction, a: int | None, b: int | None, pattern: Sequence[Any] | None = None) -> Iterator[tuple[str, Quad]]:
+def diff_seqs(repo: Repository, tx: OkvsTransaction, a: int | None, b: int | None, pattern: Sequence[Any] | None = None,
+              history: History | None = None) -> Iterator[tuple[str, Quad]]:
     """``("+", quad)`` for quads alive at b but not a, ``("-", quad)`` for the reverse, in key
-    order; only quads matching ``pattern`` if given."""
+    order; only quads matching ``pattern`` if given. ``history``: the space (default the
+    quads; the tables space for a table diff)."""
     commits = repo._commits
-    history = repo._history
+    history = history or repo._history
     anc_a = commits.ancestors(tx, a)
     anc_b = commits.ancestors(tx, b)
     candidates: dict[bytes, Quad] = {}
@@ -50,12 +52,13 @@ def blame_seq(repo: Repository, tx: OkvsTransaction, seq: int | None, quad: Quad
     return None if best is None else best[0]
 
 
-def history_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: Sequence[Any]) -> Iterator[tuple[int, list[tuple[str, Quad]]]]:
+def history_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: Sequence[Any],
+               history: History | None = None) -> Iterator[tuple[int, list[tuple[str, Quad]]]]:
     """For each commit in ``seq``'s ancestry (newest first) that changed quads matching the
     pattern: ``(commit seq, [(op, quad), ...])``. A merge's changes are its diff against its
-    first parent."""
+    first parent. ``history``: the space, as for :func:`diff_seqs`."""
     commits = repo._commits
-    history = repo._history
+    history = history or repo._history
     ancestry = commits.ancestors(tx, seq)
     by_commit: dict[int, list[tuple[str, Quad]]] = {}
     merges = {s for s in ancestry if len(commits.parents(tx, s)) > 1}
@@ -64,7 +67,7 @@ def history_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: 
             if record_seq in ancestry and record_seq not in merges:
                 by_commit.setdefault(record_seq, []).append(("+" if alive else "-", quad[0]))
     for merge in merges:
-        changes = list(diff_seqs(repo, tx, commits.parents(tx, merge)[0], merge, pattern))
+        changes = list(diff_seqs(repo, tx, commits.parents(tx, merge)[0], merge, pattern, history))
         if changes:
             by_commit[merge] = changes
     for record_seq in sorted(by_commit, reverse=True):

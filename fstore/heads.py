@@ -48,8 +48,6 @@ __all__ = ["Heads", "Reader", "Overlay", "SNAPSHOT_INDICES", "OVERLAY_LIMIT"]
 
 SNAPSHOT_INDICES = tuple((0,) + tuple(i + 1 for i in perm) for perm in minimal_permutations(4))
 OVERLAY_LIMIT = 20_000
-_META = pack("S")  # pack("S", number) -> msgpack [seq, owner branch or None, quad count]
-_BRANCH = pack("B")  # pack("B", branch) -> pack(snapshot number)
 _ITEMS = ("snapshot", "graph", "subject", "predicate", "object")
 _AS_TERM = frozenset({type(None), Var, Param})
 _CACHED_OVERLAYS = 32
@@ -94,7 +92,11 @@ class Heads:
 
     def __init__(self, history: History, okvs: Okvs) -> None:
         self.history = history
-        self.store = NStore(okvs, ("s",), _ITEMS, indices=SNAPSHOT_INDICES, blobs=history.store.blobs)
+        space = history.space
+        self.store = NStore(okvs, space.snapshots, _ITEMS, indices=SNAPSHOT_INDICES, blobs=history.store.blobs)
+        self._meta_tag, self._branch_tag = space.meta, space.branch
+        self._metas = pack(space.meta)  # pack(meta, number) -> msgpack [seq, owner or None, count]
+        self._branches = pack(space.branch)  # pack(branch tag, name) -> pack(snapshot number)
         self._overlays: dict[tuple[int | None, int | None, int], Overlay] = {}
         self._choices: dict[tuple, int | None] = {}
 
@@ -103,26 +105,28 @@ class Heads:
     def metas(self, tx: Transaction) -> dict[int, tuple[int, str | None, int]]:
         """Every snapshot: number -> (seq of its commit, owner branch, quad count)."""
         found = {}
-        for key, value in tx.range(_META, _META + b"\xff"):
+        for key, value in tx.range(self._metas, self._metas + b"\xff"):
             seq, owner, count = msgpack.unpackb(value)
             found[unpack(key)[1]] = (seq, owner, count)
         return found
 
     def _set_meta(self, tx: Transaction, number: int, seq: int, owner: str | None, count: int) -> None:
-        tx.set(pack("S", number), msgpack.packb([seq, owner, count]))
+        tx.set(pack(self._meta_tag, number), msgpack.packb([seq, owner, count]))
 
     def of_branch(self, tx: Transaction, branch: str) -> int | None:
-        value = tx.get(pack("B", branch))
+        value = tx.get(pack(self._branch_tag, branch))
         return None if value is None else unpack(value)[0]
 
     def _use(self, tx: Transaction, branch: str, number: int | None) -> None:
-        if number is None:
-            tx.delete(pack("B", branch)) if tx.get(pack("B", branch)) is not None else None
-        else:
-            tx.set(pack("B", branch), pack(number))
+        key = pack(self._branch_tag, branch)
+        if number is not None:
+            tx.set(key, pack(number))
+        elif tx.get(key) is not None:
+            tx.delete(key)
 
     def _users(self, tx: Transaction, number: int) -> list[str]:
-        return [unpack(key)[1] for key, value in tx.range(_BRANCH, _BRANCH + b"\xff") if unpack(value)[0] == number]
+        start = self._branches
+        return [unpack(key)[1] for key, value in tx.range(start, start + b"\xff") if unpack(value)[0] == number]
 
     def _new(self, tx: Transaction, seq: int, owner: str) -> int:
         metas = self.metas(tx)
@@ -176,6 +180,8 @@ class Heads:
         snapshot if it owns one, else checks that its overlay stays small."""
         metas = self.metas(tx)
         number = self.of_branch(tx, branch)
+        if number is None and not metas and not changes:
+            return  # nothing in this space yet: no snapshot to keep
         if number is None or number not in metas:
             # A branch without a snapshot: share the nearest, unless this is a root commit.
             number = self._choose(tx, seq, metas) if parents or changes is None else None
@@ -234,7 +240,7 @@ class Heads:
         doomed = [split(key, skip, 4) for key, _ in tx.range(prefix, prefix + b"\xff")]
         for items in doomed:
             self.store.delete(tx, number, *[Packed(item) for item in items])
-        tx.delete(pack("S", number))
+        tx.delete(pack(self._meta_tag, number))
 
     # -- choosing a snapshot and its overlay ----------------------------------------------
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
-from nstore.dictionary import ABSENT, Dictionary
+from nstore.dictionary import ABSENT, KIND_OF, Dictionary
 from nstore.okvs import Okvs, Transaction
 from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
 
+from .layout import QUADS, Space
 from .values import to_rdf
 
 if TYPE_CHECKING:
@@ -52,16 +53,17 @@ def winner(records: Iterable[tuple[int, bool]], ancestors: frozenset[int] | set[
 
 
 class History:
-    """Change records under the key prefix ``("h",)``, terms in the dictionary under
-    ``("d",)``, and the materialised heads (see the module docstring)."""
+    """One space's change records and materialised heads (``fstore.layout``), its terms
+    in the repository's dictionary (see the module docstring)."""
 
-    def __init__(self, okvs: Okvs, commits: CommitStore) -> None:
+    def __init__(self, okvs: Okvs, commits: CommitStore, dictionary: Dictionary, space: Space = QUADS) -> None:
         from .heads import Heads
 
         self.okvs = okvs
         self.commits = commits
-        self.dictionary = Dictionary(pack(("d",)))
-        self.store = NStore(okvs, ("h",), QUAD_ITEMS + ("seq",), indices=RECORD_INDICES)
+        self.space = space
+        self.dictionary = dictionary
+        self.store = NStore(okvs, space.records, QUAD_ITEMS + ("seq",), indices=RECORD_INDICES)
         self.heads = Heads(self, okvs)
         self._values: dict[bytes, Any] = {}  # item -> stored value (committed ids only)
         self._terms: dict[bytes, Any] = {}  # item -> RDF term
@@ -157,7 +159,7 @@ class History:
         changes = changes if isinstance(changes, list) else list(changes)
         refs = self.dictionary.encode_many(tx, (value for quad, _, _ in changes for value in quad))
         for quad, alive, key in changes:
-            values = [refs[value] for value in quad]
+            values = [refs[value] if type(value) in KIND_OF else value for value in quad]
             items = self.item_bytes(values)
             row = (*values, seq)  # long inline values stay values: the store keeps their blobs
             (born if alive else died).append(row)

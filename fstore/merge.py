@@ -21,8 +21,8 @@ from nstore import Var
 from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
-from .errors import MergeConflict
-from .history import Quad, winner
+
+from .history import History, Quad, winner
 from .values import check_value
 
 if TYPE_CHECKING:
@@ -81,20 +81,21 @@ class MergeSides:
     pattern)`` yields the quads alive at ``"base"``, ``"ours"`` or ``"theirs"``;
     ``records(pattern)`` yields every quad ever recorded (any state) with its records."""
 
-    def __init__(self, repo: Repository, tx: OkvsTransaction, seqs: dict[str, int | None]) -> None:
+    def __init__(self, repo: Repository, tx: OkvsTransaction, seqs: dict[str, int | None], history: History) -> None:
         self.repo = repo
         self.tx = tx
         self.seqs = seqs
+        self.history = history
         self._readers: dict[str, Any] = {}
 
     def match(self, side: str, pattern: tuple) -> Iterator[Quad]:
         reader = self._readers.get(side)
         if reader is None:
-            reader = self._readers[side] = self.repo._history.reader(self.tx, self.seqs[side])
+            reader = self._readers[side] = self.history.reader(self.tx, self.seqs[side])
         return reader.match(pattern)
 
     def records(self, pattern: tuple) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
-        return self.repo._history.match_records(self.tx, pattern)
+        return self.history.match_records(self.tx, pattern)
 
 
 @dataclass
@@ -157,24 +158,26 @@ def _objects_at(sides: MergeSides, side: str, gsp: tuple) -> dict[bytes, Any]:
 _SIDES = ("base", "ours", "theirs")
 
 
-def _candidates(repo: Repository, tx: OkvsTransaction, commits: Iterable[int]) -> dict[bytes, Quad]:
+def _candidates(history: History, tx: OkvsTransaction, commits: Iterable[int]) -> dict[bytes, Quad]:
     found: dict[bytes, Quad] = {}
     for seq in commits:
-        for quad, _ in repo._history.changes_of(tx, seq):
+        for quad, _ in history.changes_of(tx, seq):
             found.setdefault(pack(*quad), quad)
     return found
 
 
-def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, base: int | None, policy: Policy) -> MergeOutcome:
+def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: int, theirs: int, base: int | None,
+               policy: Policy) -> MergeOutcome:
     """Work out a merge of commit ``theirs`` into ``ours`` (both seqs, neither an ancestor of
-    the other); raises MergeConflict under the "abort" policy. Writes nothing."""
+    the other) in one space (``history``: the quads or the tables); under the "abort"
+    policy conflicts are only listed (the caller raises). Writes nothing."""
     commits = repo._commits
     anc_ours = commits.ancestors(tx, ours)
     anc_theirs = commits.ancestors(tx, theirs)
     anc_base = commits.ancestors(tx, base)
     anc_union = anc_ours | anc_theirs
-    ours_side = _candidates(repo, tx, sorted(anc_ours - anc_base))
-    theirs_side = _candidates(repo, tx, sorted(anc_theirs - anc_base))
+    ours_side = _candidates(history, tx, sorted(anc_ours - anc_base))
+    theirs_side = _candidates(history, tx, sorted(anc_theirs - anc_base))
 
     # Conflicts: (g, s, p) groups both sides touched whose object sets all differ.
     def group(key_quads: dict[bytes, Quad]) -> dict[bytes, tuple]:
@@ -205,7 +208,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
                 candidates.setdefault(pack(*quad), quad)
 
     mergers = graph_mergers()
-    sides = MergeSides(repo, tx, {"base": base, "ours": ours, "theirs": theirs})
+    sides = MergeSides(repo, tx, {"base": base, "ours": ours, "theirs": theirs}, history)
     deferred: dict[bytes, tuple[GraphMerger, Any, list[Conflict]]] = {}
     for key in sorted(ours_groups.keys() & theirs_groups.keys()):
         gsp = ours_groups[key]
@@ -235,11 +238,10 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, ours: int, theirs: int, ba
                     quad = (*gsp, obj)
                     candidates.setdefault(pack(*quad), quad)
     if conflicts and policy == "abort":
-        raise MergeConflict(conflicts)
+        return MergeOutcome([], 0, 0, conflicts)
 
     records: list[tuple[Quad, bool, bytes | None]] = []
     added = removed = 0
-    history = repo._history
     for key in sorted(candidates):
         quad = candidates[key]
         quad_records = history.records(tx, quad)

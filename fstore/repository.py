@@ -25,14 +25,16 @@ from typing import Any, Iterator
 
 
 from nstore import okvs as _okvs
+from nstore.dictionary import Dictionary
 from nstore.errors import DataeError, FormatVersionError
 from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
 from .commits import Commit, CommitStore, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
-from .errors import MergeError, RefInUseError, UnknownRefError
+from .errors import MergeConflict, MergeError, RefInUseError, UnknownRefError
 from .history import History, Quad
+from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
 from .merge import Policy, check_policy, plan_merge
 from .refs import BRANCH, TAG, Refs, check_ref_name
 from .transaction import Transaction
@@ -41,8 +43,8 @@ from .view import View, prepare_pattern, prepare_quad
 __all__ = ["open", "Repository", "FORMAT_VERSION"]
 
 FORMAT_VERSION = 2
-_FORMAT_KEY = pack("datae", "format")
-_CURRENT_KEY = pack("datae", "current-branch")
+_FORMAT_KEY = FORMAT_KEY
+_CURRENT_KEY = CURRENT_BRANCH_KEY
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 DEFAULT_BRANCH = "main"
 
@@ -63,7 +65,10 @@ class Repository:
         self.path = os.fspath(path)
         self._okvs = _okvs.open(self.path, map_size=map_size)
         self._commits = CommitStore()
-        self._history = History(self._okvs, self._commits)
+        dictionary = Dictionary(DICTIONARY)
+        self._history = History(self._okvs, self._commits, dictionary, QUADS)
+        self._tables = History(self._okvs, self._commits, dictionary, TABLES)
+        self._spaces = (self._history, self._tables)
         self._refs = Refs()
         try:
             self._initialise()
@@ -160,7 +165,8 @@ class Repository:
             seq = None if start is None else self._resolve(tx, start)
             self._refs.create(tx, BRANCH, name, seq)
             start_branch = start if start is not None and self._refs.get(tx, BRANCH, start)[0] else None
-            self._history.heads.branch_created(tx, name, seq, start_branch)
+            for space in self._spaces:
+                space.heads.branch_created(tx, name, seq, start_branch)
 
     @property
     def current_branch(self) -> str:
@@ -186,7 +192,8 @@ class Repository:
             if tx.get(_CURRENT_KEY) == name.encode("utf-8"):
                 raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
             self._refs.delete(tx, BRANCH, name)
-            self._history.heads.branch_deleted(tx, name)
+            for space in self._spaces:
+                space.heads.branch_deleted(tx, name)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""
@@ -217,18 +224,35 @@ class Repository:
             raise ValueError(f"commit time must be timezone-aware, not {time!r}")
         return Transaction(self, branch, message, author, time, allow_empty)
 
-    def _write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int], changes: list[tuple[Quad, bool, bytes | None]],
+    def _write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int],
+                      changes: dict[str, list[tuple[Quad, bool, bytes | None]]],
                       message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
-        """Write change records, the commit and the branch move; returns the new id."""
+        """Write change records (``changes`` by space name), the commit and the branch
+        move; returns the new id."""
         seq = self._commits.next_seq(tx)
         time = (time or _now()).astimezone(_dt.timezone.utc)
-        records, encoded = self._history.write(tx, seq, changes)
+        records: list[bytes] = []
+        encoded = {}
+        for space in self._spaces:
+            packed, encoded[space.space.name] = space.write(tx, seq, changes.get(space.space.name, []))
+            records += [space.space.mark + record for record in packed] if space.space.mark else packed
+        records.sort()
         parent_ids = [self._commits.get(tx, p).id for p in parents]
         commit_id = commit_hash(parent_ids, message, author, time, records)
         self._commits.write(tx, seq, parents, commit_id, message, author, time, added, removed)
         self._refs.set(tx, BRANCH, branch, seq)
-        self._history.heads.moved(tx, branch, parents, seq, encoded)
+        for space in self._spaces:
+            space.heads.moved(tx, branch, parents, seq, encoded[space.space.name])
         return commit_id
+
+    def _packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:
+        """Every record of commit ``seq`` as its id hashes them (see :meth:`_write_commit`)."""
+        records: list[bytes] = []
+        for space in self._spaces:
+            mark = space.space.mark
+            records += [mark + record for record in space.packed_changes_of(tx, seq)]
+        records.sort()
+        return records
 
     def merge(self, into: str, other: str, *, message: str | None = None, author: str | None = None,
               policy: Policy = "abort", time: _dt.datetime | None = None) -> str | None:
@@ -248,16 +272,21 @@ class Repository:
                 return self._id(tx, ours)
             if ours is None or ours in self._commits.ancestors(tx, theirs):
                 self._refs.set(tx, BRANCH, into, theirs)  # fast-forward
-                self._history.heads.moved(tx, into, [] if ours is None else [ours], theirs, None)
+                for space in self._spaces:
+                    space.heads.moved(tx, into, [] if ours is None else [ours], theirs, None)
                 return self._id(tx, theirs)
             if theirs in self._commits.ancestors(tx, ours):
                 return self._id(tx, ours)  # already merged
             base = self._commits.merge_base(tx, ours, theirs)
-            outcome = plan_merge(self, tx, ours, theirs, base, policy)
+            outcomes = {space.space.name: plan_merge(self, tx, space, ours, theirs, base, policy) for space in self._spaces}
+            conflicts = [conflict for outcome in outcomes.values() for conflict in outcome.conflicts]
+            if conflicts and policy == "abort":
+                raise MergeConflict(conflicts)
             if message is None:
                 message = f"Merge {other!r} into {into!r}"
-            return self._write_commit(tx, into, [ours, theirs], outcome.records, message, author or "", time,
-                                      outcome.added, outcome.removed)
+            return self._write_commit(tx, into, [ours, theirs], {name: o.records for name, o in outcomes.items()}, message,
+                                      author or "", time, sum(o.added for o in outcomes.values()),
+                                      sum(o.removed for o in outcomes.values()))
 
     # -- history --------------------------------------------------------------------
 
@@ -341,7 +370,7 @@ class Repository:
                     parents.append(ids.get(parent, ""))
                 time = _dt.datetime.fromisoformat(record["time"])
                 try:
-                    changes = self._history.packed_changes_of(tx, seq)
+                    changes = self._packed_records(tx, seq)
                 except DataeError as exc:  # a damaged blob or dictionary entry
                     problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
                     ids[seq] = record["id"]
@@ -352,8 +381,9 @@ class Repository:
                 if self._commits.seq_of(tx, record["id"]) != seq:
                     problems.append(f"commit {record['id']}: id index does not point at #{seq}")
                 ids[seq] = record["id"]
-            for digest in self._history.store.blobs.verify(tx):
-                problems.append(f"blob {digest.hex()} does not hash to its address")
+            for space in self._spaces:
+                for digest in space.store.blobs.verify(tx):
+                    problems.append(f"blob {digest.hex()} does not hash to its address")
         return problems
 
     def stats(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from nstore.pack import pack_value
 from nstore.store import Param
 
 from .history import Quad
+from .layout import QUADS, TABLES
 from .ranges import NumericRange
 from .values import to_rdf
 
@@ -24,10 +25,10 @@ if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
     from .heads import Reader
-
+    from .history import History
     from .repository import Repository
 
-__all__ = ["Transaction", "matches"]
+__all__ = ["Transaction", "Staged", "matches"]
 
 _SEEN_LIMIT = 4_000_000
 
@@ -44,6 +45,76 @@ def matches(pattern: Sequence[Any], quad: Quad) -> bool:
         elif pack_value(item) != packed:
             return False
     return True
+
+
+class Staged:
+    """One space's intents (quad -> alive) in a write transaction, over the head it
+    started from: reads see the head overlaid with the intents."""
+
+    def __init__(self, history: History, reader: Reader, head: int | None) -> None:
+        self.history = history
+        self.reader = reader
+        self.head = head
+        self.pending: dict[bytes, tuple[Quad, bool]] = {}
+        # Quads seen alive at the head while reading: their state needs no second lookup
+        # when the commit resolves intents (replacing a graph reads it all).
+        self.seen_alive: set[bytes] = set()
+
+    def intend(self, quad: Quad, alive: bool) -> None:
+        self.pending[self.history.identity(quad)] = (quad, alive)
+
+    def match(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
+        pending = self.pending
+        identity = self.history.identity
+        if not any(type(item) is Var for item in pattern):  # a point lookup: no scan of intents
+            quad = tuple(pattern)
+            key = identity(quad)
+            intent = pending.get(key)
+            if (intent[1] if intent is not None else self.alive_at_head(key, quad)):
+                yield quad  # type: ignore[misc]
+            return
+        seen = self.seen_alive
+        remember = len(seen) < _SEEN_LIMIT
+        for quad in self.reader.match(pattern, within):
+            key = identity(quad)
+            if remember:
+                seen.add(key)
+            intent = pending.get(key)
+            if intent is None or intent[1]:
+                yield quad
+        for key, (quad, alive) in list(pending.items()):
+            if alive and matches(pattern, quad) and not self.alive_at_head(key, quad):
+                if within is None or within.holds(identity(quad[3:])):
+                    yield quad
+
+    def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
+        if not self.pending:
+            return self.reader.count(pattern, cap)
+        total = 0
+        for _ in self.match(pattern, None):
+            total += 1
+            if total == cap:
+                break
+        return total
+
+    def graphs(self) -> list[Any]:
+        if not self.pending:
+            return self.reader.graphs()
+        seen: dict[bytes, Any] = {}
+        for quad in self.match((Var("g"), Var("s"), Var("p"), Var("o")), None):
+            seen.setdefault(pack_value(quad[0]), quad[0])
+        return [seen[key] for key in sorted(seen)]
+
+    def alive_at_head(self, key: bytes, quad: Quad) -> bool:
+        if self.head is None:
+            return False
+        if key in self.seen_alive:
+            return True
+        return next(iter(self.reader.match(quad)), None) is not None
+
+    def changes(self) -> list[tuple[Quad, bool, bytes]]:
+        """The intents that change the head: ``(quad, alive, identity)``."""
+        return [(quad, alive, key) for key, (quad, alive) in self.pending.items() if self.alive_at_head(key, quad) != alive]
 
 
 class Transaction:
@@ -63,18 +134,15 @@ class Transaction:
         self.time = time
         self.commit_id: str | None = None
         self._tx: OkvsTransaction | None = None
-        self._pending: dict[bytes, tuple[Quad, bool]] = {}
-        # Quads this transaction saw alive at the head while reading: their state needs no
-        # second lookup when the commit resolves intents (replacing a graph reads it all).
-        self._seen_alive: set[bytes] = set()
         self._head: int | None = None
-        self._reader: Reader | None = None  # the head's quads, read in this transaction
+        self._staged: dict[str, Staged] = {}  # by space name (fstore.layout)
 
     def __enter__(self) -> Transaction:
         tx = self.repo._okvs.transaction(write=True)
         try:
             self._head = self.repo._refs.head(tx, self.branch)
-            self._reader = self.repo._history.reader(tx, self._head)
+            self._staged = {space.space.name: Staged(space, space.reader(tx, self._head), self._head)
+                            for space in self.repo._spaces}
         except BaseException:
             tx.abort()
             raise
@@ -86,7 +154,6 @@ class Transaction:
         if tx is None:
             return
         if exc_type is not None:
-            self._reader = None
             tx.abort()
             return
         try:
@@ -95,8 +162,6 @@ class Transaction:
             if not tx.closed:
                 tx.abort()
             raise
-        finally:
-            self._reader = None
         if self.commit_id is None:
             tx.abort()
         else:
@@ -111,9 +176,16 @@ class Transaction:
             raise TransactionClosedError("use the transaction inside its `with` block")
         return self._tx
 
-    def _intend(self, quad: Quad, alive: bool) -> None:
+    def _space(self, name: str) -> Staged:
         self._require_open()
-        self._pending[self.repo._history.identity(quad)] = (quad, alive)
+        return self._staged[name]
+
+    def _intend(self, quad: Quad, alive: bool) -> None:
+        self._space(QUADS.name).intend(quad, alive)
+
+    def _intend_table(self, row: Quad, alive: bool) -> None:
+        """Stage a table tuple (see :mod:`fstore.tables.mapping`) in the tables space."""
+        self._space(TABLES.name).intend(row, alive)
 
     @contextmanager
     def reading(self) -> Iterator[Transaction]:
@@ -123,10 +195,19 @@ class Transaction:
 
     def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
         """The head's quads overlaid with this transaction's intents (``within`` and
-        ``terms``: see :meth:`History.match`)."""
+        ``terms``: see :meth:`fstore.heads.Reader.match`)."""
+        staged = self._space(QUADS.name)
         if terms:
-            return (tuple(map(to_rdf, quad)) for quad in self._match(pattern, within))  # type: ignore[misc]
-        return self._overlaid(pattern, within)
+            return (tuple(map(to_rdf, quad)) for quad in staged.match(pattern, within))  # type: ignore[misc]
+        return staged.match(pattern, within)
+
+    def _match_tables(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+        """The tables space's tuples at the head, overlaid with this transaction's."""
+        return self._space(TABLES.name).match(pattern, None)
+
+    def _committed_tables(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+        """The tables space's tuples at the head this transaction started from."""
+        return self._space(TABLES.name).reader.match(pattern)
 
     def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
         """Reads of one pattern shape (see ``fstore.prepare``): each a :meth:`_match`, which
@@ -141,78 +222,23 @@ class Transaction:
 
         return read
 
-    def _overlaid(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
-        tx = self._require_open()
-        pending = self._pending
-        history = self.repo._history
-        if not any(type(item) is Var for item in pattern):  # a point lookup: no scan of intents
-            quad = tuple(pattern)
-            key = history.identity(quad)
-            intent = pending.get(key)
-            if (intent[1] if intent is not None else self._alive_at_head(tx, key, quad)):
-                yield quad
-            return
-        seen = self._seen_alive
-        remember = len(seen) < _SEEN_LIMIT
-        for quad in self._head_reader().match(pattern, within):
-            key = history.identity(quad)
-            if remember:
-                seen.add(key)
-            intent = pending.get(key)
-            if intent is None or intent[1]:
-                yield quad
-        for key, (quad, alive) in list(pending.items()):
-            if alive and matches(pattern, quad) and not self._alive_at_head(tx, key, quad):
-                if within is None or within.holds(history.identity(quad[3:])):
-                    yield quad
-
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
-        if not self._pending:
-            return self._head_reader().count(pattern, cap)
-        total = 0
-        for _ in self._match(pattern):
-            total += 1
-            if total == cap:
-                break
-        return total
+        return self._space(QUADS.name).count(pattern, cap)
 
     def _graphs(self) -> list[Any]:
-        if not self._pending:
-            return self._head_reader().graphs()
-        seen: dict[bytes, Any] = {}
-        for quad in self._match((Var("g"), Var("s"), Var("p"), Var("o"))):
-            seen.setdefault(pack_value(quad[0]), quad[0])
-        return [seen[key] for key in sorted(seen)]
-
-    def _head_reader(self) -> Reader:
-        """The committed head's quads (this transaction's intents not included)."""
-        if self._reader is None:
-            self._require_open()  # raises: the transaction is over
-        return self._reader  # type: ignore[return-value]
-
-    def _alive_at_head(self, tx: OkvsTransaction, key: bytes, quad: Quad) -> bool:
-        if self._head is None:
-            return False
-        if key in self._seen_alive:
-            return True
-        return next(iter(self._head_reader().match(quad)), None) is not None
+        return self._space(QUADS.name).graphs()
 
     # -- commit -----------------------------------------------------------------------
 
-    def _changes(self, tx: OkvsTransaction) -> list[tuple[Quad, bool, bytes]]:
-        return [
-            (quad, alive, key) for key, (quad, alive) in self._pending.items() if self._alive_at_head(tx, key, quad) != alive
-        ]
-
     def _commit(self, tx: OkvsTransaction) -> str | None:
-        changes = self._changes(tx)
-        if not changes and not (self.allow_empty and self._head is not None):
+        changes = {name: staged.changes() for name, staged in self._staged.items()}
+        total = sum(map(len, changes.values()))
+        if not total and not (self.allow_empty and self._head is not None):
             return None
-        added = sum(1 for _, alive, _ in changes if alive)
+        added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
         parents = [] if self._head is None else [self._head]
-        return self.repo._write_commit(
-            tx, self.branch, parents, changes, self.message, self.author, self.time, added, len(changes) - added
-        )
+        return self.repo._write_commit(tx, self.branch, parents, changes, self.message, self.author, self.time,
+                                       added, total - added)
 
     def table(self, name: str):
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:
@@ -224,4 +250,5 @@ class Transaction:
 
     def __repr__(self) -> str:
         state = "open" if self._tx is not None else "closed"
-        return f"<fstore.Transaction on {self.branch!r} {state}, {len(self._pending)} change(s) pending>"
+        pending = sum(len(staged.pending) for staged in self._staged.values())
+        return f"<fstore.Transaction on {self.branch!r} {state}, {pending} change(s) pending>"

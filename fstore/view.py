@@ -112,6 +112,16 @@ class View:
     def _reader(self, tx: OkvsTransaction) -> Reader:
         return self.repo._history.reader(tx, self.seq)
 
+    def _match_tables(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+        """The tables space's tuples at this commit (``fstore.layout``)."""
+        if self._tx is not None:
+            return self.repo._tables.reader(self._tx, self.seq).match(pattern)
+        return self._match_tables_alone(pattern)
+
+    def _match_tables_alone(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+        with self.repo._okvs.transaction() as tx:
+            yield from self.repo._tables.reader(tx, self.seq).match(pattern)
+
     def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
         if self._pinned is not None:
             return self._pinned.match(pattern, within, terms)

@@ -100,19 +100,18 @@ class Dictionary:
         return self._assign(tx, value, kind, key)
 
     def encode_many(self, tx: Transaction, values: Iterable[Any]) -> dict[Any, Any]:
-        """:meth:`encode` with ``create=True`` of many values at once (a write transaction):
-        ``{value: what stands in keys for it}``, new terms given ids in one batch whose
-        keys are written in key order."""
+        """:meth:`encode` with ``create=True`` of the terms among many values at once (a
+        write transaction): ``{term: its TermRef item}`` for every value of a dictionary
+        kind (others stand for themselves; they are left out, as Python's ``1 == 1.0 ==
+        True`` would mix them up as keys), new terms given ids in one batch whose keys are
+        written in key order."""
         found: dict[Any, Any] = {}
         wanted: dict[Any, None] = {}
         refs = self._refs
         fresh = self._fresh.get(tx)
         fresh_refs = fresh["refs"] if fresh is not None else {}
         for value in values:
-            if value in found or value in wanted:
-                continue
-            if type(value) not in KIND_OF:
-                found[value] = value
+            if type(value) not in KIND_OF or value in found or value in wanted:
                 continue
             ref = refs.get(value) or fresh_refs.get(value)
             if ref is not None:

@@ -62,3 +62,29 @@ def test_raw_keys_of_one_commit(tmp_path):
     assert pairs == expected
     assert pack(("h",), 0).hex() == "050268000014"
     assert pack(("s",), 0).hex() == "050273000014"
+
+
+def test_tables_live_in_their_own_space(tmp_path):
+    import hashlib
+
+    import fstore.tables as tables
+    from nstore.pack import unpack
+
+    repo = fstore.open(tmp_path / "r")
+    with repo.transaction("main", message="t", author="a", time=WHEN) as tx:
+        tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}])
+    with repo._okvs.transaction() as raw:
+        keys = [key for key, _ in raw.range(None, None)]
+        records = sorted(b"\xff" + b"".join(pack(v) for v in quad) + (b"\x01" if alive else b"\x00")
+                         for quad, alive in repo._tables.changes_of(raw, 1))
+    repo.close()
+    # Nothing under the quads' records or snapshots; records and a snapshot under ("th",), ("ts",).
+    assert not any(key.startswith((pack(("h",)), pack(("s",)), pack("S"), pack("B"))) for key in keys)
+    assert any(key.startswith(pack(("th",))) for key in keys) and any(key.startswith(pack(("ts",))) for key in keys)
+    assert [unpack(key) for key in keys if key.startswith(pack("TB"))] == [("TB", "main")]
+    # The commit id as docs/format.md gives it: each tables record marked by ff.
+    head = msgpack.packb([b"datae-commit/1", [], "t", "a", WHEN.isoformat()])
+    digest = hashlib.sha256(len(head).to_bytes(8, "big") + head)
+    for record in records:
+        digest.update(len(record).to_bytes(4, "big") + record)
+    assert tx.commit_id == digest.hexdigest()

@@ -135,7 +135,7 @@ def test_csv_bad_into_existing_table_stages_nothing(repo, tmp_path):
             import_csv(tx, "x", write(tmp_path / "twice.csv", "a,a\n1,2\n"), pk="a")
         with pytest.raises(fstore.tables.DatasetNameError):
             import_csv(tx, "bad:name", write(tmp_path / "n.csv", "a\n1\n"), pk="a")
-        assert not tx._pending
+        assert not any(staged.pending for staged in tx._staged.values())
     assert snapshot(repo) == before
 
 
@@ -229,7 +229,7 @@ def test_dataframes(repo):
             import_dataframe(tx, "frame2", pd.DataFrame({"id": [1, "two"], "x": ["a", "b"]}),
                              pk="id", schema=[{"id": "i", "name": "id", "dataType": "integer", "primaryKeyIndex": 0},
                                               {"id": "x", "name": "x", "dataType": "text"}])
-        assert not tx._pending
+        assert not any(staged.pending for staged in tx._staged.values())
 
 
 def test_command_functions(repo, tmp_path):

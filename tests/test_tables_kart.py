@@ -131,7 +131,7 @@ def test_meta_updates_feature_77_through_later_schemas(imported):
     # Kart rewrote every row when it dropped the column (commit 3), but the rename and the
     # type change (commits 4 and 5) change only meta items: no row quad
     for commit in commits[3:]:
-        changed = {q[2] for op, q in repo.diff(repo.commit(commit).parents[0], commit)}
+        changed = {q[2] for op, q in fstore.tables.raw_diff(repo, repo.commit(commit).parents[0], commit)}
         assert changed == {fstore.tables.META}, changed
 
 

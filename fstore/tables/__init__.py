@@ -71,7 +71,8 @@ from .types import DATA_TYPES, ColumnType, Interval, decode_value, encode_value,
 from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, dataset_name, is_dataset_graph  # noqa: E402
 from .dataset import Table, list_datasets  # noqa: E402
 from .store import TableWriter, as_schema, create, drop, tables_in  # noqa: E402
-from .changes import LogEntry, RowChange, TableDiff, table_blame, table_diff, table_log  # noqa: E402
+from .access import tuples  # noqa: E402
+from .changes import LogEntry, RowChange, TableDiff, raw_diff, table_blame, table_diff, table_log  # noqa: E402
 from .merging import RowConflict, SchemaConflict  # noqa: E402
 from .kart_import import import_kart  # noqa: E402
 from .kart_export import export_kart_tree  # noqa: E402
@@ -86,10 +87,12 @@ def list_tables(readable) -> list[str]:
 
     if isinstance(readable, Transaction):
         return tables_in(readable)
-    return list_datasets(readable._match)
+    return list_datasets(readable._match_tables)
 
 
 __all__ = [
+    "tuples",
+    "raw_diff",
     # the store
     "create",
     "drop",

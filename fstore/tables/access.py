@@ -1,9 +1,12 @@
-"""Where table code reads quads from: a view, or the committed state under a write
-transaction, and legends found anywhere in history.
+"""Where table code reads and writes its tuples: the repository's tables space
+(``fstore.layout.TABLES``), never the quads. Reads come from a view, or the committed state
+under a write transaction, and legends from anywhere in history.
 
-Reads inside a write transaction go to the head the transaction started from, through the
-transaction's own LMDB transaction (never a second one), and a table writer overlays its own
-pending rows on top; this keeps a row lookup O(log n) however many rows are pending.
+A table's tuples have the shape of quads (its graph, a path, META or FEATURE, a value: see
+:mod:`.mapping`) and the same versioning, but no quad read, export, diff or statistic sees
+them. Reads inside a write transaction go to the head the transaction started from, through
+the transaction's own LMDB transaction (never a second one), and a table writer overlays its
+own pending rows on top; this keeps a row lookup O(log n) however many rows are pending.
 
 >>> import tempfile, fstore
 >>> repo = fstore.open(tempfile.mkdtemp())
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from nstore import Var
 
 from ..history import Quad
+from ..view import prepare_quad
 from .mapping import META, legend_item, object_bytes
 from .schema import Legend
 
@@ -30,33 +34,49 @@ if TYPE_CHECKING:
     from ..transaction import Transaction
     from ..view import View
 
-__all__ = ["view_source", "committed_source", "seq_source", "legend_finder"]
+__all__ = ["view_source", "committed_source", "seq_source", "legend_finder", "put", "remove", "tuples"]
+
+
+def tuples(view: View, name: str) -> Iterator[Quad]:
+    """Every stored tuple ``(graph, path, kind, value)`` of table ``name`` at a view: the
+    files of its Kart dataset tree (meta items and legends with kind META, one feature
+    blob per row with kind FEATURE)."""
+    from .mapping import dataset_graph
+
+    return view._match_tables((dataset_graph(name), Var("s"), Var("p"), Var("o")))
+
+
+def put(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> None:
+    """Stage a table tuple in the transaction (a no-op if already there)."""
+    tx._intend_table(prepare_quad((graph, subject, predicate, obj), "table tuple"), True)
+
+
+def remove(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> None:
+    """Stage the removal of a table tuple (a no-op if absent)."""
+    tx._intend_table(prepare_quad((graph, subject, predicate, obj), "table tuple"), False)
 
 
 def view_source(view: View) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at a view's commit."""
-    return view._match
+    return view._match_tables
 
 
 def committed_source(tx: Transaction) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at the head a write transaction started from (its own intents
     excluded)."""
-    def source(pattern: tuple) -> Iterator[Quad]:
-        return tx._head_reader().match(pattern)
-
-    return source
+    return tx._committed_tables
 
 
 def seq_source(repo: Repository, otx: OkvsTransaction, seq: int | None) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at commit ``seq``, read in ``otx``."""
-    return repo._history.reader(otx, seq).match
+    return repo._tables.reader(otx, seq).match
 
 
 def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = None) -> Callable[[str], Legend]:
     """A lookup of any legend ever written in ``graph`` (legends are named by their hash,
     so one found in any commit is the right one). ``otx`` gives the LMDB transaction to
     read in; by default a read transaction of its own is opened per lookup."""
-    history = repo._history
+    history = repo._tables
     cache: dict[str, Legend] = {}
 
     def find(name: str) -> Legend:

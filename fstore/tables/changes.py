@@ -31,6 +31,7 @@ was only re-encoded (same cells, newer legend) is not reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from nstore import Var
@@ -48,7 +49,26 @@ from .schema import SchemaDiff
 if TYPE_CHECKING:
     from ..repository import Repository
 
-__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_log", "table_blame"]
+__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_log", "table_blame", "raw_diff"]
+
+
+def raw_diff(repo: Repository, a: str, b: str, name: str | None = None) -> Iterator[tuple[str, tuple]]:
+    """``("+" | "-", (graph, path, kind, value))`` for each stored table tuple (a file of
+    the Kart dataset trees: meta items, legends, feature blobs) whose state differs from
+    ref ``a`` to ref ``b``; only table ``name``'s if given. The tables' own ``git diff``,
+    below rows and cells (see :func:`table_diff`).
+
+    >>> import tempfile, fstore, fstore.tables as tables
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> with repo.transaction("main", message="t") as tx:
+    ...     _ = tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}])
+    >>> sorted(q[1] for op, q in raw_diff(repo, "main", "main"))
+    []
+    >>> repo.close()
+    """
+    pattern = None if name is None else (dataset_graph(name), Var("s"), Var("p"), Var("o"))
+    with repo._okvs.transaction() as otx:
+        yield from diff_seqs(repo, otx, repo._resolve(otx, a), repo._resolve(otx, b), pattern, repo._tables)
 
 
 @dataclass
@@ -147,7 +167,7 @@ def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = Tr
         if at_a.state is not None and at_b.state is not None:
             result.schema = at_a.state.schema.diff(at_b.state.schema) or None
         changes: dict[str, list[Any]] = {}
-        for op, quad in diff_seqs(repo, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o"))):
+        for op, quad in diff_seqs(repo, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo._tables):
             changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
         for path, (old, new) in changes.items():
             if old is None and new is not None:
@@ -182,7 +202,7 @@ def table_log(repo: Repository, ref: str, name: str, pk: Any, *, python: bool = 
     with repo._okvs.transaction() as otx:
         seq = repo._resolve(otx, ref)
         _state, key, path = _path(repo, otx, seq, name, pk)
-        for commit_seq, changes in history_of(repo, otx, seq, (graph, path, FEATURE, Var("o"))):
+        for commit_seq, changes in history_of(repo, otx, seq, (graph, path, FEATURE, Var("o")), repo._tables):
             old = next((q[3] for op, q in changes if op == "-"), None)
             new = next((q[3] for op, q in changes if op == "+"), None)
             commit = repo._commits.get(otx, commit_seq)
@@ -218,7 +238,7 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
         state, key, path = _path(repo, otx, seq, name, pk)
         column_id = state.schema.by_name(column).id
         reader = RowReader(state.schema, state.legends, legend_finder(repo, graph, lambda: otx), name)
-        history = repo._history
+        history = repo._tables
         commits = repo._commits
 
         def cell_at(at_seq: int | None) -> tuple[bytes | None, bytes | None]:

@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from nstore.pack import pack
 
-from ..api import add as _add
-from ..api import rm as _rm
 from ..errors import UnknownRefError
+from .access import put, remove
 from ..history import Quad
 from ..merge import Conflict
 from .errors import KartRepoError
@@ -138,7 +137,7 @@ def _reset(repo: Repository, branch: str, start: str | None) -> None:
 def _apply(tx: Any, changes: Sequence[tuple[bool, Quad]] | Iterator[tuple[bool, Quad]]) -> int:
     n = 0
     for alive, quad in changes:
-        (_add if alive else _rm)(tx, *quad)
+        (put if alive else remove)(tx, *quad)
         n += 1
     return n
 

@@ -30,9 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from nstore import Var
 
-from ..api import add as _add
-from ..api import rm as _rm
-from .access import committed_source, legend_finder
+from .access import committed_source, legend_finder, put, remove
 from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple, row_by_key
 from .errors import (
     ColumnValueError,
@@ -172,7 +170,7 @@ def create(tx: Transaction, name: str, schema: SchemaLike, *, title: str | None 
     for ident, wkt in (crs or {}).items():
         meta[f"crs/{ident}.wkt"] = str(wkt)
     for item, value in meta.items():
-        _add(tx, graph, item, META, value)
+        put(tx, graph, item, META, value)
     writer = TableWriter(tx, DatasetState(name, meta), created=True)
     _WRITERS.setdefault(tx, {})[name] = writer
     return writer
@@ -379,9 +377,9 @@ class TableWriter:
         touched = self._touched.get(path)
         head = touched[0] if touched is not None else old
         if old is not None:
-            _rm(self.tx, self.graph, path, FEATURE, old)
+            remove(self.tx, self.graph, path, FEATURE, old)
         if new is not None:
-            _add(self.tx, self.graph, path, FEATURE, new)
+            put(self.tx, self.graph, path, FEATURE, new)
         self._touched[path] = (head, new)
 
     # -- row writes ---------------------------------------------------------------------
@@ -489,13 +487,13 @@ class TableWriter:
         check_alter(self.name, self.schema, new)
         old_text = self.state.meta[SCHEMA_ITEM]
         new_text = new.dumps().decode("utf-8")
-        _rm(self.tx, self.graph, SCHEMA_ITEM, META, old_text)
-        _add(self.tx, self.graph, SCHEMA_ITEM, META, new_text)
+        remove(self.tx, self.graph, SCHEMA_ITEM, META, old_text)
+        put(self.tx, self.graph, SCHEMA_ITEM, META, new_text)
         self.state.meta[SCHEMA_ITEM] = new_text
         legend = new.legend
         item = legend_item(legend.name)
         if item not in self.state.meta:
-            _add(self.tx, self.graph, item, META, legend.dumps())
+            put(self.tx, self.graph, item, META, legend.dumps())
             self.state.meta[item] = legend.dumps()
             self.state.legends[legend.name] = legend
         self.state.schema = new
@@ -509,10 +507,10 @@ class TableWriter:
             raise SchemaError(f"table {self.name!r}: {item} is managed by the table (use alter())")
         old = self.state.meta.get(item)
         if old is not None:
-            _rm(self.tx, self.graph, item, META, old)
+            remove(self.tx, self.graph, item, META, old)
             del self.state.meta[item]
         if value is not None:
-            _add(self.tx, self.graph, item, META, value)
+            put(self.tx, self.graph, item, META, value)
             self.state.meta[item] = value
 
     @property
@@ -526,10 +524,10 @@ class TableWriter:
     def _drop(self) -> int:
         n = 0
         for item, value in list(self.state.meta.items()):
-            _rm(self.tx, self.graph, item, META, value)
+            remove(self.tx, self.graph, item, META, value)
             n += 1
         for item, value in list(self.state.attachments.items()):
-            _rm(self.tx, self.graph, item, ATTACHMENT, value)
+            remove(self.tx, self.graph, item, ATTACHMENT, value)
             n += 1
         for path, blob in list(self.features()):
             self._stage(path, blob, None)
