@@ -395,6 +395,32 @@ class Reader:
 
         return fill
 
+    def _filled(self, template: list[Any], free: tuple[int, ...], skip: int, keys: Iterator[tuple[bytes, bytes]],
+                bound: list[bytes | None], terms: bool) -> Iterator[Quad]:
+        """:meth:`_rows` and :meth:`_filler` in one loop: the hot path of every read."""
+        if self.overlay.dead:
+            fill = self._filler(template, free, terms)
+            for items in self._rows(free, skip, keys, bound):
+                yield fill(items)
+            return
+        history = self.history
+        cache = history._terms if terms else history._values
+        slow = history.term if terms else history.value
+        tx = self.tx
+        count = len(free)
+        slots = tuple((slot, position - 1) for slot, position in enumerate(free))
+        missing = _MISSING
+        for key, _ in keys:
+            items = find_items(key, skip)
+            if len(items) != count:
+                items = split(key, skip, count)
+            values = template.copy()
+            for slot, position in slots:
+                item = items[slot]
+                value = cache.get(item, missing)
+                values[position] = slow(tx, item) if value is missing else value
+            yield tuple(values)  # type: ignore[misc]
+
     def _free(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], list[tuple[int, int]]]:
         """Free positions (1-based, as in snapshot keys) and repeated Var pairs (0-based)."""
         from .history import _repeats
@@ -418,13 +444,12 @@ class Reader:
         free_all, repeats = self._free(pattern)
         if self.snapshot is not None:
             free, skip, keys = self._scan(items, within)
-            fill = self._filler(template, free, terms)
             bound = [None if type(item) is Var else item for item in self.history.item_bytes(items)] if self.overlay.dead else []
-            for row in self._rows(free, skip, keys, bound):  # type: ignore[arg-type]
+            yield from self._filled(template, free, skip, keys, bound, terms)  # type: ignore[arg-type]
+        if self.overlay.born:
+            fill = self._filler(template, free_all, terms)
+            for row in self._born(items, within, free_all, repeats):
                 yield fill(row)
-        fill = self._filler(template, free_all, terms)
-        for row in self._born(items, within, free_all, repeats):
-            yield fill(row)
 
     def packed(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
         """:meth:`match` without decoding: the Var positions (0-based, in the order items
@@ -532,28 +557,28 @@ class Reader:
             for value in values:
                 item = encode(tx, value, create=False)
                 if item is ABSENT:
-                    return
+                    return iter(())
                 encoded.append(item)
             template = base.copy()
             for position, value in zip(params, values):
                 template[position] = value if as_term is None or type(value) in _AS_TERM else as_term(value)
+            if not overlay:
+                if read is None:
+                    return iter(())
+                skip, keys = read.keys(tx, encoded)
+                return self._filled(template, free, skip, keys, [], terms)
+            return with_overlay(template, encoded)
+
+        def with_overlay(template: list[Any], encoded: list[Any]) -> Iterator[Quad]:
+            filled = list(items)
+            for position, item in zip(params, encoded):
+                filled[position] = item
             if read is not None:
                 skip, keys = read.keys(tx, encoded)
-                fill = self._filler(template, free, terms)
-                bound: list[Any] = []
-                if overlay.dead:
-                    filled = list(items)
-                    for position, item in zip(params, encoded):
-                        filled[position] = item
-                    bound = [None if type(item) is Var else item for item in self.history.item_bytes(filled)]
-                for row in self._rows(free, skip, keys, bound):
-                    yield fill(row)
-            if overlay.born:
-                filled = list(items)
-                for position, item in zip(params, encoded):
-                    filled[position] = item
-                fill = self._filler(template, free_all, terms)
-                for row in self._born(filled, None, free_all, repeats):
-                    yield fill(row)
+                bound = [None if type(item) is Var else item for item in self.history.item_bytes(filled)]
+                yield from self._filled(template, free, skip, keys, bound, terms)
+            fill = self._filler(template, free_all, terms)
+            for row in self._born(filled, None, free_all, repeats):
+                yield fill(row)
 
         return run

@@ -1,8 +1,8 @@
 """Property path evaluation (SPARQL 1.1, section 18.4 and 9).
 
-:func:`eval_path` yields the solutions of ``s path o`` in one graph. Sequences, alternatives,
-inverses and negated property sets keep duplicates (they are joins and unions);
-``path?``, ``path*`` and ``path+`` are sets of node pairs, computed by a breadth-first
+:func:`eval_path` yields the solutions of ``s path o`` in one graph. Sequences, alternatives
+and inverses keep duplicates (they are joins and unions); a negated property set is a set
+of node pairs, and so are ``path?``, ``path*`` and ``path+``, computed by a breadth-first
 search that visits every node at most once per start node, so cycles terminate. With both
 ends free, ``path*`` starts from every node of the graph (zero-length paths), ``path+`` from
 every node with an outgoing first step.
@@ -119,16 +119,23 @@ def _sequence(ex: Any, parts: list, graph: Any, s: Any, o: Any) -> Iterator[tupl
 
 
 def _negated(ex: Any, path: PathNeg, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
+    """A negated property set: the *set* of node pairs linked by a predicate outside it
+    (SPARQL 1.1, 18.5: two predicates linking the same pair give one solution); ``!(a|^b)``
+    is the union of its forward and inverse sets."""
     forward = set(path.iris)
     inverse = set(path.inverse)
     if forward or not inverse:
+        found: dict[tuple, None] = {}
         for b in ex.match(graph, s if s is not None else _S, _P, o if o is not None else _O):
             if b[".pp"] not in forward:
-                yield (s if s is not None else b[".ps"], o if o is not None else b[".po"])
+                found[(s if s is not None else b[".ps"], o if o is not None else b[".po"])] = None
+        yield from found
     if inverse:
+        found = {}
         for b in ex.match(graph, o if o is not None else _S, _P, s if s is not None else _O):
             if b[".pp"] not in inverse:
-                yield (s if s is not None else b[".po"], o if o is not None else b[".ps"])
+                found[(s if s is not None else b[".po"], o if o is not None else b[".ps"])] = None
+        yield from found
 
 
 def _reach(step: Callable[[Any], Iterable], start: Any, include_start: bool) -> list:
