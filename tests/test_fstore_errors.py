@@ -158,6 +158,15 @@ def test_format_version_is_checked(tmp_path):
         fstore.open(tmp_path / "r")
 
 
+def test_a_format_1_store_is_refused_by_name(tmp_path):
+    repo = fstore.open(tmp_path / "r")
+    with repo._okvs.transaction(write=True) as tx:
+        tx.set(pack("datae", "format"), b"1")
+    repo.close()
+    with pytest.raises(FormatVersionError, match="holds datae format 1; this datae reads format 2"):
+        fstore.open(tmp_path / "r")
+
+
 def test_tampering_is_reported_by_verify(repo):
     with repo.transaction("main", message="long", author="t") as tx:
         fstore.add(tx, None, S, P, 10**2000)  # a number too long for a key: a blob

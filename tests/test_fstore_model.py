@@ -127,13 +127,18 @@ class VersionedStore(RuleBasedStateMachine):
         for name in sorted(forks):
             self.fork(name, "main")
 
-    @rule(data=st.data(), action=st.sampled_from(["transact"] * 4 + ["fork"] + ["merge"] * 3))
+    @rule(data=st.data(), action=st.sampled_from(["transact"] * 4 + ["fork", "fork at a commit", "delete"] + ["merge"] * 3))
     def step(self, data, action) -> None:
         """One change to the store, then the checks of every commit against the model."""
         if action == "transact":
             self.transact(data.draw(self.branch_names), data.draw(ops), data.draw(st.booleans()))
         elif action == "fork":
             self.fork(data.draw(self.branch_names), data.draw(self.branch_names))
+        elif action == "fork at a commit":
+            if self.model.order:
+                self.fork_at(data.draw(self.branch_names), data.draw(st.sampled_from(self.model.order)))
+        elif action == "delete":
+            self.delete(data.draw(self.branch_names))
         else:
             policy = data.draw(st.sampled_from(["abort", "ours", "theirs", "union"]))
             self.merge(data.draw(self.branch_names), data.draw(self.branch_names), policy)
@@ -178,6 +183,22 @@ class VersionedStore(RuleBasedStateMachine):
         self.repo.branch(name, start)
         self.model.branches[name] = self.model.branches[start]
 
+    def fork_at(self, name, commit) -> None:
+        """A branch started at any commit (not a branch head): it shares a snapshot it
+        reads through an overlay."""
+        if name in self.model.branches:
+            return
+        self.repo.branch(name, commit)
+        self.model.branches[name] = commit
+
+    def delete(self, name) -> None:
+        """Delete a branch (never main, the current one): its commits stay readable by id,
+        and the branches that shared its snapshot read on."""
+        if name not in self.model.branches or name == "main":
+            return
+        self.repo.delete_branch(name)
+        del self.model.branches[name]
+
     def merge(self, into, other, policy) -> None:
         model = self.model
         if into not in model.branches or other not in model.branches or into == other:
@@ -218,6 +239,13 @@ class VersionedStore(RuleBasedStateMachine):
             assert fstore.estimate(view, *pattern, cap) == min(cap, len(expected))
             graphs_alive = {pack(BY_KEY[k][0]) for k in self.model.state[commit]}
             assert [pack(g) for g in fstore.graphs(view)] == sorted(graphs_alive)
+        for name, head in self.model.branches.items():  # a branch head reads as its commit
+            expected = sorted(k for k in self.model.at(head) if fits(pattern, BY_KEY[k]))
+            terms = {tuple(map(fstore.to_rdf, BY_KEY[k])) for k in expected}
+            with self.repo.at(name).reading() as view:
+                got = sorted(key(q) for q in fstore.quads(view, *pattern))
+                assert got == expected, (name, pattern)
+                assert set(fstore.quads(view, *pattern, terms=True)) == terms
 
     def diff_two_commits(self, data) -> None:
         a = data.draw(st.sampled_from(self.model.order))
