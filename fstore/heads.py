@@ -218,8 +218,9 @@ class Heads:
     def _apply(self, tx: Transaction, number: int, count: int, changes: Iterable[tuple[list[bytes], bool]]) -> int:
         """Add and remove quads (key items) in snapshot ``number``; returns its new count."""
         born = []
+        snapshot = Packed(pack_value(number))
         for items, alive in changes:
-            row = (number, *[Packed(item) for item in items])
+            row = (snapshot, *[item if type(item) is Packed else Packed(item) for item in items])
             if alive:
                 born.append(row)
             elif self.store.delete(tx, *row):

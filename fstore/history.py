@@ -74,7 +74,12 @@ class History:
     def identity(self, quad: Sequence[Any]) -> bytes:
         """The packed quad (its terms, not their ids): a dict key that tells apart values
         Python calls equal (1, 1.0, True), and what commit ids hash."""
-        return b"".join([pack_value(v) for v in quad])
+        item = self.store.item  # cached packing; a long value comes back as a BlobRef
+        parts = [item(v) for v in quad]
+        for part in parts:
+            if part[0] == BLOBREF_CODE:
+                return b"".join([pack_value(v) for v in quad])
+        return b"".join(parts)
 
     def encode(self, tx: Transaction, values: Sequence[Any], create: bool = False) -> list[Any] | None:
         """The items that stand for ``values`` in keys (Var and Param stay as they are):
@@ -90,9 +95,10 @@ class History:
         return items
 
     def item_bytes(self, items: Sequence[Any]) -> list[Any]:
-        """The key bytes of encoded items (a Var or Param stays as it is)."""
-        encode = self.store._encode
-        return [item if type(item) in _AS_IS else encode(item) for item in items]
+        """The key bytes of encoded items, as :class:`~nstore.pack.Packed` (a Var or Param
+        stays as it is)."""
+        encode = self.store.item
+        return [item if type(item) in _AS_IS else Packed(encode(item)) for item in items]
 
     def value(self, tx: Transaction, item: bytes) -> Any:
         """The stored value of one key item (a term from the dictionary, a blob fetched)."""

@@ -75,6 +75,8 @@ def bulk_add(store: NStore, tx: Transaction, tuples: Iterable[Sequence[Any]], pa
 def _encode_column(store: NStore, values: list) -> list[bytes]:
     """The packed items of one column, as ``store._encode`` makes them (see the module doc
     for when rows share bytes objects and when each gets its own)."""
+    if set(map(type, values)) == {Packed}:  # items packed already (a dictionary's): as they are
+        return values
     encode = store._encode
     sample = list(map(encode, values[:: max(1, len(values) // _SAMPLE)]))
     if len(set(sample)) * _FEW <= len(sample):

@@ -119,7 +119,8 @@ class Dictionary:
             else:
                 wanted[value] = None
         new: list[tuple[Any, bytes, bytes]] = []  # (term, key, packed term)
-        get = tx.get
+        # A dictionary empty when this transaction started holds only what it assigned.
+        get = tx.get if self._fresh_state(tx)["first"] else (lambda key: None)
         for value in wanted:
             packed = pack_value(value)
             key = self._term_key + packed if len(packed) <= INLINE_TERM else self._hash_key + hashlib.sha256(packed).digest()
@@ -154,7 +155,8 @@ class Dictionary:
         fresh = self._fresh.get(tx)
         if fresh is None:
             stored = tx.get(self._next_key)
-            fresh = {"next": int.from_bytes(stored, "big") if stored else 0, "refs": {}, "terms": {}}
+            first = int.from_bytes(stored, "big") if stored else 0
+            fresh = {"next": first, "first": first, "refs": {}, "terms": {}}
             self._fresh[tx] = fresh
             tx.on_commit(lambda: self._publish(fresh))
         return fresh

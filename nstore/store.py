@@ -502,6 +502,11 @@ class NStore:
         that index's permutation order)."""
         return self._index_prefixes[number]
 
+    def item(self, value: Any) -> bytes:
+        """The packed item of one value as keys of this store hold it (a BlobRef if too
+        long), cached for IRIs and strings."""
+        return self._encode(value)
+
     def identity(self, *values: Any) -> bytes:
         """The packed items of a (possibly partial, leading) tuple as they stand in the
         identity index: equal exactly when the stored tuples are equal (``1``, ``1.0`` and
