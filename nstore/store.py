@@ -118,19 +118,21 @@ class NStore:
 
     ``indices`` overrides the index permutations (default: the minimal cover of n items);
     ``blobs`` is where values too long for a key go (default: a blob store of its own).
+    ``prefix`` may also be raw bytes: a keyspace its owner reserves (``fstore.layout``),
+    followed by one byte per index number.
     """
 
     def __init__(
         self,
         okvs: Okvs | None,
-        prefix: tuple,
+        prefix: tuple | bytes,
         items: Sequence[str],
         *,
         indices: Sequence[Sequence[int]] | None = None,
         blobs: BlobStore | None = None,
     ) -> None:
         self.okvs = okvs
-        self.prefix = tuple(prefix)
+        self.prefix = prefix if type(prefix) is bytes else tuple(prefix)
         self.items = tuple(items)
         self.n = len(self.items)
         if len(set(self.items)) != self.n:
@@ -142,11 +144,20 @@ class NStore:
         if self.indices[0] != tuple(range(self.n)):
             # add, delete, ask and bulk_add look a tuple up in index 0 by its items in order.
             raise PatternError(f"index 0 must be the identity {tuple(range(self.n))}, not {self.indices[0]}")
-        # The prefix packs as one nested tuple: self-delimiting, so no store's keys start
-        # with another's (("q",) would otherwise be a byte prefix of ("q", 0)).
-        packed_prefix = pack(self.prefix)
-        self._index_prefixes = [packed_prefix + pack_value(i) for i in range(len(self.indices))]
-        self.blobs = blobs or BlobStore(packed_prefix + pack_value("blob"))
+        if type(prefix) is bytes:
+            # A raw key prefix (an owner's short keyspace byte): index numbers are one byte
+            # each after it, blobs under 0xfe.
+            if not prefix or len(self.indices) > 0xFE:
+                raise PatternError(f"a raw key prefix is non-empty bytes for at most 254 indices, not {prefix!r}")
+            packed_prefix = prefix
+            self._index_prefixes = [prefix + bytes([i]) for i in range(len(self.indices))]
+            self.blobs = blobs or BlobStore(prefix + b"\xfe")
+        else:
+            # The prefix packs as one nested tuple: self-delimiting, so no store's keys start
+            # with another's (("q",) would otherwise be a byte prefix of ("q", 0)).
+            packed_prefix = pack(self.prefix)
+            self._index_prefixes = [packed_prefix + pack_value(i) for i in range(len(self.indices))]
+            self.blobs = blobs or BlobStore(packed_prefix + pack_value("blob"))
         # The longest item kept inline: n of them must fit one key with the index prefix.
         self.inline_limit = (MAX_KEY_SIZE - max(map(len, self._index_prefixes))) // self.n
         if self.inline_limit < _BLOBREF_SIZE:

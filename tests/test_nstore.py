@@ -545,3 +545,24 @@ def test_blobref_values_and_overlong_prefixes_are_refused(tmp_path):
     with pytest.raises(PatternError, match="bytes per item"):
         NStore(db, ("x" * 300,), ("a", "b", "c", "d", "e", "f", "g", "h"))
     db.close()
+
+
+def test_raw_byte_prefix_layout(tmp_path):
+    """A store under a raw one-byte prefix: index i's keys are prefix + byte(i) + items,
+    blobs under prefix + fe (docs/format.md, format 2)."""
+    from nstore import IRI, NStore, okvs
+    from nstore.pack import pack
+
+    db = okvs.open(tmp_path / "db")
+    store = NStore(db, b"\x90", ("s", "p", "o"))
+    with db.transaction(write=True) as tx:
+        store.add(tx, IRI("a"), IRI("p"), 7)
+        store.add(tx, IRI("a"), IRI("p"), "x" * 600)
+        keys = [key for key, _ in tx.range(None, None)]
+        assert store.ask(tx, IRI("a"), IRI("p"), "x" * 600)
+    item = pack(IRI("a"), IRI("p"), 7)
+    assert b"\x90\x00" + item in keys
+    assert b"\x90\x01" + pack(IRI("p"), 7, IRI("a")) in keys
+    assert sum(key.startswith(b"\x90\xfe") for key in keys) == 2  # the long value and its count
+    assert all(key[:1] == b"\x90" for key in keys)
+    db.close()
