@@ -1,7 +1,10 @@
 """The datae paper's fstore functions: add / rm / ask / from_ / where / select / count.
 
 Reads take a :class:`View` (``repo.at(ref)``) or an open write :class:`Transaction` (which
-sees its own changes); writes take a transaction.
+sees its own changes); writes take a transaction. Writes take RDF terms or Python values
+(``"Bea"`` is the literal ``"Bea"``, ``5`` an ``xsd:integer``); reads give RDF terms, so a term
+read back equals the term written (``Literal.value`` is its Python value; ``terms=False``
+gives stored values).
 
 >>> import tempfile, fstore
 >>> from fstore import IRI, Var
@@ -12,7 +15,7 @@ sees its own changes); writes take a transaction.
 >>> view = repo.at("main")
 >>> list(fstore.select(fstore.from_(view, None, IRI("urn:a"), IRI("urn:knows"), Var("x")),
 ...                    fstore.where(view, None, Var("x"), IRI("urn:name"), Var("name"))))
-[{'x': IRI('urn:b'), 'name': 'Bea'}]
+[{'x': IRI('urn:b'), 'name': Literal('Bea')}]
 >>> repo.close()
 """
 
@@ -66,12 +69,12 @@ def ask(view: Readable, graph: Any, subject: Any, predicate: Any, object: Any) -
 
 
 def from_(view: Readable, *pattern: Any, offset: int = 0, limit: int | None = None) -> Iterator[Bindings]:
-    """Yield ``{variable: value}`` for each quad matching the pattern (values or ``Var``)."""
+    """Yield ``{variable: RDF term}`` for each quad matching the pattern (values or ``Var``)."""
     prepared = prepare_pattern(pattern)
     if offset < 0 or (limit is not None and limit < 0):
         raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
     slots = [(i, item.name) for i, item in enumerate(prepared) if type(item) is Var]
-    matched = _readable(view)._match(prepared)
+    matched = _readable(view)._match(prepared, None, True)
     if offset or limit is not None:
         matched = islice(matched, offset, None if limit is None else offset + limit)
     for quad in matched:
@@ -86,7 +89,7 @@ def quads(
     object: Any,
     *,
     within: NumericRange | None = None,
-    terms: bool = False,
+    terms: bool = True,
 ) -> Iterator[Quad]:
     """Yield each quad ``(graph, subject, predicate, object)`` matching the pattern (values
     or ``Var``), whole: :func:`from_` without building a dict per match.
@@ -102,7 +105,7 @@ def quads(
     >>> with repo.transaction("main", message="m") as tx:
     ...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), 1)
     >>> list(fstore.quads(repo.at("main"), None, Var("s"), fstore.IRI("urn:p"), Var("o")))
-    [(None, IRI('urn:a'), IRI('urn:p'), 1)]
+    [(None, IRI('urn:a'), IRI('urn:p'), Literal('1', datatype='http://www.w3.org/2001/XMLSchema#integer'))]
     >>> repo.close()
     """
     prepared = prepare_pattern((graph, subject, predicate, object))
@@ -111,7 +114,7 @@ def quads(
     return _readable(view)._match(prepared, within, terms)
 
 
-def prepare(view: Readable, graph: Any, subject: Any, predicate: Any, object: Any, *, terms: bool = False) -> Callable[..., Iterator[Quad]]:
+def prepare(view: Readable, graph: Any, subject: Any, predicate: Any, object: Any, *, terms: bool = True) -> Callable[..., Iterator[Quad]]:
     """Plan once a read whose ``Param()`` positions change from call to call, as a join
     does for every solution it extends: ``read(*values)`` yields what ``quads`` would with
     those values (in pattern order) in place of the params, without planning again.
@@ -123,7 +126,7 @@ def prepare(view: Readable, graph: Any, subject: Any, predicate: Any, object: An
     ...     fstore.add(tx, None, fstore.IRI("urn:a"), name, "Ann")
     ...     fstore.add(tx, None, fstore.IRI("urn:b"), name, "Bob")
     >>> read = fstore.prepare(repo.at("main"), None, fstore.Param(), name, Var("n"))
-    >>> [q[3] for who in ("urn:b", "urn:a", "urn:c") for q in read(fstore.IRI(who))]
+    >>> [q[3].value for who in ("urn:b", "urn:a", "urn:c") for q in read(fstore.IRI(who))]
     ['Bob', 'Ann']
     >>> repo.close()
     """

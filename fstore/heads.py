@@ -20,7 +20,7 @@ of history. ``docs/format.md`` gives the keys.
 >>> repo.branch("edit")
 >>> with repo.transaction("edit", message="e") as tx:
 ...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), 2)
->>> sorted(q[3] for q in fstore.quads(repo.at("edit"), None, fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
+>>> sorted(q[3].value for q in fstore.quads(repo.at("edit"), None, fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
 [1, 2]
 >>> repo.close()
 """

@@ -14,7 +14,7 @@ still decides. It never drops a match, and it reads only the keys in range.
 ...     for who, years in [("ann", 31), ("bob", 45.5), ("cy", 52)]:
 ...         fstore.add(tx, None, fstore.IRI("urn:" + who), age, years)
 >>> view = repo.at("main")
->>> [q[3] for q in fstore.quads(view, None, fstore.Var("s"), age, fstore.Var("o"), within=NumericRange(40, 50))]
+>>> [q[3].value for q in fstore.quads(view, None, fstore.Var("s"), age, fstore.Var("o"), within=NumericRange(40, 50))]
 [45.5]
 >>> repo.close()
 """

@@ -11,7 +11,7 @@
 ...     fstore.rm(tx, None, IRI("urn:alice"), IRI("urn:name"), "Alice")
 ...     fstore.add(tx, None, IRI("urn:alice"), IRI("urn:name"), "Alicia")
 >>> merged = repo.merge("main", "edit")          # a fast-forward
->>> [op + " " + quad[3] for op, quad in repo.diff(first, "main")]
+>>> [op + " " + quad[3].value for op, quad in repo.diff(first, "main")]
 ['- Alice', '+ Alicia']
 >>> repo.close()
 """
@@ -38,6 +38,7 @@ from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
 from .merge import Policy, check_policy, plan_merge
 from .refs import BRANCH, TAG, Refs, check_ref_name
 from .transaction import Transaction
+from .values import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "Repository", "FORMAT_VERSION"]
@@ -52,6 +53,11 @@ DEFAULT_BRANCH = "main"
 def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
     """Open the repository at ``path``, creating it (with an empty ``main``) if missing."""
     return Repository(path, map_size=map_size)
+
+
+def _terms(quad: Quad) -> Quad:
+    """A quad as RDF terms (what every read of the API gives; see ``fstore.to_rdf``)."""
+    return tuple(map(to_rdf, quad))  # type: ignore[return-value]
 
 
 def _now() -> _dt.datetime:
@@ -308,7 +314,8 @@ class Repository:
     def diff(self, a: str, b: str) -> Iterator[tuple[str, Quad]]:
         """``("+" | "-", quad)`` for each quad whose state differs from commit a to commit b."""
         with self._okvs.transaction() as tx:
-            yield from diff_seqs(self, tx, self._resolve(tx, a), self._resolve(tx, b))
+            for op, quad in diff_seqs(self, tx, self._resolve(tx, a), self._resolve(tx, b)):
+                yield op, _terms(quad)
 
     def blame(self, ref: str, graph: Any, subject: Any, predicate: Any, object: Any) -> Commit | None:
         """The commit that gave this quad its state (present or removed) at ``ref``; None if
@@ -324,7 +331,7 @@ class Repository:
         pattern = prepare_pattern(pattern)
         with self._okvs.transaction() as tx:
             for seq, changes in history_of(self, tx, self._resolve(tx, ref), pattern):
-                yield self._commits.get(tx, seq), changes
+                yield self._commits.get(tx, seq), [(op, _terms(quad)) for op, quad in changes]
 
     # -- tables (see fstore.tables) -----------------------------------------------------
 
@@ -354,7 +361,7 @@ class Repository:
         pattern = prepare_pattern(pattern)
         with self._okvs.transaction() as tx:
             for quad, seqs in versions_of(self, tx, self._resolve(tx, ref), pattern):
-                yield quad, [self._commits.get(tx, s) for s in seqs]
+                yield _terms(quad), [self._commits.get(tx, s) for s in seqs]
 
     def verify(self) -> list[str]:
         """Recompute every commit id and blob hash; returns a description of each mismatch

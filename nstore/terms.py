@@ -13,7 +13,17 @@ True
 
 from __future__ import annotations
 
-__all__ = ["IRI", "BNode", "Literal", "XSD_STRING", "RDF_LANGSTRING"]
+import base64
+import binascii
+import datetime as _dt
+from decimal import Decimal
+from typing import Any
+
+__all__ = [
+    "IRI", "BNode", "Literal", "XSD", "XSD_STRING", "RDF_LANGSTRING", "XSD_INTEGER", "XSD_BOOLEAN", "XSD_DOUBLE",
+    "XSD_DECIMAL", "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "canonical", "to_rdf", "double_lexical",
+    "decimal_lexical",
+]
 
 
 class IRI:
@@ -128,6 +138,17 @@ class Literal:
     def __setattr__(self, name, value):
         raise AttributeError("Literal is immutable")
 
+    @property
+    def value(self) -> Any:
+        """The Python value this literal stands for exactly (``str``, ``int``, ``float``,
+        ``bool``, ``Decimal``, ``date``, ``datetime``, ``bytes``), or the literal itself
+        when none does (a language tag, another datatype, a non-canonical lexical form).
+
+        >>> Literal("42", XSD_INTEGER).value, Literal("chat", lang="fr").value
+        (42, Literal('chat', lang='fr'))
+        """
+        return canonical(self)
+
     def _key(self) -> tuple[str, str, str]:
         return (self.lexical, self.datatype.value if self.datatype else "", self.lang or "")
 
@@ -166,3 +187,124 @@ class Literal:
 
 def _literal(lexical: str, datatype: str, lang: str) -> Literal:
     return Literal(lexical, datatype or None, lang or None)
+
+
+# -- XSD values: the one conversion between literals and Python values ---------------------
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_INTEGER = IRI(XSD + "integer")
+XSD_BOOLEAN = IRI(XSD + "boolean")
+XSD_DOUBLE = IRI(XSD + "double")
+XSD_DECIMAL = IRI(XSD + "decimal")
+XSD_DATE = IRI(XSD + "date")
+XSD_DATETIME = IRI(XSD + "dateTime")
+XSD_BASE64 = IRI(XSD + "base64Binary")
+
+def canonical(value: Any) -> Any:
+    """The stored form of a value: a literal that a Python value represents exactly (``to_rdf``
+    of that value gives the literal back, same lexical form) becomes that value; any other
+    literal stays a Literal, so every lexical form round-trips."""
+    if type(value) is not Literal or value.lang is not None:
+        return value
+    datatype = value.datatype
+    if datatype is None:
+        return value.lexical
+    parse = _PARSERS.get(datatype)
+    if parse is None:
+        return value
+    try:
+        native = parse(value.lexical)
+    except (ValueError, ArithmeticError, binascii.Error):
+        return value
+    return native if to_rdf(native) == value else value
+
+
+def _parse_boolean(lexical: str) -> bool:
+    if lexical not in ("true", "false"):
+        raise ValueError(lexical)
+    return lexical == "true"
+
+
+def _parse_double(lexical: str) -> float:
+    special = {"NaN": float("nan"), "INF": float("inf"), "-INF": float("-inf")}
+    return special[lexical] if lexical in special else float(lexical)
+
+
+def _parse_date(lexical: str) -> _dt.date:
+    return _dt.date.fromisoformat(lexical)
+
+
+_PARSERS = {
+    XSD_INTEGER: int,
+    XSD_BOOLEAN: _parse_boolean,
+    XSD_DOUBLE: _parse_double,
+    XSD_DECIMAL: Decimal,
+    XSD_DATE: _parse_date,
+    XSD_DATETIME: _dt.datetime.fromisoformat,
+    XSD_BASE64: lambda lexical: base64.b64decode(lexical, validate=True),
+}
+
+
+def to_rdf(value: Any) -> IRI | Literal | BNode | None:
+    """The RDF term of a stored value (None stays None: the default graph)."""
+    kind = type(value)
+    if kind in (IRI, Literal, BNode) or value is None:
+        return value
+    if kind is str:
+        return Literal(value)
+    if kind is bool:
+        return Literal("true" if value else "false", XSD_BOOLEAN)
+    if kind is int:
+        return Literal(str(value), XSD_INTEGER)
+    if kind is float:
+        return Literal(double_lexical(value), XSD_DOUBLE)
+    if kind is Decimal:
+        return Literal(decimal_lexical(value), XSD_DECIMAL)
+    if kind is _dt.datetime:
+        return Literal(value.isoformat(), XSD_DATETIME)
+    if kind is _dt.date:
+        return Literal(value.isoformat(), XSD_DATE)
+    if kind is bytes:
+        return Literal(base64.b64encode(value).decode("ascii"), XSD_BASE64)
+    for base in (bool, int, float, str, bytes, Decimal):  # subclasses (IntEnum, str enums...)
+        if isinstance(value, base):
+            return to_rdf(base(value))
+    raise TypeError(f"no RDF term for a {type(value).__name__}: {value!r:.80}")
+
+
+def double_lexical(value: float) -> str:
+    """The canonical xsd:double lexical form (``1.5E0``, ``1.0E20``, ``NaN``, ``-INF``)."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "INF" if value > 0 else "-INF"
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    exp = int(exponent or 0)
+    # Normalise to one digit before the point: 123.5 -> 1.235E2.
+    sign = ""
+    if mantissa.startswith("-"):
+        sign, mantissa = "-", mantissa[1:]
+    digits, _, fraction = mantissa.partition(".")
+    all_digits = (digits + fraction).lstrip("0")
+    if not all_digits:
+        return f"{sign}0.0E0"
+    exp += len(digits) - 1
+    leading_zeros = len(digits + fraction) - len((digits + fraction).lstrip("0"))
+    exp -= leading_zeros
+    all_digits = all_digits.rstrip("0") or "0"
+    head, tail = all_digits[0], all_digits[1:] or "0"
+    return f"{sign}{head}.{tail}E{exp}"
+
+
+def decimal_lexical(value: Decimal) -> str:
+    """The canonical xsd:decimal lexical form: no trailing zeros, at least one fraction digit
+    (``1.5``, ``3.0``, ``-0.25``) — the form that survives packing, which drops trailing
+    zeros. Exact: ``normalize()`` would round to the context's 28 digits."""
+    if value.is_zero():
+        return "0.0"
+    text = format(value, "f")
+    if "." not in text:
+        return text + ".0"
+    text = text.rstrip("0")
+    return text + "0" if text.endswith(".") else text

@@ -15,7 +15,7 @@ each solution. The transaction, not this module, makes the commit.
 ...     stats = apply_update(tx, parse_update(text))
 >>> stats
 UpdateStats(operations=2, deleted=1, inserted=2)
->>> [b["o"] for b in fstore.from_(repo.at("main"), None, fstore.IRI("urn:a"), fstore.IRI("urn:n"), fstore.Var("o"))]
+>>> [b["o"].value for b in fstore.from_(repo.at("main"), None, fstore.IRI("urn:a"), fstore.IRI("urn:n"), fstore.Var("o"))]
 [2]
 >>> repo.close()
 """

@@ -75,7 +75,7 @@ def test_sigkill_mid_transaction(tmp_path, phase, delay):
         assert repo.verify() == []
         for i, commit in enumerate(commits):
             view = repo.at(commit)
-            objects = sorted(b["o"] for b in fstore.from_(view, None, IRI(f"urn:s{i}"), IRI("urn:p"), Var("o")))
+            objects = sorted(b["o"].value for b in fstore.from_(view, None, IRI(f"urn:s{i}"), IRI("urn:p"), Var("o")))
             assert objects == list(range(100))
         assert fstore.count(repo.at("main"), Var("g"), Var("s"), IRI("urn:q"), Var("o")) == 0
         with repo._okvs.transaction() as tx:

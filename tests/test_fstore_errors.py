@@ -216,9 +216,9 @@ def test_blame_and_history_in_a_linear_story(repo):
     assert repo.blame("main", None, S, P, "one").id == second  # it removed it
     assert repo.blame(first, None, S, P, "one").id == first
     assert repo.blame("main", None, S, P, "never") is None
-    story = [(c.message, sorted((op, q[3]) for op, q in changes)) for c, changes in repo.history("main", None, S, P, Var("o"))]
+    story = [(c.message, sorted((op, q[3].value) for op, q in changes)) for c, changes in repo.history("main", None, S, P, Var("o"))]
     assert story == [("second", [("+", "uno"), ("-", "one")]), ("first", [("+", "one")])]
     by_commit = defaultdict(list)
     for op, quad in repo.diff(first, second):
-        by_commit[op].append(quad[3])
+        by_commit[op].append(quad[3].value)
     assert dict(by_commit) == {"+": ["uno"], "-": ["one"]}

@@ -34,7 +34,8 @@ patterns = st.tuples(*(st.one_of(st.just(Var(n)), st.sampled_from(pool)) for n, 
 
 
 def key(quad) -> bytes:
-    return pack(*quad)
+    """A quad's bytes whether its items are written values or the RDF terms reads give."""
+    return pack(*map(fstore.canonical, quad))
 
 
 def fits(pattern, quad) -> bool:

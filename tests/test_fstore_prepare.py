@@ -67,8 +67,8 @@ def test_prepared_read_in_a_pinned_view_and_after(tmp_path):
     view = repo.at("main")
     with view.reading() as pinned:
         read = fstore.prepare(pinned, None, Param(), PREDICATES[0], Var("o"))
-        assert [q[3] for q in read(NODES[0])] == [1]
-    assert [q[3] for q in read(NODES[0])] == [1]  # the block ended: a transaction per read
+        assert [q[3].value for q in read(NODES[0])] == [1]
+    assert [q[3].value for q in read(NODES[0])] == [1]  # the block ended: a transaction per read
     with pytest.raises(PackError, match="pattern object"):
         fstore.prepare(view, None, Param(), PREDICATES[0], object())
     with pytest.raises(PackError, match="param"):

@@ -34,8 +34,9 @@ def ex(name: str) -> IRI:
 
 
 def quads(repo: fstore.Repository, ref: str = "main") -> set:
-    view = repo.at(ref)
-    return {(b["g"], b["s"], b["p"], b["o"]) for b in fstore.from_(view, V("g"), V("s"), V("p"), V("o"))}
+    """The quads at ``ref`` as stored values (``terms=False``: ``1`` rather than the
+    literal), which the expectations below are written in."""
+    return set(fstore.quads(repo.at(ref), V("g"), V("s"), V("p"), V("o"), terms=False))
 
 
 @pytest.fixture
