@@ -21,7 +21,8 @@ from typing import Any
 
 __all__ = [
     "IRI", "BNode", "Literal", "XSD", "XSD_STRING", "RDF_LANGSTRING", "XSD_INTEGER", "XSD_BOOLEAN", "XSD_DOUBLE",
-    "XSD_DECIMAL", "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "canonical", "to_rdf", "double_lexical",
+    "XSD_DECIMAL", "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "XSD_FLOAT", "XSD_TIME", "XSD_DAYTIMEDURATION",
+    "RDF_NS", "canonical", "to_rdf", "double_lexical",
     "decimal_lexical",
 ]
 
@@ -97,8 +98,10 @@ class BNode:
         return (BNode, (self.id,))
 
 
-XSD_STRING = IRI("http://www.w3.org/2001/XMLSchema#string")
-RDF_LANGSTRING = IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#langString")
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+XSD_STRING = IRI(XSD + "string")
+RDF_LANGSTRING = IRI(RDF_NS + "langString")
 
 
 class Literal:
@@ -191,7 +194,6 @@ def _literal(lexical: str, datatype: str, lang: str) -> Literal:
 
 # -- XSD values: the one conversion between literals and Python values ---------------------
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
 XSD_INTEGER = IRI(XSD + "integer")
 XSD_BOOLEAN = IRI(XSD + "boolean")
 XSD_DOUBLE = IRI(XSD + "double")
@@ -199,6 +201,9 @@ XSD_DECIMAL = IRI(XSD + "decimal")
 XSD_DATE = IRI(XSD + "date")
 XSD_DATETIME = IRI(XSD + "dateTime")
 XSD_BASE64 = IRI(XSD + "base64Binary")
+XSD_FLOAT = IRI(XSD + "float")
+XSD_TIME = IRI(XSD + "time")
+XSD_DAYTIMEDURATION = IRI(XSD + "dayTimeDuration")
 
 def canonical(value: Any) -> Any:
     """The stored form of a value: a literal that a Python value represents exactly (``to_rdf``

@@ -21,17 +21,26 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from fstore.values import (
+from nstore.terms import (
+    RDF_LANGSTRING,
+    RDF_NS,
     XSD,
     XSD_BOOLEAN,
     XSD_DATE,
     XSD_DATETIME,
+    XSD_DAYTIMEDURATION,
     XSD_DECIMAL,
     XSD_DOUBLE,
+    XSD_FLOAT,
     XSD_INTEGER,
+    XSD_STRING,
+    XSD_TIME,
+    IRI,
+    BNode,
+    Literal,
+    decimal_lexical,
     double_lexical,
 )
-from nstore.terms import IRI, RDF_LANGSTRING, BNode, Literal
 
 __all__ = [
     "IRI",
@@ -75,11 +84,6 @@ class EvalError(Exception):
     false, BIND leaves the variable unbound."""
 
 
-RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-XSD_STRING = IRI(XSD + "string")
-XSD_FLOAT = IRI(XSD + "float")
-XSD_TIME = IRI(XSD + "time")
-XSD_DAYTIMEDURATION = IRI(XSD + "dayTimeDuration")
 
 INT, DEC, FLT, DBL = 0, 1, 2, 3
 
@@ -192,16 +196,6 @@ def _float_lexical(value: float) -> str:
         if to_float32(float(text)) == value:
             return double_lexical(float(text))
     return double_lexical(value)
-
-
-def decimal_lexical(value: Decimal) -> str:
-    """The canonical xsd:decimal lexical form (``1.5``, ``2.0``, ``-0.25``)."""
-    if value == value.to_integral_value():
-        return f"{int(value)}.0"
-    text = format(value.normalize(), "f")
-    if text.startswith("-0") and Decimal(text) == 0:
-        text = text[1:]
-    return text
 
 
 def make_numeric(kind: int, value: Any) -> Literal:

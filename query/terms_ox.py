@@ -12,11 +12,11 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from .terms import BNode, IRI, Literal
+from .terms import XSD_STRING, BNode, IRI, Literal
 
 __all__ = ["to_ox", "from_ox"]
 
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_XSD_STRING = XSD_STRING.value
 
 
 def to_ox(term: Any) -> Any:

@@ -36,6 +36,8 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, Callable, Sequence
 
+from nstore import terms as _xsd
+
 from ..values import IRI, BNode, Literal, to_rdf
 
 __all__ = [
@@ -59,16 +61,17 @@ __all__ = [
 
 IRI_KIND, BNODE_KIND, LITERAL_KIND = "iri", "bnode", "literal"
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-XSD_STRING = XSD + "string"
-XSD_INTEGER = XSD + "integer"
-XSD_BOOLEAN = XSD + "boolean"
-XSD_DOUBLE = XSD + "double"
-XSD_DECIMAL = XSD + "decimal"
-XSD_DATE = XSD + "date"
-XSD_DATETIME = XSD + "dateTime"
-XSD_BASE64 = XSD + "base64Binary"
-RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+# Datatype IRIs as the text columns hold them (the term model's names, nstore.terms).
+XSD = _xsd.XSD
+XSD_STRING = _xsd.XSD_STRING.value
+XSD_INTEGER = _xsd.XSD_INTEGER.value
+XSD_BOOLEAN = _xsd.XSD_BOOLEAN.value
+XSD_DOUBLE = _xsd.XSD_DOUBLE.value
+XSD_DECIMAL = _xsd.XSD_DECIMAL.value
+XSD_DATE = _xsd.XSD_DATE.value
+XSD_DATETIME = _xsd.XSD_DATETIME.value
+XSD_BASE64 = _xsd.XSD_BASE64.value
+RDF_LANGSTRING = _xsd.RDF_LANGSTRING.value
 
 # object_decimal is DECIMAL(38, 18), Spark's type for Python decimals.
 DECIMAL_PRECISION, DECIMAL_SCALE = 38, 18
