@@ -38,13 +38,14 @@ from nstore.okvs import Okvs, Transaction
 from nstore.pack import Packed, find_items, pack, pack_value, split, unpack
 from nstore.store import Param
 
+from .refs import BRANCH, Refs
 from .values import to_rdf
 
 if TYPE_CHECKING:
     from .history import History, Quad
     from .ranges import NumericRange
 
-__all__ = ["Heads", "Reader", "Overlay", "SNAPSHOT_INDICES", "OVERLAY_LIMIT"]
+__all__ = ["Heads", "Reader", "Overlay", "SNAPSHOT_INDICES", "OVERLAY_LIMIT", "repeated_vars"]
 
 SNAPSHOT_INDICES = tuple((0,) + tuple(i + 1 for i in perm) for perm in minimal_permutations(4))
 OVERLAY_LIMIT = 20_000
@@ -169,8 +170,6 @@ class Heads:
             self._fold(tx, number, seq, head, heir, count)
 
     def history_head(self, tx: Transaction, branch: str) -> int | None:
-        from .refs import BRANCH, Refs
-
         return Refs().get(tx, BRANCH, branch)[1]
 
     def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int,
@@ -424,9 +423,7 @@ class Reader:
 
     def _free(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], list[tuple[int, int]]]:
         """Free positions (1-based, as in snapshot keys) and repeated Var pairs (0-based)."""
-        from .history import _repeats
-
-        return tuple(i + 1 for i, item in enumerate(pattern) if type(item) is Var), _repeats(pattern)
+        return tuple(i + 1 for i, item in enumerate(pattern) if type(item) is Var), repeated_vars(pattern)
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -583,3 +580,16 @@ class Reader:
                 yield fill(row)
 
         return run
+
+
+def repeated_vars(pattern: Sequence[Any]) -> list[tuple[int, int]]:
+    """Pairs of positions holding the same Var (their items must be equal)."""
+    first: dict[str, int] = {}
+    pairs = []
+    for position, item in enumerate(pattern):
+        if type(item) is Var:
+            if item.name in first:
+                pairs.append((position, first[item.name]))
+            else:
+                first[item.name] = position
+    return pairs

@@ -22,6 +22,7 @@ from nstore.okvs import Okvs, Transaction
 from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
 
+from .heads import Heads, repeated_vars
 from .layout import QUADS, Space
 from .values import to_rdf
 
@@ -57,8 +58,6 @@ class History:
     in the repository's dictionary (see the module docstring)."""
 
     def __init__(self, okvs: Okvs, commits: CommitStore, dictionary: Dictionary, space: Space = QUADS) -> None:
-        from .heads import Heads
-
         self.okvs = okvs
         self.commits = commits
         self.space = space
@@ -211,7 +210,7 @@ class History:
                 break
             lead.append(self.item_bytes([item])[0])
         checks = [(i, self.item_bytes([item])[0]) for i, item in enumerate(items) if i >= len(lead) and type(item) is not Var]
-        repeats = _repeats(pattern)
+        repeats = repeated_vars(pattern)
         prefix = self.store.index_prefix(0) + b"".join(lead)
         skip = len(prefix)
         count = 5 - len(lead)
@@ -258,16 +257,3 @@ class History:
     def match(self, tx: Transaction, pattern: Sequence[Any], seq: int | None, within: Any = None, terms: bool = False) -> Iterator[Quad]:
         """Each quad matching ``pattern`` alive at commit ``seq`` (see :meth:`Reader.match`)."""
         return self.reader(tx, seq).match(pattern, within, terms)
-
-
-def _repeats(pattern: Sequence[Any]) -> list[tuple[int, int]]:
-    """Pairs of positions holding the same Var (their items must be equal)."""
-    first: dict[str, int] = {}
-    pairs = []
-    for position, item in enumerate(pattern):
-        if type(item) is Var:
-            if item.name in first:
-                pairs.append((position, first[item.name]))
-            else:
-                first[item.name] = position
-    return pairs

@@ -13,7 +13,6 @@ significance rule stays true at the merge commit and at every descendant.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Union
 
@@ -120,10 +119,7 @@ class GraphMerger(Protocol):
     def merge(self, sides: MergeSides, graph: Any, conflicts: list[Conflict], policy: Policy) -> GraphResolution: ...
 
 
-GRAPH_MERGERS: list[GraphMerger] = []
-# fstore's own graph mergers, imported on first use so a merge never runs without them.
-_DEFAULT_MERGER_MODULES = ("fstore.tables.merging",)
-_defaults_loaded = False
+GRAPH_MERGERS: list[GraphMerger] = []  # fstore.tables registers its own when fstore is imported
 
 
 def register_graph_merger(merger: GraphMerger) -> None:
@@ -133,12 +129,7 @@ def register_graph_merger(merger: GraphMerger) -> None:
 
 
 def graph_mergers() -> list[GraphMerger]:
-    """The registered graph mergers (fstore's own are loaded on first call)."""
-    global _defaults_loaded
-    if not _defaults_loaded:
-        for module in _DEFAULT_MERGER_MODULES:
-            importlib.import_module(module)
-        _defaults_loaded = True
+    """The registered graph mergers."""
     return GRAPH_MERGERS
 
 

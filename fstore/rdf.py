@@ -23,6 +23,7 @@ from nstore import Var
 from nstore.errors import DataeError
 from nstore.pack import pack
 
+from .api import add, from_, rm
 from .values import IRI, BNode, Literal, canonical, to_rdf
 
 __all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError", "FORMATS"]
@@ -136,8 +137,6 @@ def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | 
     importing a new release of a dataset means). The file is parsed completely before
     anything changes, so a syntax error leaves the transaction untouched.
     """
-    from .api import add, from_, rm
-
     quads = list(parse(source, format, base_iri=base_iri, graph=graph))
     if replace:
         for g in {pack(q[0]): q[0] for q in quads}.values():

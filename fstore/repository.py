@@ -33,6 +33,7 @@ from nstore.pack import pack
 from .commits import Commit, CommitStore, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
 from .errors import MergeConflict, MergeError, RefInUseError, UnknownRefError
+from .extensions import provided
 from .history import History, Quad
 from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
 from .merge import Policy, check_policy, plan_merge
@@ -338,22 +339,16 @@ class Repository:
     def table_diff(self, a: str, b: str, name: str, *, python: bool = True):
         """Rows of table ``name`` inserted, deleted and updated (with the changed cells)
         from ref ``a`` to ref ``b``: a :class:`fstore.tables.changes.TableDiff`."""
-        from .tables.changes import table_diff
-
-        return table_diff(self, a, b, name, python=python)
+        return provided("table_diff")(self, a, b, name, python=python)
 
     def table_log(self, ref: str, name: str, pk: Any, *, python: bool = True):
         """The commits that changed one row of table ``name``, newest first (a list of
         :class:`fstore.tables.changes.LogEntry`)."""
-        from .tables.changes import table_log
-
-        return table_log(self, ref, name, pk, python=python)
+        return provided("table_log")(self, ref, name, pk, python=python)
 
     def table_blame(self, ref: str, name: str, pk: Any, column: str) -> Commit | None:
         """The commit that gave one cell of table ``name`` its value at ``ref``."""
-        from .tables.changes import table_blame
-
-        return table_blame(self, ref, name, pk, column)
+        return provided("table_blame")(self, ref, name, pk, column)
 
     def versions(self, ref: str, *pattern: Any) -> Iterator[tuple[Quad, list[Commit]]]:
         """For each quad matching ``pattern`` that holds in some commit of ``ref``'s ancestry:

@@ -16,6 +16,7 @@ from nstore import Var
 from nstore.pack import pack_value
 from nstore.store import Param
 
+from .extensions import provided
 from .history import Quad
 from .layout import QUADS, TABLES
 from .ranges import NumericRange
@@ -244,9 +245,7 @@ class Transaction:
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:
         ``insert`` / ``update`` / ``upsert`` / ``delete`` / ``alter``, and reads that see
         this transaction's writes. Create one with ``fstore.tables.create``."""
-        from .tables.store import open_table
-
-        return open_table(self, name)
+        return provided("open_table")(self, name)
 
     def __repr__(self) -> str:
         state = "open" if self._tx is not None else "closed"

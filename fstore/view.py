@@ -20,6 +20,7 @@ from nstore import Var
 from nstore.store import Param
 from nstore.errors import PatternError
 
+from .extensions import provided
 from .history import Quad
 from .ranges import NumericRange
 from .values import ALREADY_CANONICAL as _CANONICAL
@@ -166,9 +167,7 @@ class View:
     def table(self, name: str):
         """The table (Kart dataset) ``name`` at this commit, read-only: ``schema``,
         ``get(pk)``, ``rows()``, ``len()``. See :mod:`fstore.tables`."""
-        from .tables.dataset import table_at
-
-        return table_at(self, name)
+        return provided("table_at")(self, name)
 
     def __repr__(self) -> str:
         commit = self.commit.short_id if self.commit else "no commits"

@@ -79,6 +79,14 @@ from .kart_export import export_kart_tree  # noqa: E402
 from .csv_io import export_csv, import_csv  # noqa: E402
 from .sqlite_io import export_sqlite, import_sqlite  # noqa: E402
 from .frames import import_dataframe, to_dataframe  # noqa: E402
+from .dataset import table_at  # noqa: E402
+from .store import open_table  # noqa: E402
+from ..extensions import provide  # noqa: E402
+
+# What View.table, Transaction.table and Repository.table_* call (the core never imports us).
+for _name, _function in (("table_at", table_at), ("open_table", open_table), ("table_diff", table_diff),
+                         ("table_log", table_log), ("table_blame", table_blame)):
+    provide(_name, _function)
 
 
 def list_tables(readable) -> list[str]:
