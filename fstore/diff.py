@@ -16,18 +16,18 @@ from .history import History, Quad, winner
 from .transaction import matches
 
 if TYPE_CHECKING:
-    from .repository import Repository
+    from .storage import Storage
 
 __all__ = ["diff_seqs", "history_of", "blame_seq", "versions_of"]
 
 
-def diff_seqs(repo: Repository, tx: OkvsTransaction, a: int | None, b: int | None, pattern: Sequence[Any] | None = None,
+def diff_seqs(storage: Storage, tx: OkvsTransaction, a: int | None, b: int | None, pattern: Sequence[Any] | None = None,
               history: History | None = None) -> Iterator[tuple[str, Quad]]:
     """``("+", quad)`` for quads alive at b but not a, ``("-", quad)`` for the reverse, in key
     order; only quads matching ``pattern`` if given. ``history``: the space (default the
     quads; the tables space for a table diff)."""
-    commits = repo._commits
-    history = history or repo._history
+    commits = storage.commits
+    history = history or storage.quads
     anc_a = commits.ancestors(tx, a)
     anc_b = commits.ancestors(tx, b)
     candidates: dict[bytes, Quad] = {}
@@ -46,19 +46,19 @@ def diff_seqs(repo: Repository, tx: OkvsTransaction, a: int | None, b: int | Non
             yield ("+" if alive_b else "-"), quad
 
 
-def blame_seq(repo: Repository, tx: OkvsTransaction, seq: int | None, quad: Quad) -> int | None:
+def blame_seq(storage: Storage, tx: OkvsTransaction, seq: int | None, quad: Quad) -> int | None:
     """The commit whose record gives ``quad`` its state at ``seq`` (None: never recorded)."""
-    best = winner(repo._history.records(tx, quad), repo._commits.ancestors(tx, seq))
+    best = winner(storage.quads.records(tx, quad), storage.commits.ancestors(tx, seq))
     return None if best is None else best[0]
 
 
-def history_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: Sequence[Any],
+def history_of(storage: Storage, tx: OkvsTransaction, seq: int | None, pattern: Sequence[Any],
                history: History | None = None) -> Iterator[tuple[int, list[tuple[str, Quad]]]]:
     """For each commit in ``seq``'s ancestry (newest first) that changed quads matching the
     pattern: ``(commit seq, [(op, quad), ...])``. A merge's changes are its diff against its
     first parent. ``history``: the space, as for :func:`diff_seqs`."""
-    commits = repo._commits
-    history = history or repo._history
+    commits = storage.commits
+    history = history or storage.quads
     ancestry = commits.ancestors(tx, seq)
     by_commit: dict[int, list[tuple[str, Quad]]] = {}
     merges = {s for s in ancestry if len(commits.parents(tx, s)) > 1}
@@ -67,23 +67,23 @@ def history_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: 
             if record_seq in ancestry and record_seq not in merges:
                 by_commit.setdefault(record_seq, []).append(("+" if alive else "-", quad[0]))
     for merge in merges:
-        changes = list(diff_seqs(repo, tx, commits.parents(tx, merge)[0], merge, pattern, history))
+        changes = list(diff_seqs(storage, tx, commits.parents(tx, merge)[0], merge, pattern, history))
         if changes:
             by_commit[merge] = changes
     for record_seq in sorted(by_commit, reverse=True):
         yield record_seq, by_commit[record_seq]
 
 
-def versions_of(repo: Repository, tx: OkvsTransaction, seq: int | None, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[int]]]:
+def versions_of(storage: Storage, tx: OkvsTransaction, seq: int | None, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[int]]]:
     """For each quad matching ``pattern`` alive in at least one commit of ``seq``'s ancestry:
     ``(quad, [seqs of the commits where it is alive, in significance order])``.
 
     Cost O(matching quads x commits in the ancestry): each commit's state of a quad is its
     winning record among that commit's ancestors."""
-    commits = repo._commits
+    commits = storage.commits
     ancestry = sorted(commits.ancestors(tx, seq))
     ancestor_sets = [(c, commits.ancestors(tx, c)) for c in ancestry]
-    for quad, records in repo._history.match_records(tx, pattern):
+    for quad, records in storage.quads.match_records(tx, pattern):
         alive_in = []
         for commit, ancestors in ancestor_sets:
             best = winner(records, ancestors)

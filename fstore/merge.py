@@ -162,7 +162,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
     """Work out a merge of commit ``theirs`` into ``ours`` (both seqs, neither an ancestor of
     the other) in one space (``history``: the quads or the tables); under the "abort"
     policy conflicts are only listed (the caller raises). Writes nothing."""
-    commits = repo._commits
+    commits = repo.storage.commits
     anc_ours = commits.ancestors(tx, ours)
     anc_theirs = commits.ancestors(tx, theirs)
     anc_base = commits.ancestors(tx, base)

@@ -20,36 +20,24 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import re
 from typing import Any, Iterator
 
+from nstore.errors import DataeError
 
-from nstore import okvs as _okvs
-from nstore.dictionary import Dictionary
-from nstore.errors import DataeError, FormatVersionError
-from nstore.okvs import Transaction as OkvsTransaction
-from nstore.pack import pack
-
-from .commits import Commit, CommitStore, commit_hash
+from .commits import Commit, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
 from .errors import MergeConflict, MergeError, RefInUseError, UnknownRefError
 from .extensions import provided
-from .history import History, Quad
-from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
+from .history import Quad
+from .layout import CURRENT_BRANCH_KEY
 from .merge import Policy, check_policy, plan_merge
-from .refs import BRANCH, TAG, Refs, check_ref_name
+from .refs import BRANCH, TAG, check_ref_name
+from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
 from .values import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
-__all__ = ["open", "Repository", "FORMAT_VERSION"]
-
-FORMAT_VERSION = 2
-_FORMAT_KEY = FORMAT_KEY
-_CURRENT_KEY = CURRENT_BRANCH_KEY
-_ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
-DEFAULT_BRANCH = "main"
-
+__all__ = ["open", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
 def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
     """Open the repository at ``path``, creating it (with an empty ``main``) if missing."""
@@ -61,45 +49,17 @@ def _terms(quad: Quad) -> Quad:
     return tuple(map(to_rdf, quad))  # type: ignore[return-value]
 
 
-def _now() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)
-
-
 class Repository:
     """A versioned quad store. See :func:`open`."""
 
     def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
         self.path = os.fspath(path)
-        self._okvs = _okvs.open(self.path, map_size=map_size)
-        self._commits = CommitStore()
-        dictionary = Dictionary(DICTIONARY)
-        self._history = History(self._okvs, self._commits, dictionary, QUADS)
-        self._tables = History(self._okvs, self._commits, dictionary, TABLES)
-        self._spaces = (self._history, self._tables)
-        self._refs = Refs()
-        try:
-            self._initialise()
-        except BaseException:
-            self._okvs.close()
-            raise
-
-    def _initialise(self) -> None:
-        with self._okvs.transaction() as tx:
-            version = tx.get(_FORMAT_KEY)
-        if version is None:
-            with self._okvs.transaction(write=True) as tx:
-                if tx.get(_FORMAT_KEY) is None:
-                    tx.set(_FORMAT_KEY, str(FORMAT_VERSION).encode())
-                    self._refs.set(tx, BRANCH, DEFAULT_BRANCH, None)
-        elif version != str(FORMAT_VERSION).encode():
-            raise FormatVersionError(
-                f"{self.path} holds datae format {version.decode(errors='replace')}; this datae reads format {FORMAT_VERSION}"
-            )
+        self.storage = Storage(self.path, map_size=map_size)
 
     # -- life cycle -----------------------------------------------------------------
 
     def close(self) -> None:
-        self._okvs.close()
+        self.storage.close()
 
     def __enter__(self) -> Repository:
         return self
@@ -112,112 +72,75 @@ class Repository:
 
     # -- refs -----------------------------------------------------------------------
 
-    def _resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
-        if not isinstance(ref, str) or not ref:
-            raise UnknownRefError(f"a ref is a branch, tag or commit id, not {ref!r}")
-        match = _ANCESTRY_SUFFIX.search(ref)
-        if match.group(0):
-            return self._walk(tx, ref, self._resolve(tx, ref[: match.start()]), match.group(0))
-        if ref == "HEAD":
-            current = tx.get(_CURRENT_KEY)
-            ref = DEFAULT_BRANCH if current is None else current.decode("utf-8")
-        for kind in (BRANCH, TAG):
-            exists, seq = self._refs.get(tx, kind, ref)
-            if exists:
-                return seq
-        seq = self._commits.lookup_prefix(tx, ref)
-        if seq is None:
-            raise UnknownRefError(f"unknown ref {ref!r}: no branch, tag or commit (ids need >= 6 hex digits)")
-        return seq
-
-    def _walk(self, tx: OkvsTransaction, ref: str, seq: int | None, steps: str) -> int:
-        """Follow git's ``~N`` (N first parents) and ``^N`` (the N-th parent) suffixes."""
-        for op, count in re.findall(r"([~^])(\d*)", steps):
-            number = int(count) if count else 1
-            hops, which = (number, 1) if op == "~" else (1, number)
-            for _ in range(hops):
-                parents = [] if seq is None else self._commits.parents(tx, seq)
-                if which == 0:
-                    break
-                if len(parents) < which:
-                    raise UnknownRefError(f"unknown ref {ref!r}: no such ancestor")
-                seq = parents[which - 1]
-        if seq is None:
-            raise UnknownRefError(f"unknown ref {ref!r}: no commits")
-        return seq
-
     def resolve(self, ref: str) -> str | None:
         """The commit id a branch, tag, id or id prefix names (None: a branch with no commits)."""
-        with self._okvs.transaction() as tx:
-            seq = self._resolve(tx, ref)
-            return None if seq is None else self._commits.get(tx, seq).id
+        with self.storage.read() as tx:
+            seq = self.storage.resolve(tx, ref)
+            return None if seq is None else self.storage.commits.get(tx, seq).id
 
     def at(self, ref: str) -> View:
         """A read-only view of the state at ``ref`` (branch, tag, commit id or its prefix)."""
-        with self._okvs.transaction() as tx:
-            seq = self._resolve(tx, ref)
+        with self.storage.read() as tx:
+            seq = self.storage.resolve(tx, ref)
         return View(self, seq, ref)
 
     def head(self, branch: str) -> str | None:
         """The id of a branch's head commit (None if it has no commits)."""
-        with self._okvs.transaction() as tx:
-            seq = self._refs.head(tx, branch)
-            return None if seq is None else self._commits.get(tx, seq).id
+        with self.storage.read() as tx:
+            seq = self.storage.refs.head(tx, branch)
+            return None if seq is None else self.storage.commits.get(tx, seq).id
 
     def branch(self, name: str, start: str | None = DEFAULT_BRANCH) -> None:
         """Create branch ``name`` at ``start`` (any ref; None: an empty branch with no
         commits, whose first commit is a root). O(1): it writes one key."""
         check_ref_name(name)
-        with self._okvs.transaction(write=True) as tx:
-            seq = None if start is None else self._resolve(tx, start)
-            self._refs.create(tx, BRANCH, name, seq)
-            start_branch = start if start is not None and self._refs.get(tx, BRANCH, start)[0] else None
-            for space in self._spaces:
+        with self.storage.write() as tx:
+            seq = None if start is None else self.storage.resolve(tx, start)
+            self.storage.refs.create(tx, BRANCH, name, seq)
+            start_branch = start if start is not None and self.storage.refs.get(tx, BRANCH, start)[0] else None
+            for space in self.storage.spaces:
                 space.heads.branch_created(tx, name, seq, start_branch)
 
     @property
     def current_branch(self) -> str:
         """The branch that commands without an explicit branch work on (git's HEAD)."""
-        with self._okvs.transaction() as tx:
-            name = tx.get(_CURRENT_KEY)
+        with self.storage.read() as tx:
+            name = tx.get(CURRENT_BRANCH_KEY)
         return DEFAULT_BRANCH if name is None else name.decode("utf-8")
 
     def switch(self, branch: str) -> None:
         """Make ``branch`` (which must exist) the current branch."""
-        with self._okvs.transaction(write=True) as tx:
-            self._refs.head(tx, branch)
-            tx.set(_CURRENT_KEY, branch.encode("utf-8"))
+        with self.storage.write() as tx:
+            self.storage.refs.head(tx, branch)
+            tx.set(CURRENT_BRANCH_KEY, branch.encode("utf-8"))
 
     def branches(self) -> dict[str, str | None]:
         """Every branch and its head commit id."""
-        with self._okvs.transaction() as tx:
-            return {name: self._id(tx, seq) for name, seq in self._refs.items(tx, BRANCH)}
+        with self.storage.read() as tx:
+            return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, BRANCH)}
 
     def delete_branch(self, name: str) -> None:
         """Delete a branch (its commits stay, reachable from other refs or by id)."""
-        with self._okvs.transaction(write=True) as tx:
-            if tx.get(_CURRENT_KEY) == name.encode("utf-8"):
+        with self.storage.write() as tx:
+            if tx.get(CURRENT_BRANCH_KEY) == name.encode("utf-8"):
                 raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
-            self._refs.delete(tx, BRANCH, name)
-            for space in self._spaces:
+            self.storage.refs.delete(tx, BRANCH, name)
+            for space in self.storage.spaces:
                 space.heads.branch_deleted(tx, name)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""
         check_ref_name(name)
-        with self._okvs.transaction(write=True) as tx:
-            seq = self._resolve(tx, ref)
+        with self.storage.write() as tx:
+            seq = self.storage.resolve(tx, ref)
             if seq is None:
                 raise UnknownRefError(f"cannot tag {ref!r}: it has no commits")
-            self._refs.create(tx, TAG, name, seq)
-            return self._commits.get(tx, seq).id
+            self.storage.refs.create(tx, TAG, name, seq)
+            return self.storage.commits.get(tx, seq).id
 
     def tags(self) -> dict[str, str]:
-        with self._okvs.transaction() as tx:
-            return {name: self._id(tx, seq) for name, seq in self._refs.items(tx, TAG)}
-
-    def _id(self, tx: OkvsTransaction, seq: int | None) -> str | None:
-        return None if seq is None else self._commits.get(tx, seq).id
+        with self.storage.read() as tx:
+            return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, TAG)}
 
     # -- writing --------------------------------------------------------------------
 
@@ -231,36 +154,6 @@ class Repository:
             raise ValueError(f"commit time must be timezone-aware, not {time!r}")
         return Transaction(self, branch, message, author, time, allow_empty)
 
-    def _write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int],
-                      changes: dict[str, list[tuple[Quad, bool, bytes | None]]],
-                      message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
-        """Write change records (``changes`` by space name), the commit and the branch
-        move; returns the new id."""
-        seq = self._commits.next_seq(tx)
-        time = (time or _now()).astimezone(_dt.timezone.utc)
-        records: list[bytes] = []
-        encoded = {}
-        for space in self._spaces:
-            packed, encoded[space.space.name] = space.write(tx, seq, changes.get(space.space.name, []))
-            records += [space.space.mark + record for record in packed] if space.space.mark else packed
-        records.sort()
-        parent_ids = [self._commits.get(tx, p).id for p in parents]
-        commit_id = commit_hash(parent_ids, message, author, time, records)
-        self._commits.write(tx, seq, parents, commit_id, message, author, time, added, removed)
-        self._refs.set(tx, BRANCH, branch, seq)
-        for space in self._spaces:
-            space.heads.moved(tx, branch, parents, seq, encoded[space.space.name])
-        return commit_id
-
-    def _packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:
-        """Every record of commit ``seq`` as its id hashes them (see :meth:`_write_commit`)."""
-        records: list[bytes] = []
-        for space in self._spaces:
-            mark = space.space.mark
-            records += [mark + record for record in space.packed_changes_of(tx, seq)]
-        records.sort()
-        return records
-
     def merge(self, into: str, other: str, *, message: str | None = None, author: str | None = None,
               policy: Policy = "abort", time: _dt.datetime | None = None) -> str | None:
         """Merge ``other`` (any ref) into branch ``into``; returns the resulting head id.
@@ -272,26 +165,26 @@ class Repository:
         check_policy(policy)
         if into == other:
             raise MergeError(f"cannot merge branch {into!r} into itself")
-        with self._okvs.transaction(write=True) as tx:
-            ours = self._refs.head(tx, into)
-            theirs = self._resolve(tx, other)
+        with self.storage.write() as tx:
+            ours = self.storage.refs.head(tx, into)
+            theirs = self.storage.resolve(tx, other)
             if theirs is None or theirs == ours:
-                return self._id(tx, ours)
-            if ours is None or ours in self._commits.ancestors(tx, theirs):
-                self._refs.set(tx, BRANCH, into, theirs)  # fast-forward
-                for space in self._spaces:
+                return self.storage.commit_id(tx, ours)
+            if ours is None or ours in self.storage.commits.ancestors(tx, theirs):
+                self.storage.refs.set(tx, BRANCH, into, theirs)  # fast-forward
+                for space in self.storage.spaces:
                     space.heads.moved(tx, into, [] if ours is None else [ours], theirs, None)
-                return self._id(tx, theirs)
-            if theirs in self._commits.ancestors(tx, ours):
-                return self._id(tx, ours)  # already merged
-            base = self._commits.merge_base(tx, ours, theirs)
-            outcomes = {space.space.name: plan_merge(self, tx, space, ours, theirs, base, policy) for space in self._spaces}
+                return self.storage.commit_id(tx, theirs)
+            if theirs in self.storage.commits.ancestors(tx, ours):
+                return self.storage.commit_id(tx, ours)  # already merged
+            base = self.storage.commits.merge_base(tx, ours, theirs)
+            outcomes = {space.space.name: plan_merge(self, tx, space, ours, theirs, base, policy) for space in self.storage.spaces}
             conflicts = [conflict for outcome in outcomes.values() for conflict in outcome.conflicts]
             if conflicts and policy == "abort":
                 raise MergeConflict(conflicts)
             if message is None:
                 message = f"Merge {other!r} into {into!r}"
-            return self._write_commit(tx, into, [ours, theirs], {name: o.records for name, o in outcomes.items()}, message,
+            return self.storage.write_commit(tx, into, [ours, theirs], {name: o.records for name, o in outcomes.items()}, message,
                                       author or "", time, sum(o.added for o in outcomes.values()),
                                       sum(o.removed for o in outcomes.values()))
 
@@ -299,40 +192,40 @@ class Repository:
 
     def log(self, ref: str = DEFAULT_BRANCH, limit: int | None = None) -> Iterator[Commit]:
         """The commits reachable from ``ref``, newest first (significance order)."""
-        with self._okvs.transaction() as tx:
-            seqs = sorted(self._commits.ancestors(tx, self._resolve(tx, ref)), reverse=True)
-            commits = [self._commits.get(tx, seq) for seq in seqs[:limit]]
+        with self.storage.read() as tx:
+            seqs = sorted(self.storage.commits.ancestors(tx, self.storage.resolve(tx, ref)), reverse=True)
+            commits = [self.storage.commits.get(tx, seq) for seq in seqs[:limit]]
         return iter(commits)
 
     def commit(self, ref: str) -> Commit:
         """The commit ``ref`` names."""
-        with self._okvs.transaction() as tx:
-            seq = self._resolve(tx, ref)
+        with self.storage.read() as tx:
+            seq = self.storage.resolve(tx, ref)
             if seq is None:
                 raise UnknownRefError(f"{ref!r} has no commits")
-            return self._commits.get(tx, seq)
+            return self.storage.commits.get(tx, seq)
 
     def diff(self, a: str, b: str) -> Iterator[tuple[str, Quad]]:
         """``("+" | "-", quad)`` for each quad whose state differs from commit a to commit b."""
-        with self._okvs.transaction() as tx:
-            for op, quad in diff_seqs(self, tx, self._resolve(tx, a), self._resolve(tx, b)):
+        with self.storage.read() as tx:
+            for op, quad in diff_seqs(self.storage, tx, self.storage.resolve(tx, a), self.storage.resolve(tx, b)):
                 yield op, _terms(quad)
 
     def blame(self, ref: str, graph: Any, subject: Any, predicate: Any, object: Any) -> Commit | None:
         """The commit that gave this quad its state (present or removed) at ``ref``; None if
         no commit ever touched it."""
         quad = prepare_quad((graph, subject, predicate, object))
-        with self._okvs.transaction() as tx:
-            seq = blame_seq(self, tx, self._resolve(tx, ref), quad)
-            return None if seq is None else self._commits.get(tx, seq)
+        with self.storage.read() as tx:
+            seq = blame_seq(self.storage, tx, self.storage.resolve(tx, ref), quad)
+            return None if seq is None else self.storage.commits.get(tx, seq)
 
     def history(self, ref: str, *pattern: Any) -> Iterator[tuple[Commit, list[tuple[str, Quad]]]]:
         """For each commit in ``ref``'s ancestry that changed quads matching ``pattern``
         (newest first): the commit and those changes."""
         pattern = prepare_pattern(pattern)
-        with self._okvs.transaction() as tx:
-            for seq, changes in history_of(self, tx, self._resolve(tx, ref), pattern):
-                yield self._commits.get(tx, seq), [(op, _terms(quad)) for op, quad in changes]
+        with self.storage.read() as tx:
+            for seq, changes in history_of(self.storage, tx, self.storage.resolve(tx, ref), pattern):
+                yield self.storage.commits.get(tx, seq), [(op, _terms(quad)) for op, quad in changes]
 
     # -- tables (see fstore.tables) -----------------------------------------------------
 
@@ -354,17 +247,17 @@ class Repository:
         """For each quad matching ``pattern`` that holds in some commit of ``ref``'s ancestry:
         the quad and the commits in which it holds (oldest first)."""
         pattern = prepare_pattern(pattern)
-        with self._okvs.transaction() as tx:
-            for quad, seqs in versions_of(self, tx, self._resolve(tx, ref), pattern):
-                yield _terms(quad), [self._commits.get(tx, s) for s in seqs]
+        with self.storage.read() as tx:
+            for quad, seqs in versions_of(self.storage, tx, self.storage.resolve(tx, ref), pattern):
+                yield _terms(quad), [self.storage.commits.get(tx, s) for s in seqs]
 
     def verify(self) -> list[str]:
         """Recompute every commit id and blob hash; returns a description of each mismatch
         (an empty list: the history is intact)."""
         problems: list[str] = []
-        with self._okvs.transaction() as tx:
+        with self.storage.read() as tx:
             ids: dict[int, str] = {}
-            for seq, record in self._commits.all(tx):
+            for seq, record in self.storage.commits.all(tx):
                 parents = []
                 for parent in record["parents"]:
                     if parent not in ids:
@@ -372,7 +265,7 @@ class Repository:
                     parents.append(ids.get(parent, ""))
                 time = _dt.datetime.fromisoformat(record["time"])
                 try:
-                    changes = self._packed_records(tx, seq)
+                    changes = self.storage.packed_records(tx, seq)
                 except DataeError as exc:  # a damaged blob or dictionary entry
                     problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
                     ids[seq] = record["id"]
@@ -380,20 +273,20 @@ class Repository:
                 expected = commit_hash(parents, record["message"], record["author"], time, changes)
                 if expected != record["id"]:
                     problems.append(f"commit #{seq} is stored as {record['id']} but hashes to {expected}")
-                if self._commits.seq_of(tx, record["id"]) != seq:
+                if self.storage.commits.seq_of(tx, record["id"]) != seq:
                     problems.append(f"commit {record['id']}: id index does not point at #{seq}")
                 ids[seq] = record["id"]
-            for space in self._spaces:
+            for space in self.storage.spaces:
                 for digest in space.store.blobs.verify(tx):
                     problems.append(f"blob {digest.hex()} does not hash to its address")
         return problems
 
     def stats(self) -> dict[str, Any]:
         """Counts for people: commits, branches, tags, change records, bytes on disk."""
-        with self._okvs.transaction() as tx:
-            commits = sum(1 for _ in self._commits.all(tx))
-            branches = sum(1 for _ in self._refs.items(tx, BRANCH))
-            tags = sum(1 for _ in self._refs.items(tx, TAG))
+        with self.storage.read() as tx:
+            commits = sum(1 for _ in self.storage.commits.all(tx))
+            branches = sum(1 for _ in self.storage.refs.items(tx, BRANCH))
+            tags = sum(1 for _ in self.storage.refs.items(tx, TAG))
         size = os.path.getsize(os.path.join(self.path, "data.mdb"))
         return {"commits": commits, "branches": branches, "tags": tags, "bytes": size}
 

@@ -139,11 +139,11 @@ class Transaction:
         self._staged: dict[str, Staged] = {}  # by space name (fstore.layout)
 
     def __enter__(self) -> Transaction:
-        tx = self.repo._okvs.transaction(write=True)
+        tx = self.repo.storage.write()
         try:
-            self._head = self.repo._refs.head(tx, self.branch)
+            self._head = self.repo.storage.refs.head(tx, self.branch)
             self._staged = {space.space.name: Staged(space, space.reader(tx, self._head), self._head)
-                            for space in self.repo._spaces}
+                            for space in self.repo.storage.spaces}
         except BaseException:
             tx.abort()
             raise
@@ -184,7 +184,7 @@ class Transaction:
     def _intend(self, quad: Quad, alive: bool) -> None:
         self._space(QUADS.name).intend(quad, alive)
 
-    def _intend_table(self, row: Quad, alive: bool) -> None:
+    def stage_table_tuple(self, row: Quad, alive: bool) -> None:
         """Stage a table tuple (see :mod:`fstore.tables.mapping`) in the tables space."""
         self._space(TABLES.name).intend(row, alive)
 
@@ -202,11 +202,11 @@ class Transaction:
             return (tuple(map(to_rdf, quad)) for quad in staged.match(pattern, within))  # type: ignore[misc]
         return staged.match(pattern, within)
 
-    def _match_tables(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+    def table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The tables space's tuples at the head, overlaid with this transaction's."""
         return self._space(TABLES.name).match(pattern, None)
 
-    def _committed_tables(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+    def committed_table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The tables space's tuples at the head this transaction started from."""
         return self._space(TABLES.name).reader.match(pattern)
 
@@ -238,7 +238,7 @@ class Transaction:
             return None
         added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
         parents = [] if self._head is None else [self._head]
-        return self.repo._write_commit(tx, self.branch, parents, changes, self.message, self.author, self.time,
+        return self.repo.storage.write_commit(tx, self.branch, parents, changes, self.message, self.author, self.time,
                                        added, total - added)
 
     def table(self, name: str):

@@ -78,8 +78,8 @@ class View:
         self.ref = ref
         self._tx: OkvsTransaction | None = None  # set on the copies :meth:`reading` makes
         self._pinned: Reader | None = None  # the reader of that transaction
-        with repo._okvs.transaction() as tx:
-            self.commit = repo._commits.get(tx, seq) if seq is not None else None
+        with repo.storage.read() as tx:
+            self.commit = repo.storage.commits.get(tx, seq) if seq is not None else None
 
     @property
     def commit_id(self) -> str | None:
@@ -101,9 +101,9 @@ class View:
         >>> repo.close()
         """
         pinned = copy.copy(self)
-        with self.repo._okvs.transaction() as tx:
+        with self.repo.storage.read() as tx:
             pinned._tx = tx
-            pinned._pinned = self.repo._history.reader(tx, self.seq)
+            pinned._pinned = self.repo.storage.quads.reader(tx, self.seq)
             try:
                 yield pinned
             finally:
@@ -111,17 +111,17 @@ class View:
                 pinned._pinned = None
 
     def _reader(self, tx: OkvsTransaction) -> Reader:
-        return self.repo._history.reader(tx, self.seq)
+        return self.repo.storage.quads.reader(tx, self.seq)
 
-    def _match_tables(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+    def table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The tables space's tuples at this commit (``fstore.layout``)."""
         if self._tx is not None:
-            return self.repo._tables.reader(self._tx, self.seq).match(pattern)
+            return self.repo.storage.tables.reader(self._tx, self.seq).match(pattern)
         return self._match_tables_alone(pattern)
 
     def _match_tables_alone(self, pattern: Sequence[Any]) -> Iterator[Quad]:
-        with self.repo._okvs.transaction() as tx:
-            yield from self.repo._tables.reader(tx, self.seq).match(pattern)
+        with self.repo.storage.read() as tx:
+            yield from self.repo.storage.tables.reader(tx, self.seq).match(pattern)
 
     def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
         if self._pinned is not None:
@@ -129,7 +129,7 @@ class View:
         return self._match_alone(pattern, within, terms)
 
     def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None, terms: bool) -> Iterator[Quad]:
-        with self.repo._okvs.transaction() as tx:
+        with self.repo.storage.read() as tx:
             yield from self._reader(tx).match(pattern, within, terms)
 
     def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
@@ -143,7 +143,7 @@ class View:
         return read
 
     def _read_alone(self, token: object, pattern: Sequence[Any], terms: bool, values: tuple) -> Iterator[Quad]:
-        with self.repo._okvs.transaction() as tx:
+        with self.repo.storage.read() as tx:
             yield from self._reader(tx).prepared(token, pattern, terms)(values)
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
@@ -161,7 +161,7 @@ class View:
         if self._pinned is not None:
             yield self._pinned
         else:
-            with self.repo._okvs.transaction() as tx:
+            with self.repo.storage.read() as tx:
                 yield self._reader(tx)
 
     def table(self, name: str):

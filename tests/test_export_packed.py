@@ -67,7 +67,7 @@ def test_packed_columns_of_each_kind(tmp_path):
         for i, value in enumerate(values):
             fstore.add(tx, IRI("urn:g"), IRI(f"urn:s{i}"), IRI("urn:p"), value)
     view = repo.at("main")
-    history = repo._history
+    history = repo.storage.quads
     with view.reading() as pinned:
         _, rows = history.reader(pinned._tx, view.seq).packed((fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
         rows = list(rows)

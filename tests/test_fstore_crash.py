@@ -20,7 +20,7 @@ CHILD = textwrap.dedent(
     import sys
     import fstore
     from fstore import IRI
-    from fstore.repository import Repository
+    from fstore.storage import Storage
 
     path, phase = sys.argv[1], sys.argv[2]
     repo = fstore.open(path)
@@ -30,11 +30,11 @@ CHILD = textwrap.dedent(
                 fstore.add(tx, None, IRI(f"urn:s{i}"), IRI("urn:p"), j)
         print("commit", tx.commit_id, flush=True)
 
-    original = Repository._write_commit
+    original = Storage.write_commit
     def announced(self, *args, **kwargs):
         print("writing", flush=True)  # the LMDB write transaction is now filling
         return original(self, *args, **kwargs)
-    Repository._write_commit = announced
+    Storage.write_commit = announced
 
     with repo.transaction("main", message="killed", author="child") as tx:
         for j in range(400_000):
@@ -78,10 +78,13 @@ def test_sigkill_mid_transaction(tmp_path, phase, delay):
             objects = sorted(b["o"].value for b in fstore.from_(view, None, IRI(f"urn:s{i}"), IRI("urn:p"), Var("o")))
             assert objects == list(range(100))
         assert fstore.count(repo.at("main"), Var("g"), Var("s"), IRI("urn:q"), Var("o")) == 0
-        with repo._okvs.transaction() as tx:
-            assert repo._commits.next_seq(tx) == 4
-            assert list(repo._history.changes_of(tx, 4)) == []
-            assert list(repo._history.store.blobs.digests(tx)) == []
+        with repo.storage.read() as tx:
+            assert repo.storage.commits.next_seq(tx) == 4
+            assert list(repo.storage.quads.changes_of(tx, 4)) == []
+            assert list(repo.storage.quads.store.blobs.digests(tx)) == []
+            # only the committed terms are in the dictionary: urn:s0..2 and urn:p (numbers are inline)
+            assert sorted(term.value for _, term in repo.storage.quads.dictionary.entries(tx)) == [
+                "urn:p", "urn:s0", "urn:s1", "urn:s2"]
         # the store still takes commits
         with repo.transaction("main", message="after", author="t") as tx:
             fstore.add(tx, None, IRI("urn:after"), IRI("urn:p"), 1)

@@ -151,7 +151,7 @@ def test_exception_inside_leaves_store_unchanged(repo):
 
 def test_format_version_is_checked(tmp_path):
     repo = fstore.open(tmp_path / "r")
-    with repo._okvs.transaction(write=True) as tx:
+    with repo.storage.write() as tx:
         tx.set(pack("datae", "format"), b"99")
     repo.close()
     with pytest.raises(FormatVersionError, match="format 99"):
@@ -160,7 +160,7 @@ def test_format_version_is_checked(tmp_path):
 
 def test_a_format_1_store_is_refused_by_name(tmp_path):
     repo = fstore.open(tmp_path / "r")
-    with repo._okvs.transaction(write=True) as tx:
+    with repo.storage.write() as tx:
         tx.set(pack("datae", "format"), b"1")
     repo.close()
     with pytest.raises(FormatVersionError, match="holds datae format 1; this datae reads format 2"):
@@ -171,8 +171,8 @@ def test_tampering_is_reported_by_verify(repo):
     with repo.transaction("main", message="long", author="t") as tx:
         fstore.add(tx, None, S, P, 10**2000)  # a number too long for a key: a blob
     assert repo.verify() == []
-    okvs = repo._okvs
-    blobs = repo._history.store.blobs
+    okvs = repo.storage.okvs
+    blobs = repo.storage.quads.store.blobs
     with okvs.transaction(write=True) as tx:
         digest = next(blobs.digests(tx))
         tx.set(blobs._data + digest, b"tampered")
@@ -184,8 +184,8 @@ def test_tampered_dictionary_is_reported_by_verify(repo):
     with repo.transaction("main", message="long", author="t") as tx:
         fstore.add(tx, None, S, P, "x" * 2000)
     assert repo.verify() == []
-    dictionary = repo._history.dictionary
-    with repo._okvs.transaction(write=True) as tx:
+    dictionary = repo.storage.quads.dictionary
+    with repo.storage.write() as tx:
         ref = tx.get(dictionary.key_of("x" * 2000))
         tx.set(dictionary.prefix + b"i" + ref, pack("y" * 2000))
     repo.close()
@@ -198,7 +198,7 @@ def test_tampered_dictionary_is_reported_by_verify(repo):
 def test_tampered_commit_message_is_reported(repo):
     import msgpack
 
-    with repo._okvs.transaction(write=True) as tx:
+    with repo.storage.write() as tx:
         raw = msgpack.unpackb(tx.get(pack("c", 1)))
         raw["message"] = "rewritten"
         tx.set(pack("c", 1), msgpack.packb(raw))

@@ -84,8 +84,8 @@ def test_span_scan_keeps_every_number_in_range(values, low, high, include_low, i
 def fstore_identity(repo, value) -> bytes:
     """The object's item as keys hold it (a dictionary reference for a term, a blob
     reference for a long number)."""
-    history = repo._history
-    with repo._okvs.transaction() as tx:
+    history = repo.storage.quads
+    with repo.storage.read() as tx:
         return history.item_bytes(history.encode(tx, [value]))[0]
 
 

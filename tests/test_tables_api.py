@@ -80,11 +80,11 @@ def test_create_and_read(repo):
     view = repo.at("main")
     assert list(fstore.quads(view, Var("g"), Var("s"), Var("p"), Var("o"))) == []
     assert fstore.graphs(view) == [] and fstore.count(view, Var("g"), Var("s"), Var("p"), Var("o")) == 0
-    meta = {q[1]: q[3] for q in view._match_tables((t.graph, Var("s"), META, Var("o")))}
+    meta = {q[1]: q[3] for q in view.table_tuples((t.graph, Var("s"), META, Var("o")))}
     assert set(meta) == {"schema.json", "path-structure.json", "title", "description", f"legend/{t.schema.legend.name}"}
     assert meta["schema.json"] == t.schema.dumps().decode()
     assert isinstance(meta[f"legend/{t.schema.legend.name}"], bytes)
-    features = list(view._match_tables((t.graph, Var("s"), FEATURE, Var("o"))))
+    features = list(view.table_tuples((t.graph, Var("s"), FEATURE, Var("o"))))
     assert len(features) == 3
     assert {q[1] for q in features} == {t.path_of(pk) for pk in (1, 2, 3)}
     assert tables.list_tables(view) == ["places/towns"]

@@ -169,10 +169,10 @@ def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE) -> Iterator[Any]:
     the same batches as ``quad_batches(view_quads(view))``, at a fraction of the cost."""
     from .. import Var
 
-    with view.reading() as pinned:
-        history = view.repo._history
-        _, rows = pinned._pinned.packed((Var("g"), Var("s"), Var("p"), Var("o")))
-        decode = history.decoder(pinned._tx, False)
+    storage = view.repo.storage
+    with storage.read() as tx:
+        _, rows = storage.reader(tx, view.seq).packed((Var("g"), Var("s"), Var("p"), Var("o")))
+        decode = storage.quads.decoder(tx, False)
 
         def batch(chunk: list) -> Any:
             return _columns_batch(packed_quad_columns(chunk, decode), len(chunk), QUADS_SCHEMA, {})

@@ -95,7 +95,7 @@ def list_tables(readable) -> list[str]:
 
     if isinstance(readable, Transaction):
         return tables_in(readable)
-    return list_datasets(readable._match_tables)
+    return list_datasets(readable.table_tuples)
 
 
 __all__ = [

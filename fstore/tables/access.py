@@ -43,40 +43,40 @@ def tuples(view: View, name: str) -> Iterator[Quad]:
     blob per row with kind FEATURE)."""
     from .mapping import dataset_graph
 
-    return view._match_tables((dataset_graph(name), Var("s"), Var("p"), Var("o")))
+    return view.table_tuples((dataset_graph(name), Var("s"), Var("p"), Var("o")))
 
 
 def put(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> None:
     """Stage a table tuple in the transaction (a no-op if already there)."""
-    tx._intend_table(prepare_quad((graph, subject, predicate, obj), "table tuple"), True)
+    tx.stage_table_tuple(prepare_quad((graph, subject, predicate, obj), "table tuple"), True)
 
 
 def remove(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> None:
     """Stage the removal of a table tuple (a no-op if absent)."""
-    tx._intend_table(prepare_quad((graph, subject, predicate, obj), "table tuple"), False)
+    tx.stage_table_tuple(prepare_quad((graph, subject, predicate, obj), "table tuple"), False)
 
 
 def view_source(view: View) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at a view's commit."""
-    return view._match_tables
+    return view.table_tuples
 
 
 def committed_source(tx: Transaction) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at the head a write transaction started from (its own intents
     excluded)."""
-    return tx._committed_tables
+    return tx.committed_table_tuples
 
 
 def seq_source(repo: Repository, otx: OkvsTransaction, seq: int | None) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at commit ``seq``, read in ``otx``."""
-    return repo._tables.reader(otx, seq).match
+    return repo.storage.tables.reader(otx, seq).match
 
 
 def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = None) -> Callable[[str], Legend]:
     """A lookup of any legend ever written in ``graph`` (legends are named by their hash,
     so one found in any commit is the right one). ``otx`` gives the LMDB transaction to
     read in; by default a read transaction of its own is opened per lookup."""
-    history = repo._tables
+    history = repo.storage.tables
     cache: dict[str, Legend] = {}
 
     def find(name: str) -> Legend:
@@ -87,7 +87,7 @@ def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = 
         if otx is not None:
             found = next(iter(history.match_records(otx(), pattern)), None)
         else:
-            with repo._okvs.transaction() as read:
+            with repo.storage.read() as read:
                 found = next(iter(history.match_records(read, pattern)), None)
         if found is None:
             raise KeyError(name)

@@ -67,8 +67,8 @@ def raw_diff(repo: Repository, a: str, b: str, name: str | None = None) -> Itera
     >>> repo.close()
     """
     pattern = None if name is None else (dataset_graph(name), Var("s"), Var("p"), Var("o"))
-    with repo._okvs.transaction() as otx:
-        yield from diff_seqs(repo, otx, repo._resolve(otx, a), repo._resolve(otx, b), pattern, repo._tables)
+    with repo.storage.read() as otx:
+        yield from diff_seqs(repo.storage, otx, repo.storage.resolve(otx, a), repo.storage.resolve(otx, b), pattern, repo.storage.tables)
 
 
 @dataclass
@@ -158,8 +158,8 @@ def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = Tr
     (rows in Python values, or stored values with ``python=False``), in feature-path
     order. :class:`TableNotFoundError` if the table is at neither."""
     graph = dataset_graph(name)
-    with repo._okvs.transaction() as otx:
-        seq_a, seq_b = repo._resolve(otx, a), repo._resolve(otx, b)
+    with repo.storage.read() as otx:
+        seq_a, seq_b = repo.storage.resolve(otx, a), repo.storage.resolve(otx, b)
         at_a, at_b = _At(repo, otx, seq_a, name), _At(repo, otx, seq_b, name)
         if at_a.state is None and at_b.state is None:
             raise TableNotFoundError(name, f"at {a!r} or {b!r}")
@@ -167,7 +167,7 @@ def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = Tr
         if at_a.state is not None and at_b.state is not None:
             result.schema = at_a.state.schema.diff(at_b.state.schema) or None
         changes: dict[str, list[Any]] = {}
-        for op, quad in diff_seqs(repo, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo._tables):
+        for op, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo.storage.tables):
             changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
         for path, (old, new) in changes.items():
             if old is None and new is not None:
@@ -199,14 +199,14 @@ def table_log(repo: Repository, ref: str, name: str, pk: Any, *, python: bool = 
     its change against its first parent)."""
     graph = dataset_graph(name)
     entries: list[LogEntry] = []
-    with repo._okvs.transaction() as otx:
-        seq = repo._resolve(otx, ref)
+    with repo.storage.read() as otx:
+        seq = repo.storage.resolve(otx, ref)
         _state, key, path = _path(repo, otx, seq, name, pk)
-        for commit_seq, changes in history_of(repo, otx, seq, (graph, path, FEATURE, Var("o")), repo._tables):
+        for commit_seq, changes in history_of(repo.storage, otx, seq, (graph, path, FEATURE, Var("o")), repo.storage.tables):
             old = next((q[3] for op, q in changes if op == "-"), None)
             new = next((q[3] for op, q in changes if op == "+"), None)
-            commit = repo._commits.get(otx, commit_seq)
-            parents = repo._commits.parents(otx, commit_seq)
+            commit = repo.storage.commits.get(otx, commit_seq)
+            parents = repo.storage.commits.parents(otx, commit_seq)
             after = _At(repo, otx, commit_seq, name)
             before = _At(repo, otx, parents[0] if parents else None, name)
             if old is None and new is None:
@@ -233,13 +233,13 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
     has the same value at a merge) to where the value first appeared. None if the row is
     not there."""
     graph = dataset_graph(name)
-    with repo._okvs.transaction() as otx:
-        seq = repo._resolve(otx, ref)
+    with repo.storage.read() as otx:
+        seq = repo.storage.resolve(otx, ref)
         state, key, path = _path(repo, otx, seq, name, pk)
         column_id = state.schema.by_name(column).id
         reader = RowReader(state.schema, state.legends, legend_finder(repo, graph, lambda: otx), name)
-        history = repo._tables
-        commits = repo._commits
+        history = repo.storage.tables
+        commits = repo.storage.commits
 
         def cell_at(at_seq: int | None) -> tuple[bytes | None, bytes | None]:
             """(blob, packed cell value) at a commit; (None, None) without the row."""

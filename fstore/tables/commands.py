@@ -104,7 +104,7 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
     if fmt == "kart":
         return export_kart_tree(view, dest, tables=[name] if name else None)
     if name is None:
-        names = list_datasets(view._match_tables)
+        names = list_datasets(view.table_tuples)
         if len(names) != 1:
             raise ValueError(f"name the table to export (tables at {ref!r}: {', '.join(names) or 'none'})")
         name = names[0]
@@ -116,7 +116,7 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
 
 def table_list(repo: Repository, ref: str) -> list[str]:
     """The tables at ``ref``."""
-    return list_datasets(repo.at(ref)._match_tables)
+    return list_datasets(repo.at(ref).table_tuples)
 
 
 def _grid(header: list[str], rows: list[list[str]]) -> str:

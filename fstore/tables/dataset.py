@@ -60,7 +60,7 @@ __all__ = [
 
 Source = Callable[[tuple], Iterator[Quad]]
 """A function yielding the quads alive at some state that match a pattern (values or
-``Var``): ``view._match_tables``, or a transaction's committed state."""
+``Var``): ``view.table_tuples``, or a transaction's committed state."""
 
 LegendLookup = Callable[[str], Legend]
 """Finds a legend by name anywhere (legends are content-addressed); raises ``KeyError``."""

@@ -1,0 +1,161 @@
+"""The storage of a repository: the one owner of its keys (``fstore.layout``, and
+``docs/format.md``). It opens the LMDB environment, checks the format, and holds the parts
+every other module reads and writes through: the commits, the refs, the term dictionary and
+the two versioned spaces (quads and tables), each with its materialised heads.
+
+Reads happen in a read transaction (``storage.read()``) in which ``storage.reader(tx, seq)``
+gives the quads (or table tuples) alive at a commit; writes in a write transaction
+(``storage.write()``), where ``storage.write_commit`` records a commit's changes in every
+space, its id, and the branch move.
+
+>>> import tempfile
+>>> storage = Storage(tempfile.mkdtemp())
+>>> with storage.read() as tx:
+...     storage.resolve(tx, "main") is None, [space.space.name for space in storage.spaces]
+(True, ['quads', 'tables'])
+>>> storage.close()
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from typing import Any
+
+from nstore import okvs as _okvs
+from nstore.dictionary import Dictionary
+from nstore.errors import FormatVersionError
+from nstore.okvs import Transaction as OkvsTransaction
+
+from .commits import CommitStore, commit_hash
+from .errors import UnknownRefError
+from .heads import Reader
+from .history import History, Quad
+from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
+from .refs import BRANCH, TAG, Refs
+
+__all__ = ["Storage", "FORMAT_VERSION", "DEFAULT_BRANCH"]
+
+FORMAT_VERSION = 2
+DEFAULT_BRANCH = "main"
+_ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+class Storage:
+    """A repository's keys, in the LMDB environment at ``path`` (created if missing)."""
+
+    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
+        self.path = os.fspath(path)
+        self.okvs = _okvs.open(self.path, map_size=map_size)
+        self.commits = CommitStore()
+        dictionary = Dictionary(DICTIONARY)
+        self.quads = History(self.okvs, self.commits, dictionary, QUADS)
+        self.tables = History(self.okvs, self.commits, dictionary, TABLES)
+        self.spaces = (self.quads, self.tables)
+        self.refs = Refs()
+        try:
+            self._initialise()
+        except BaseException:
+            self.okvs.close()
+            raise
+
+    def _initialise(self) -> None:
+        with self.okvs.transaction() as tx:
+            version = tx.get(FORMAT_KEY)
+        if version is None:
+            with self.okvs.transaction(write=True) as tx:
+                if tx.get(FORMAT_KEY) is None:
+                    tx.set(FORMAT_KEY, str(FORMAT_VERSION).encode())
+                    self.refs.set(tx, BRANCH, DEFAULT_BRANCH, None)
+        elif version != str(FORMAT_VERSION).encode():
+            raise FormatVersionError(
+                f"{self.path} holds datae format {version.decode(errors='replace')}; this datae reads format {FORMAT_VERSION}"
+            )
+
+    def close(self) -> None:
+        self.okvs.close()
+
+    def read(self) -> OkvsTransaction:
+        """A read transaction: one consistent state for every read made in it."""
+        return self.okvs.transaction()
+
+    def write(self) -> OkvsTransaction:
+        """The write transaction (one at a time); nothing is visible until it commits."""
+        return self.okvs.transaction(write=True)
+
+    def reader(self, tx: OkvsTransaction, seq: int | None, space: str = QUADS.name) -> Reader:
+        """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.heads.Reader`)."""
+        return (self.quads if space == QUADS.name else self.tables).reader(tx, seq)
+
+    def resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
+        if not isinstance(ref, str) or not ref:
+            raise UnknownRefError(f"a ref is a branch, tag or commit id, not {ref!r}")
+        match = _ANCESTRY_SUFFIX.search(ref)
+        if match.group(0):
+            return self._walk(tx, ref, self.resolve(tx, ref[: match.start()]), match.group(0))
+        if ref == "HEAD":
+            current = tx.get(CURRENT_BRANCH_KEY)
+            ref = DEFAULT_BRANCH if current is None else current.decode("utf-8")
+        for kind in (BRANCH, TAG):
+            exists, seq = self.refs.get(tx, kind, ref)
+            if exists:
+                return seq
+        seq = self.commits.lookup_prefix(tx, ref)
+        if seq is None:
+            raise UnknownRefError(f"unknown ref {ref!r}: no branch, tag or commit (ids need >= 6 hex digits)")
+        return seq
+
+    def _walk(self, tx: OkvsTransaction, ref: str, seq: int | None, steps: str) -> int:
+        """Follow git's ``~N`` (N first parents) and ``^N`` (the N-th parent) suffixes."""
+        for op, count in re.findall(r"([~^])(\d*)", steps):
+            number = int(count) if count else 1
+            hops, which = (number, 1) if op == "~" else (1, number)
+            for _ in range(hops):
+                parents = [] if seq is None else self.commits.parents(tx, seq)
+                if which == 0:
+                    break
+                if len(parents) < which:
+                    raise UnknownRefError(f"unknown ref {ref!r}: no such ancestor")
+                seq = parents[which - 1]
+        if seq is None:
+            raise UnknownRefError(f"unknown ref {ref!r}: no commits")
+        return seq
+
+    def commit_id(self, tx: OkvsTransaction, seq: int | None) -> str | None:
+        return None if seq is None else self.commits.get(tx, seq).id
+
+    def write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int],
+                      changes: dict[str, list[tuple[Quad, bool, bytes | None]]],
+                      message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
+        """Write change records (``changes`` by space name), the commit and the branch
+        move; returns the new id."""
+        seq = self.commits.next_seq(tx)
+        time = (time or _now()).astimezone(_dt.timezone.utc)
+        records: list[bytes] = []
+        encoded = {}
+        for space in self.spaces:
+            packed, encoded[space.space.name] = space.write(tx, seq, changes.get(space.space.name, []))
+            records += [space.space.mark + record for record in packed] if space.space.mark else packed
+        records.sort()
+        parent_ids = [self.commits.get(tx, p).id for p in parents]
+        commit_id = commit_hash(parent_ids, message, author, time, records)
+        self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed)
+        self.refs.set(tx, BRANCH, branch, seq)
+        for space in self.spaces:
+            space.heads.moved(tx, branch, parents, seq, encoded[space.space.name])
+        return commit_id
+
+    def packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:
+        """Every record of commit ``seq`` as its id hashes them (see :meth:`_write_commit`)."""
+        records: list[bytes] = []
+        for space in self.spaces:
+            mark = space.space.mark
+            records += [mark + record for record in space.packed_changes_of(tx, seq)]
+        records.sort()
+        return records
+
