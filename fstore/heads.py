@@ -479,10 +479,11 @@ class Reader:
         total = 0
         if self.snapshot is not None:
             free, skip, keys = self._scan(items, None)
+            live: Iterable[Any] = keys
             if self.overlay.dead:
                 bound = [None if type(item) is Var else item for item in self.history.item_bytes(items)]
-                keys = ((key, b"") for key in map(lambda _: b"", self._rows(free, skip, keys, bound)))  # type: ignore[assignment]
-            for _ in keys:
+                live = self._rows(free, skip, keys, bound)
+            for _ in live:
                 total += 1
                 if total == cap:
                     return total
