@@ -20,7 +20,7 @@ from nstore import NStore, Var
 from nstore.dictionary import ABSENT, KIND_OF, Dictionary
 from nstore.okvs import Okvs, Transaction
 from nstore.store import Param
-from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
+from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack_value, split
 
 from .heads import Heads, repeated_vars
 from .layout import QUADS, Space
@@ -36,10 +36,8 @@ QUAD_ITEMS = ("graph", "subject", "predicate", "object")
 RECORD_INDICES = ((0, 1, 2, 3, 4), (4, 0, 1, 2, 3))
 ALIVE = b"\x01"
 DEAD = b"\x00"
-_SEQ = Var("\x00seq")  # a name no user variable can take
 _MISSING = object()
 _CACHE_LIMIT = 1 << 18
-_QUAD_VARS = tuple(Var(f"\x00{name}") for name in QUAD_ITEMS)
 _REF_CODES = range(TERMREF_CODE, TERMREF_CODE + 5)
 _AS_IS = frozenset({Packed, Var, Param})
 
@@ -191,11 +189,6 @@ class History:
         if items is None:
             return []
         return [(decode_item(seq), payload == ALIVE) for seq, payload in self.item_records(tx, self.item_bytes(items))]
-
-    def state(self, tx: Transaction, quad: Quad, ancestors: frozenset[int]) -> bool:
-        """Whether ``quad`` is alive at the commit whose ancestry is ``ancestors``."""
-        best = winner(self.records(tx, quad), ancestors)
-        return best is not None and best[1]
 
     def match_records(self, tx: Transaction, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
         """Yield ``(quad, [(seq, alive), ...])`` for every quad matching ``pattern`` that has

@@ -21,8 +21,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
-from typing import Any
-
 from nstore import okvs as _okvs
 from nstore.dictionary import Dictionary
 from nstore.errors import FormatVersionError

@@ -16,8 +16,6 @@ Literal('true', datatype='http://www.w3.org/2001/XMLSchema#boolean')
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as _dt
 from decimal import Decimal
 from typing import Any, Union
@@ -58,6 +56,7 @@ __all__ = [
     "canonical",
     "check_value",
     "double_lexical",
+    "decimal_lexical",
     "ALREADY_CANONICAL",
     "to_rdf",
 ]
