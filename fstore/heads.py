@@ -98,7 +98,7 @@ class Heads:
         self._meta_tag, self._branch_tag = space.meta, space.branch
         self._metas = pack(space.meta)  # pack(meta, number) -> msgpack [seq, owner or None, count]
         self._branches = pack(space.branch)  # pack(branch tag, name) -> pack(snapshot number)
-        self._overlays: dict[tuple[int | None, int | None, int], Overlay] = {}
+        self._overlays: dict[tuple[int | None, int], Overlay] = {}
         self._choices: dict[tuple, int | None] = {}
 
     # -- metadata ---------------------------------------------------------------------------
@@ -165,12 +165,9 @@ class Heads:
             return
         heir = users[0]
         self._set_meta(tx, number, seq, heir, count)
-        head = self.history_head(tx, heir)
+        head = Refs().get(tx, BRANCH, heir)[1]
         if head is not None and head != seq:
             self._fold(tx, number, seq, head, heir, count)
-
-    def history_head(self, tx: Transaction, branch: str) -> int | None:
-        return Refs().get(tx, BRANCH, branch)[1]
 
     def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int,
               changes: Sequence[tuple[list[bytes], bool]] | None) -> None:
@@ -191,12 +188,12 @@ class Heads:
         base, owner, count = metas[number]
         if owner is None or owner == branch:
             if changes is not None and list(parents[:1]) == ([base] if base else []) and len(parents) < 2:
-                count = self._apply(tx, number, count, [(items, alive) for items, alive in changes])
+                count = self._apply(tx, number, count, changes)
                 self._set_meta(tx, number, seq, branch, count)
             else:
                 self._fold(tx, number, base, seq, branch, count)
             return
-        overlay = self.overlay(tx, number, base, seq)
+        overlay = self.overlay(tx, base, seq)
         if len(overlay) > max(OVERLAY_LIMIT, count // 8):
             own = self._new(tx, seq, branch)
             self._copy(tx, number, own)
@@ -206,7 +203,7 @@ class Heads:
     # -- writing snapshots ----------------------------------------------------------------
 
     def _fold(self, tx: Transaction, number: int, base: int, seq: int, owner: str, count: int) -> None:
-        overlay = self.overlay(tx, number, base if base else None, seq)
+        overlay = self.overlay(tx, base, seq)
         self._set_meta(tx, number, seq, owner, self._apply_overlay(tx, number, count, overlay))
 
     def _apply_overlay(self, tx: Transaction, number: int, count: int, overlay: Overlay) -> int:
@@ -228,17 +225,19 @@ class Heads:
             count += self.store.bulk_add(tx, born)
         return count
 
-    def _copy(self, tx: Transaction, source: int, target: int) -> None:
-        prefix = self.store.index_prefix(0) + pack_value(source)
-        skip = len(prefix)
-        rows = ((target, *[Packed(item) for item in split(key, skip, 4)]) for key, _ in tx.range(prefix, prefix + b"\xff"))
-        self.store.bulk_add(tx, rows)
-
-    def _drop(self, tx: Transaction, number: int) -> None:
+    def _quads_of(self, tx: Transaction, number: int) -> list[list[bytes]]:
+        """Every quad (key items) of snapshot ``number``, read whole before the caller
+        writes to the same keyspace."""
         prefix = self.store.index_prefix(0) + pack_value(number)
         skip = len(prefix)
-        doomed = [split(key, skip, 4) for key, _ in tx.range(prefix, prefix + b"\xff")]
-        for items in doomed:
+        return [split(key, skip, 4) for key, _ in tx.range(prefix, prefix + b"\xff")]
+
+    def _copy(self, tx: Transaction, source: int, target: int) -> None:
+        snapshot = Packed(pack_value(target))
+        self.store.bulk_add(tx, [(snapshot, *map(Packed, items)) for items in self._quads_of(tx, source)])
+
+    def _drop(self, tx: Transaction, number: int) -> None:
+        for items in self._quads_of(tx, number):
             self.store.delete(tx, number, *[Packed(item) for item in items])
         tx.delete(pack(self._meta_tag, number))
 
@@ -271,17 +270,19 @@ class Heads:
         metas = self.metas(tx)
         number = self._choose(tx, seq, metas)
         if number is None:
-            return None, self.overlay(tx, None, None, seq)
+            return None, self.overlay(tx, None, seq)
         base = metas[number][0]
         if base == seq:
             return number, _EMPTY
-        return number, self.overlay(tx, number, base or None, seq)
+        return number, self.overlay(tx, base, seq)
 
-    def overlay(self, tx: Transaction, number: int | None, base: int | None, seq: int) -> Overlay:
-        """The quads whose state at ``seq`` differs from their state at ``base`` (the
-        snapshot's commit): only records of commits in the symmetric difference of the two
-        ancestries can differ, so the cost is O(changes between the two commits)."""
-        key = (number, base, seq)
+    def overlay(self, tx: Transaction, base: int | None, seq: int) -> Overlay:
+        """The quads whose state at ``seq`` differs from their state at ``base`` (a
+        snapshot's commit; None or 0: no commit): only records of commits in the symmetric
+        difference of the two ancestries can differ, so the cost is O(changes between the
+        two commits). Commits never change, so the result is cached by the two commits."""
+        base = base or None
+        key = (base, seq)
         found = self._overlays.get(key)
         if found is not None:
             return found
