@@ -96,10 +96,8 @@ class Repository:
         check_ref_name(name)
         with self.storage.write() as tx:
             seq = None if start is None else self.storage.resolve(tx, start)
-            self.storage.refs.create(tx, BRANCH, name, seq)
             start_branch = start if start is not None and self.storage.refs.get(tx, BRANCH, start)[0] else None
-            for space in self.storage.spaces:
-                space.heads.branch_created(tx, name, seq, start_branch)
+            self.storage.create_branch(tx, name, seq, start_branch)
 
     @property
     def current_branch(self) -> str:
@@ -124,9 +122,7 @@ class Repository:
         with self.storage.write() as tx:
             if tx.get(CURRENT_BRANCH_KEY) == name.encode("utf-8"):
                 raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
-            self.storage.refs.delete(tx, BRANCH, name)
-            for space in self.storage.spaces:
-                space.heads.branch_deleted(tx, name)
+            self.storage.delete_branch(tx, name)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""
@@ -171,9 +167,7 @@ class Repository:
             if theirs is None or theirs == ours:
                 return self.storage.commit_id(tx, ours)
             if ours is None or ours in self.storage.commits.ancestors(tx, theirs):
-                self.storage.refs.set(tx, BRANCH, into, theirs)  # fast-forward
-                for space in self.storage.spaces:
-                    space.heads.moved(tx, into, [] if ours is None else [ours], theirs, None)
+                self.storage.fast_forward(tx, into, ours, theirs)
                 return self.storage.commit_id(tx, theirs)
             if theirs in self.storage.commits.ancestors(tx, ours):
                 return self.storage.commit_id(tx, ours)  # already merged

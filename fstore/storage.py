@@ -55,6 +55,7 @@ class Storage:
         self.quads = History(self.okvs, self.commits, dictionary, QUADS)
         self.tables = History(self.okvs, self.commits, dictionary, TABLES)
         self.spaces = (self.quads, self.tables)
+        self._by_name = {space.space.name: space for space in self.spaces}
         self.refs = Refs()
         try:
             self._initialise()
@@ -88,9 +89,11 @@ class Storage:
 
     def reader(self, tx: OkvsTransaction, seq: int | None, space: str = QUADS.name) -> Reader:
         """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.heads.Reader`)."""
-        return (self.quads if space == QUADS.name else self.tables).reader(tx, seq)
+        return self._by_name[space].reader(tx, seq)
 
     def resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
+        """The commit a branch, tag, ``HEAD``, id or id prefix names, with git's ``~N`` and
+        ``^N`` suffixes (None: a branch with no commits)."""
         if not isinstance(ref, str) or not ref:
             raise UnknownRefError(f"a ref is a branch, tag or commit id, not {ref!r}")
         match = _ANCESTRY_SUFFIX.search(ref)
@@ -138,7 +141,7 @@ class Storage:
         encoded = {}
         for space in self.spaces:
             packed, encoded[space.space.name] = space.write(tx, seq, changes.get(space.space.name, []))
-            records += [space.space.mark + record for record in packed] if space.space.mark else packed
+            records += _marked(space, packed)
         records.sort()
         parent_ids = [self.commits.get(tx, p).id for p in parents]
         commit_id = commit_hash(parent_ids, message, author, time, records)
@@ -149,11 +152,31 @@ class Storage:
         return commit_id
 
     def packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:
-        """Every record of commit ``seq`` as its id hashes them (see :meth:`_write_commit`)."""
-        records: list[bytes] = []
+        """Every record of commit ``seq`` as its id hashes them (see :meth:`write_commit`)."""
+        return sorted(record for space in self.spaces for record in _marked(space, space.packed_changes_of(tx, seq)))
+
+    # -- branches: a ref and, in every space, the snapshot it reads ---------------------
+
+    def create_branch(self, tx: OkvsTransaction, name: str, seq: int | None, start_branch: str | None) -> None:
+        """Branch ``name`` at commit ``seq``, sharing ``start_branch``'s snapshots if given."""
+        self.refs.create(tx, BRANCH, name, seq)
         for space in self.spaces:
-            mark = space.space.mark
-            records += [mark + record for record in space.packed_changes_of(tx, seq)]
-        records.sort()
-        return records
+            space.heads.branch_created(tx, name, seq, start_branch)
+
+    def delete_branch(self, tx: OkvsTransaction, name: str) -> None:
+        self.refs.delete(tx, BRANCH, name)
+        for space in self.spaces:
+            space.heads.branch_deleted(tx, name)
+
+    def fast_forward(self, tx: OkvsTransaction, branch: str, ours: int | None, theirs: int) -> None:
+        """Move ``branch`` from ``ours`` to its descendant ``theirs`` (no new commit)."""
+        self.refs.set(tx, BRANCH, branch, theirs)
+        for space in self.spaces:
+            space.heads.moved(tx, branch, [] if ours is None else [ours], theirs, None)
+
+
+def _marked(space: History, records: list[bytes]) -> list[bytes]:
+    """A space's records as the commit id hashes them: each behind the space's mark."""
+    mark = space.space.mark
+    return [mark + record for record in records] if mark else records
 

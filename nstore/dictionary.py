@@ -62,7 +62,6 @@ class Dictionary:
         self._id_key = prefix + b"i"
         self._next_key = prefix + b"n"
         self._refs: dict[Any, Packed] = {}  # committed: term -> TermRef item
-        self._terms: dict[bytes, Any] = {}  # committed: TermRef item -> term
         # Per open write transaction: the ids it assigned and its next id, published to
         # the caches above when it commits.
         self._fresh: weakref.WeakKeyDictionary[Transaction, dict] = weakref.WeakKeyDictionary()
@@ -184,10 +183,8 @@ class Dictionary:
         self._refs[value] = ref
 
     def decode(self, tx: Transaction, item: bytes) -> Any:
-        """The term a TermRef item stands for (any other item decoded as it is)."""
-        term = self._terms.get(item)
-        if term is not None:
-            return term
+        """The term a TermRef item stands for (any other item decoded as it is); one read
+        of the dictionary: readers cache by item themselves (see :meth:`is_fresh`)."""
         if not TERMREF_CODE <= item[0] < TERMREF_CODE + len(KIND_OF):
             return decode_item(item)
         if tx.write:
@@ -197,11 +194,7 @@ class Dictionary:
         packed = tx.get(self._id_key + item)
         if packed is None:
             raise CorruptStoreError(f"term id {item.hex()} is in a key but not in the dictionary")
-        term = decode_item(packed)
-        if len(self._terms) >= _CACHE_LIMIT:  # committed (fresh ids were found above): final
-            self._terms.clear()
-        self._terms[bytes(item)] = term
-        return term
+        return decode_item(packed)
 
     def is_fresh(self, tx: Transaction, item: bytes) -> bool:
         """Whether ``item`` is an id that ``tx`` assigned (and an abort would take back)."""
