@@ -22,7 +22,7 @@ from nstore.pack import pack
 
 
 from .history import History, Quad, winner
-from .values import check_value
+from .values import check_value, to_rdf
 
 if TYPE_CHECKING:
     from .repository import Repository
@@ -44,7 +44,9 @@ __all__ = [
 class Conflict:
     """Both sides changed the objects of (graph, subject, predicate) to different sets.
 
-    ``base``, ``ours`` and ``theirs`` are the objects at each commit, in key order.
+    Users (a merge policy, :class:`~fstore.errors.MergeConflict`) get every part as an RDF
+    term, as reads give them (the default graph is None); ``base``, ``ours`` and ``theirs``
+    are the objects at each commit, in key order.
     """
 
     graph: Any
@@ -53,6 +55,12 @@ class Conflict:
     base: tuple
     ours: tuple
     theirs: tuple
+
+    def in_terms(self) -> Conflict:
+        """This conflict as users see it: every part an RDF term (graph mergers, inside
+        fstore, are given stored values)."""
+        return Conflict(*map(to_rdf, (self.graph, self.subject, self.predicate)),
+                        *(tuple(map(to_rdf, objects)) for objects in (self.base, self.ours, self.theirs)))
 
     def __str__(self) -> str:
         return (
@@ -180,6 +188,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
     candidates = {**ours_side, **theirs_side}
 
     def apply_policy(key: bytes, gsp: tuple, conflict: Conflict, at_base: dict, at_ours: dict, at_theirs: dict) -> None:
+        conflict = conflict.in_terms()
         conflicts.append(conflict)
         if policy == "ours":
             keep = at_ours

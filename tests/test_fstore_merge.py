@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import fstore
-from fstore import IRI, Var
+from fstore import IRI, Literal, Var
 
 S, P = IRI("urn:s"), IRI("urn:p")
 
@@ -40,7 +40,7 @@ def test_worked_example_ours(story):
     with pytest.raises(fstore.MergeConflict) as caught:
         repo.merge("main", "dev")
     (conflict,) = caught.value.conflicts
-    assert (conflict.base, conflict.ours, conflict.theirs) == (("a",), ("a", "b"), ())
+    assert (conflict.base, conflict.ours, conflict.theirs) == ((Literal("a"),), (Literal("a"), Literal("b")), ())
     dev_head = repo.head("dev")
     merge = repo.merge("main", "dev", policy="ours")
     assert objects(repo, merge) == ["a", "b"]
