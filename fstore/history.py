@@ -161,10 +161,15 @@ class History:
         encoded: list[tuple[list[bytes], bool]] = []
         changes = changes if isinstance(changes, list) else list(changes)
         refs = self.dictionary.encode_many(tx, (value for quad, _, _ in changes for value in quad))
+        seq_item = Packed(pack_value(seq))
+        item = self.store.item
         for quad, alive, key in changes:
-            values = [refs[value] if type(value) in KIND_OF else value for value in quad]
-            items = self.item_bytes(values)
-            row = (*values, seq)  # long inline values stay values: the store keeps their blobs
+            items = [refs[value] if type(value) in KIND_OF else Packed(item(value)) for value in quad]
+            if any(part[0] == BLOBREF_CODE for part in items):
+                # A long inline value: the row holds the value, so the store keeps its blob.
+                row = (*[value if type(value) not in KIND_OF else ref for value, ref in zip(quad, items)], seq)
+            else:
+                row = (*items, seq_item)
             (born if alive else died).append(row)
             packed.append((key or self.identity(quad)) + (ALIVE if alive else DEAD))
             encoded.append((items, alive))
