@@ -16,7 +16,14 @@ objects), loaded three ways into fresh on-disk stores:
   the whole child process, so Python's start-up and imports count (printed apart: the time
   of ``datae --help``); not timed: writing the file, ``datae init``;
 * **pyoxigraph**: ``Store.bulk_extend`` of the quads (already pyoxigraph terms; converting
-  is not timed) then ``Store.flush()``.
+  is not timed) then ``Store.flush()``;
+* **py-lmdb floor**: every key and value the ``datae add`` store holds afterwards, read out
+  of it (not timed) and written by raw py-lmdb into a fresh environment laid out as datae
+  lays its own (a database per first key byte): one ``putmulti(append=True)`` per
+  database of its pairs in key order, then the commit. It is the least any layout with these keys can cost on LMDB from Python: no
+  encoding, no sorting, no lookups; the distance from ``datae add`` to it is what datae's
+  own work costs, and the ratio pyoxigraph / floor bounds what any Python code writing
+  these keys can reach.
 
 Printed: seconds, quads/s and bytes on disk (allocated blocks of the store directory, after
 closing it) of each, then the ratios pyoxigraph seconds / datae seconds (target >= 1.0)
@@ -34,11 +41,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import groupby
 from pathlib import Path
 
+import lmdb
 import pyoxigraph as ox
 
 import fstore
+from nstore import okvs
 from fstore import Var
 
 from .nstore_bench import disk_bytes, generate, machine, to_oxigraph
@@ -61,6 +71,30 @@ def run_cli(command: list[str]) -> float:
     return seconds
 
 
+def stored_pairs(path: str) -> list[tuple[bytes, bytes]]:
+    """Every (key, value) of the store at ``path``, in key order."""
+    with okvs.open(path, readonly=True) as db, db.transaction() as tx:
+        return list(tx.range())
+
+
+def raw_write(path: str, pairs: list[tuple[bytes, bytes]]) -> float:
+    """Seconds raw py-lmdb takes to write ``pairs`` (in key order) into a fresh
+    environment at ``path`` laid out as ``nstore.okvs`` lays one out (a database per first
+    key byte, each written with one ``putmulti(append=True)``), and commit."""
+    env = lmdb.open(path, map_size=1 << 36, subdir=True, max_dbs=256, max_readers=512, readahead=False, lock=True)
+    try:
+        with env.begin(write=True) as txn:
+            dbs = [env.open_db(b"okvs-%02x" % byte, txn=txn) for byte in range(256)]
+        gc.collect()
+        start = time.perf_counter()
+        with env.begin(write=True) as txn:
+            for byte, run in groupby(pairs, key=lambda pair: pair[0][0]):
+                txn.cursor(db=dbs[byte]).putmulti(run, append=True)
+        return time.perf_counter() - start
+    finally:
+        env.close()
+
+
 def bench(args: argparse.Namespace) -> None:
     n = args.quads
     print(f"# load benchmark: {n:,} quads in one commit; {machine()}")
@@ -77,6 +111,7 @@ def bench(args: argparse.Namespace) -> None:
         startup = min(run_cli(cli("--help")) for _ in range(3))
         best: dict[str, float] = {}
         size: dict[str, int] = {}
+        keys = [0, 0]  # pairs in the datae store, and their bytes
         for attempt in range(args.repeat):
             # datae: fstore.add in one transaction
             path = os.path.join(root, f"datae-add-{attempt}")
@@ -93,6 +128,15 @@ def bench(args: argparse.Namespace) -> None:
             repo.close()
             best["datae add"] = min(best.get("datae add", float("inf")), seconds)
             size["datae add"] = disk_bytes(path)
+            pairs = stored_pairs(path)
+            shutil.rmtree(path)
+
+            # py-lmdb floor: the same keys and values, written in key order by raw py-lmdb
+            path = os.path.join(root, f"lmdb-floor-{attempt}")
+            best["py-lmdb floor"] = min(best.get("py-lmdb floor", float("inf")), raw_write(path, pairs))
+            size["py-lmdb floor"] = disk_bytes(path)
+            keys[0], keys[1] = len(pairs), sum(len(k) + len(v) for k, v in pairs)
+            del pairs
             shutil.rmtree(path)
 
             # datae import of the N-Quads file, in a child process
@@ -129,12 +173,17 @@ def bench(args: argparse.Namespace) -> None:
         "datae add": "fstore.add, one repo.transaction",
         "datae import": f"child process; start-up alone (datae --help) {startup:.2f} s",
         "pyoxigraph": "bulk_extend + flush",
+        "py-lmdb floor": "putmulti(append=True) of the datae store's pairs, in key order",
     }
     print(f"\n{'load (' + tries + ')':<16} {'seconds':>9} {'quads/s':>10} {'MB on disk':>11} {'bytes/quad':>11}  notes")
     for engine, seconds in best.items():
         print(f"{engine:<16} {seconds:>9.2f} {n / seconds:>10,.0f} {size[engine] / 1e6:>11.1f} "
               f"{size[engine] / distinct:>11.1f}  {notes[engine]}")
+    print(f"\nthe datae store holds {keys[0]:,} keys ({keys[0] / distinct:.1f} a quad) of "
+          f"{keys[1] / keys[0]:.1f} bytes on average (key + value)")
     print(f"\n{'ratio':<44} {'value':>6}  target")
+    value = best["pyoxigraph"] / best["py-lmdb floor"]
+    print(f"{'pyoxigraph s / py-lmdb floor s':<44} {value:>6.2f}  (the most any code writing these keys can reach)")
     for engine in ("datae add", "datae import"):
         value = best["pyoxigraph"] / best[engine]
         print(f"{'pyoxigraph s / ' + engine + ' s':<44} {value:>6.2f}  >= 1.0: {'met' if value >= 1.0 else 'MISSED'}")
