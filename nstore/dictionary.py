@@ -142,10 +142,8 @@ class Dictionary:
                 fresh["refs"][value] = ref
                 fresh["terms"][item] = value
             fresh["next"] = number
-            by_term.sort()
-            by_id.sort()
-            tx.set_many(by_term, ascending=True)
-            tx.set_many(by_id, ascending=True)
+            # One ascending batch ("h" < "i" < "t" keys): appended whole into a new dictionary.
+            tx.set_many(sorted(by_term + by_id), ascending=True)
             tx.set(self._next_key, number.to_bytes(8, "big"))
         return found
 
