@@ -18,9 +18,9 @@ objects), loaded three ways into fresh on-disk stores:
 * **pyoxigraph**: ``Store.bulk_extend`` of the quads (already pyoxigraph terms; converting
   is not timed) then ``Store.flush()``;
 * **py-lmdb floor**: every key and value the ``datae add`` store holds afterwards, read out
-  of it (not timed) and written by raw py-lmdb into a fresh environment laid out as datae
-  lays its own (a database per first key byte): one ``putmulti(append=True)`` per
-  database of its pairs in key order, then the commit. It is the least any layout with these keys can cost on LMDB from Python: no
+  of it (not timed) and written by raw py-lmdb into a fresh environment opened as datae
+  opens its own: one ``putmulti(append=True)`` of the pairs in key order, then the
+  commit. It is the least any layout with these keys can cost on LMDB from Python: no
   encoding, no sorting, no lookups; the distance from ``datae add`` to it is what datae's
   own work costs, and the ratio pyoxigraph / floor bounds what any Python code writing
   these keys can reach.
@@ -41,7 +41,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from itertools import groupby
 from pathlib import Path
 
 import lmdb
@@ -79,17 +78,14 @@ def stored_pairs(path: str) -> list[tuple[bytes, bytes]]:
 
 def raw_write(path: str, pairs: list[tuple[bytes, bytes]]) -> float:
     """Seconds raw py-lmdb takes to write ``pairs`` (in key order) into a fresh
-    environment at ``path`` laid out as ``nstore.okvs`` lays one out (a database per first
-    key byte, each written with one ``putmulti(append=True)``), and commit."""
-    env = lmdb.open(path, map_size=1 << 36, subdir=True, max_dbs=256, max_readers=512, readahead=False, lock=True)
+    environment at ``path`` opened as ``nstore.okvs`` opens one (one database), with one
+    ``putmulti(append=True)``, and commit."""
+    env = lmdb.open(path, map_size=1 << 36, subdir=True, max_dbs=0, max_readers=512, readahead=False, lock=True)
     try:
-        with env.begin(write=True) as txn:
-            dbs = [env.open_db(b"okvs-%02x" % byte, txn=txn) for byte in range(256)]
         gc.collect()
         start = time.perf_counter()
         with env.begin(write=True) as txn:
-            for byte, run in groupby(pairs, key=lambda pair: pair[0][0]):
-                txn.cursor(db=dbs[byte]).putmulti(run, append=True)
+            txn.cursor().putmulti(pairs, append=True)
         return time.perf_counter() - start
     finally:
         env.close()

@@ -5,14 +5,6 @@ committed state for its whole transaction. The memory map grows by itself: when 
 transaction fills it, the transaction is replayed into a larger map, so ``MapFullError``
 never reaches the caller.
 
-Keys that start with different bytes live in different LMDB databases (B-trees) of the one
-environment, named ``okvs-00`` to ``okvs-ff`` by that byte, which this module routes every
-operation to: a batch of ascending keys written into an otherwise empty keyspace is then a
-true LMDB append (pages filled whole) however many other keyspaces hold keys after it, where
-one shared tree splits each page in half under such a batch. The keys and their order are
-the same as in one tree, and a store written with every key in LMDB's main database is read
-and written that way.
-
 >>> import tempfile
 >>> db = open(tempfile.mkdtemp())
 >>> with db.transaction(write=True) as tx:
@@ -30,8 +22,6 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from itertools import chain, groupby, islice, repeat
-from operator import itemgetter
 from typing import Callable, Iterable, Iterator
 
 import lmdb
@@ -55,16 +45,6 @@ DEFAULT_MAP_SIZE = (256 << 30) if sys.maxsize > 2**32 else (1 << 30)
 # bytes the journal is dropped (the map is grown ahead of such transactions instead).
 JOURNAL_LIMIT = 512 << 20
 _GROW_WAIT_SECONDS = 60.0
-# One LMDB database (B-tree) per first key byte.
-_KEYSPACES = 256
-
-
-def _whole(key: bytes) -> bytes:
-    return key
-
-
-def _keyspace_name(byte: int) -> bytes:
-    return b"okvs-%02x" % byte
 
 
 class InvalidKeyError(DataeError, ValueError):
@@ -84,12 +64,11 @@ class _Environment:
             subdir=True,
             readonly=readonly,
             create=not readonly,
-            max_dbs=_KEYSPACES,
+            max_dbs=0,
             max_readers=512,
             readahead=False,
             lock=True,
         )
-        self.dbs = self._open_keyspaces()
         self.users = 0
         # Transactions of this process that are open or being begun, and resizes waiting
         # for them to end; both guarded by `cond`. LMDB forbids changing the map while any
@@ -103,21 +82,6 @@ class _Environment:
         # the resize that the current writer needs in order to finish.
         self.write_lock = threading.Lock()
         self.writer: int | None = None  # thread id of the holder of `write_lock`
-
-    def _open_keyspaces(self) -> list | None:
-        """The B-tree of each first key byte (see the module doc), created with a new
-        store; None for a store written with every key in LMDB's main database, which is
-        read and written that way (the keys are the same either way)."""
-        try:
-            return [self.env.open_db(_keyspace_name(byte), create=False) for byte in range(_KEYSPACES)]
-        except lmdb.NotFoundError:
-            pass
-        except lmdb.IncompatibleError:
-            return None  # a key of the main database has that name: a single-tree store
-        if self.readonly or self.env.stat()["entries"]:
-            return None
-        with self.env.begin(write=True) as txn:  # create=True: a process racing us is harmless
-            return [self.env.open_db(_keyspace_name(byte), txn=txn, create=True) for byte in range(_KEYSPACES)]
 
     def acquire_writer(self) -> None:
         if self.writer == threading.get_ident():
@@ -308,7 +272,6 @@ class Transaction:
                 raise
         else:
             self._txn = shared.begin(write)
-        self._dbs = shared.dbs
         self._on_commit: list[Callable[[], None]] = []
         self._generation = 0  # bumped when the transaction is replayed into a grown map
         self._journal: list[tuple] | None = [] if write else None
@@ -429,9 +392,9 @@ class Transaction:
     def _apply(self, entry: tuple) -> None:
         op = entry[0]
         if op == "set":
-            self._txn.put(entry[1], entry[2], db=self._db(entry[1]))
+            self._txn.put(entry[1], entry[2])
         elif op == "delete":
-            self._txn.delete(entry[1], db=self._db(entry[1]))
+            self._txn.delete(entry[1])
         elif op == "many":
             self._put_many(entry[1], entry[2])
         else:
@@ -445,7 +408,7 @@ class Transaction:
         except lmdb.MapFullError:
             self._log(entry, size)
             self._replay_grown()
-        except (lmdb.BadValsizeError, TypeError, IndexError) as exc:  # IndexError: an empty key has no keyspace
+        except (lmdb.BadValsizeError, TypeError) as exc:
             raise InvalidKeyError(f"okvs rejected a key or value: {exc}") from None
         else:
             self._log(entry, size)
@@ -454,31 +417,7 @@ class Transaction:
 
     def get(self, key: bytes, default: bytes | None = None) -> bytes | None:
         """The value at ``key``, or ``default``."""
-        key = _check_key(key)
-        return self._require_open().get(key, default, db=self._dbs[key[0]] if self._dbs else None)
-
-    def _db(self, key: bytes):
-        """The LMDB database holding ``key`` (None: the main one)."""
-        return self._dbs[key[0]] if self._dbs else None
-
-    def _segments(self, start: bytes | None, end: bytes | None, reverse: bool = False) -> list[tuple]:
-        """``(database, start, end)`` of each keyspace a range crosses, in key order (or
-        reversed), its bounds clipped to that keyspace (None: open)."""
-        if not self._dbs:
-            return [(None, start, end)]
-        if end is not None and not end:
-            return []  # nothing sorts before b""
-        first = start[0] if start else 0
-        last = end[0] if end else _KEYSPACES - 1
-        segments = []
-        for byte in range(first, last + 1):
-            high = end if end and end[0] == byte else None
-            if high is not None and len(high) == 1:
-                continue  # the range ends before this keyspace's first key
-            segments.append((self._dbs[byte], start if start and start[0] == byte else None, high))
-        if reverse:
-            segments.reverse()
-        return segments
+        return self._require_open().get(_check_key(key), default)
 
     def range(
         self,
@@ -506,37 +445,30 @@ class Transaction:
         replayed into a grown map, so the cursor stays valid while the transaction is open."""
         if start is not None and end is not None and start >= end:
             return
-        txn = self._require_open()
-        for db, low, high in self._segments(start, end):
-            cursor = txn.cursor(db=db)
-            if not (cursor.set_range(low) if low is not None else cursor.first()):
-                continue
-            try:
-                for key, value in cursor.iternext():
-                    if high is not None and key >= high:
-                        break
-                    yield key, value
-            except lmdb.Error:
-                if self._txn is None:
-                    raise TransactionClosedError("iterator used after its transaction ended") from None
-                raise
+        cursor = self._require_open().cursor()
+        if not (cursor.set_range(start) if start is not None else cursor.first()):
+            return
+        try:
+            for key, value in cursor.iternext():
+                if end is not None and key >= end:
+                    return
+                yield key, value
+        except lmdb.Error:
+            if self._txn is None:
+                raise TransactionClosedError("iterator used after its transaction ended") from None
+            raise
 
     def _scan(self, start, end, reverse, offset, limit) -> Iterator[tuple[bytes, bytes]]:
         if limit == 0 or (start is not None and end is not None and start >= end):
             return
-        pairs = chain.from_iterable(self._scan_one(db, low, high, reverse) for db, low, high in self._segments(start, end, reverse))
-        yield from islice(pairs, offset, None if limit is None else offset + limit)
-
-    def _scan_one(self, db, start, end, reverse) -> Iterator[tuple[bytes, bytes]]:
-        """One keyspace's part of :meth:`_scan`; survives the transaction being replayed
-        into a grown map (it goes on after the last key it yielded)."""
+        remaining = limit
         generation = -1
         last: bytes | None = None
         while True:
             txn = self._require_open()
             if generation != self._generation:
                 generation = self._generation
-                cursor = txn.cursor(db=db)
+                cursor = txn.cursor()
                 if last is None:
                     positioned = self._first(cursor, start, end, reverse)
                 else:  # replayed into a grown map: continue after the last key yielded
@@ -551,12 +483,19 @@ class Transaction:
                     return
             elif end is not None and key >= end:
                 return
-            last = key
-            yield key, cursor.value()
-            if self._txn is None:
-                raise TransactionClosedError("iterator used after its transaction ended")
-            if generation != self._generation:
-                continue
+            if offset:
+                offset -= 1
+            else:
+                last = key
+                yield key, cursor.value()
+                if remaining is not None:
+                    remaining -= 1
+                    if remaining == 0:
+                        return
+                if self._txn is None:
+                    raise TransactionClosedError("iterator used after its transaction ended")
+                if generation != self._generation:
+                    continue
             if not (cursor.prev() if reverse else cursor.next()):
                 return
 
@@ -616,23 +555,15 @@ class Transaction:
 
     def _put_many(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool) -> None:
         if type(batch) is tuple:
-            keys, value = batch
-            pairs: list = keys
-            key_of: Callable = _whole
-        else:
-            pairs, key_of = batch, itemgetter(0)
-        if self._dbs and key_of(pairs[0])[0] != key_of(pairs[-1])[0] or (
-                not ascending and self._dbs and len({key_of(pair)[0] for pair in pairs}) > 1):
-            if not ascending:  # group by keyspace, keeping the order within each
-                pairs = sorted(pairs, key=lambda pair: key_of(pair)[0])
-            runs = [list(run) for _, run in groupby(pairs, key=lambda pair: key_of(pair)[0])]
-        else:
-            runs = [pairs]
-        for run in runs:
-            self._put_run(key_of(run[0]), zip(run, repeat(value)) if key_of is _whole else run, ascending)
+            from itertools import repeat
 
-    def _put_run(self, first: bytes, pairs: Iterable[tuple[bytes, bytes]], ascending: bool) -> None:
-        with self._txn.cursor(db=self._db(first)) as cursor:
+            keys, value = batch
+            first = keys[0]
+            pairs: Iterable[tuple[bytes, bytes]] = zip(keys, repeat(value))
+        else:
+            first = batch[0][0]
+            pairs = batch
+        with self._txn.cursor() as cursor:
             append = ascending and not cursor.set_range(first)
             # With append=True LMDB refuses (and py-lmdb silently skips) a key that does
             # not sort after the last one: count them rather than lose them unnoticed.
@@ -654,13 +585,12 @@ class Transaction:
         self._write(("range", start, end), len(start or b"") + len(end or b""))
 
     def _remove_range(self, start, end) -> None:
-        for db, low, high in self._segments(start, end):
-            with self._txn.cursor(db=db) as cursor:
-                found = cursor.set_range(low) if low is not None else cursor.first()
-                while found:
-                    if high is not None and cursor.key() >= high:
-                        break
-                    found = cursor.delete()
+        with self._txn.cursor() as cursor:
+            found = cursor.set_range(start) if start is not None else cursor.first()
+            while found:
+                if end is not None and cursor.key() >= end:
+                    break
+                found = cursor.delete()
 
     def __repr__(self) -> str:
         mode = "write" if self.write else "read"
