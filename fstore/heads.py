@@ -404,9 +404,7 @@ class Reader:
             for items in self._rows(free, skip, keys, bound):
                 yield fill(items)
             return
-        history = self.history
-        cache = history._terms if terms else history._values
-        slow = history.term if terms else history.value
+        cache, slow = self.history.decoding(terms)
         tx = self.tx
         count = len(free)
         slots = tuple((slot, position - 1) for slot, position in enumerate(free))

@@ -128,10 +128,14 @@ class History:
             self._terms[item] = term
         return term
 
+    def decoding(self, terms: bool) -> tuple[dict[bytes, Any], Callable[[Transaction, bytes], Any]]:
+        """The two halves of :meth:`decoder`, for a hot loop that inlines it: the cache
+        (item -> value, or RDF term if ``terms``) and the method to call on a miss."""
+        return (self._terms, self.term) if terms else (self._values, self.value)
+
     def decoder(self, tx: Transaction, terms: bool) -> Callable[[bytes], Any]:
         """``item -> value`` (or RDF term) for reads in ``tx``."""
-        cache = self._terms if terms else self._values
-        slow = self.term if terms else self.value
+        cache, slow = self.decoding(terms)
 
         def decode(item: bytes) -> Any:
             value = cache.get(item, _MISSING)
