@@ -10,7 +10,7 @@ BENCH_ARGS ?=
 
 .PHONY: demo test bench install clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py nstore/_keysort.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,spark,bench]'

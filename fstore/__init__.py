@@ -14,7 +14,7 @@ from nstore import Var, select
 from nstore.errors import DataeError
 
 from . import tables
-from .api import Param, add, ask, count, estimate, from_, graphs, prepare, quads, rm, where
+from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prepare, quads, rm, rm_many, where
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
@@ -43,6 +43,8 @@ __all__ = [
     "Commit",
     "Conflict",
     "add",
+    "add_many",
+    "rm_many",
     "rm",
     "ask",
     "from_",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
-from nstore.dictionary import ABSENT, KIND_OF, Dictionary
+from nstore.dictionary import ABSENT, Dictionary
 from nstore.okvs import Okvs, Transaction
 from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack_value, split
@@ -68,15 +68,20 @@ class History:
 
     # -- terms and items ----------------------------------------------------------------
 
-    def identity(self, quad: Sequence[Any]) -> bytes:
-        """The packed quad (its terms, not their ids): a dict key that tells apart values
-        Python calls equal (1, 1.0, True), and what commit ids hash."""
+    def parts(self, quad: Sequence[Any]) -> list[bytes]:
+        """Each value of a quad packed (its term, not its id): joined, they make its
+        :meth:`identity`, and the dictionary looks up terms by them."""
         item = self.store.item  # cached packing; a long value comes back as a BlobRef
         parts = [item(v) for v in quad]
         for part in parts:
             if part[0] == BLOBREF_CODE:
-                return b"".join([pack_value(v) for v in quad])
-        return b"".join(parts)
+                return [pack_value(v) for v in quad]
+        return parts
+
+    def identity(self, quad: Sequence[Any]) -> bytes:
+        """The packed quad (its terms, not their ids): a dict key that tells apart values
+        Python calls equal (1, 1.0, True), and what commit ids hash."""
+        return b"".join(self.parts(quad))
 
     def encode(self, tx: Transaction, values: Sequence[Any], create: bool = False) -> list[Any] | None:
         """The items that stand for ``values`` in keys (Var and Param stay as they are):
@@ -155,27 +160,34 @@ class History:
 
     # -- records --------------------------------------------------------------------------
 
-    def write(self, tx: Transaction, seq: int, changes: Iterable[tuple[Quad, bool, bytes | None]]) -> tuple[list[bytes], list[tuple[list[bytes], bool]]]:
+    def write(self, tx: Transaction, seq: int, changes: Iterable[tuple[Quad, bool, list[bytes] | None]]) -> tuple[list[bytes], list[tuple[list[bytes], bool]]]:
         """Record that commit ``seq`` set each quad to alive / dead (each change may carry
-        the quad's :meth:`identity`). Returns the records as :meth:`packed_changes_of`
-        reads them back (what the commit id hashes) and the changes as key items."""
+        the quad's :meth:`parts`). Returns the records as :meth:`packed_changes_of` reads
+        them back (what the commit id hashes) and the changes as key items."""
+        changes = [(quad, alive, parts or self.parts(quad)) for quad, alive, parts in changes]
+        # Each distinct packed value -> its key item: a dictionary id, the value itself if
+        # inline, or None for an inline value too long for a key (the row keeps its blob).
+        items_of: dict[bytes, Packed | None] = dict(self.dictionary.encode_packed(tx, (p for _, _, parts in changes for p in parts)))
+        limit = self.store.inline_limit
+        for _, _, parts in changes:
+            for part in parts:
+                if part not in items_of:
+                    items_of[part] = Packed(part) if len(part) <= limit else None
         born: list[tuple] = []
         died: list[tuple] = []
         packed: list[bytes] = []
         encoded: list[tuple[list[bytes], bool]] = []
-        changes = changes if isinstance(changes, list) else list(changes)
-        refs = self.dictionary.encode_many(tx, (value for quad, _, _ in changes for value in quad))
         seq_item = Packed(pack_value(seq))
-        item = self.store.item
-        for quad, alive, key in changes:
-            items = [refs[value] if type(value) in KIND_OF else Packed(item(value)) for value in quad]
-            if any(part[0] == BLOBREF_CODE for part in items):
-                # A long inline value: the row holds the value, so the store keeps its blob.
-                row = (*[value if type(value) not in KIND_OF else ref for value, ref in zip(quad, items)], seq)
+        lookup = items_of.__getitem__
+        for quad, alive, parts in changes:
+            items = list(map(lookup, parts))
+            if None in items:
+                items = [Packed(self.store.item(value)) if item is None else item for value, item in zip(quad, items)]
+                row = (*[value if item[0] == BLOBREF_CODE else item for value, item in zip(quad, items)], seq)
             else:
                 row = (*items, seq_item)
             (born if alive else died).append(row)
-            packed.append((key or self.identity(quad)) + (ALIVE if alive else DEAD))
+            packed.append(b"".join(parts) + (ALIVE if alive else DEAD))
             encoded.append((items, alive))
         if born:
             self.store.bulk_add(tx, born, payload=ALIVE)

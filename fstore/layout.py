@@ -8,10 +8,12 @@ of each space, marked by the space.
 
 Keys start with a packed tuple (``02`` a string, ``05`` a nested tuple) except the spaces'
 n-tuple stores and the dictionary, which have one-byte prefixes of their own from ``90``:
-their keys are the most numerous, so each saves four or five bytes a key.
+their keys are the most numerous, so each saves four or five bytes a key. The prefixes
+ascend in the order a commit writes (dictionary, records, snapshot), so the first load
+into a new store appends every batch and LMDB fills its pages.
 
->>> QUADS.records, TABLES.records
-(b'\x90', b'\x92')
+>>> DICTIONARY, QUADS.records, QUADS.snapshots, TABLES.records
+(b'\x90', b'\x91', b'\x92', b'\x93')
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ __all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CU
 
 FORMAT_KEY = pack("datae", "format")
 CURRENT_BRANCH_KEY = pack("datae", "current-branch")
-DICTIONARY = b"\x94"
+DICTIONARY = b"\x90"
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,6 @@ class Space:
     mark: bytes
 
 
-QUADS = Space("quads", b"\x90", b"\x91", "S", "B", b"")
-TABLES = Space("tables", b"\x92", b"\x93", "TS", "TB", b"\xff")  # no packed item starts with 0xff
+QUADS = Space("quads", b"\x91", b"\x92", "S", "B", b"")
+TABLES = Space("tables", b"\x93", b"\x94", "TS", "TB", b"\xff")  # no packed item starts with 0xff
 SPACES = (QUADS, TABLES)

@@ -77,7 +77,7 @@ POLICIES = ("abort", "ours", "theirs")
 class MergeOutcome:
     """What a merge commit must write: resolution records and counts vs the first parent."""
 
-    records: list[tuple[Quad, bool, bytes | None]]
+    records: list[tuple[Quad, bool, list[bytes] | None]]
     added: int
     removed: int
     conflicts: list[Conflict]
@@ -240,7 +240,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
     if conflicts and policy == "abort":
         return MergeOutcome([], 0, 0, conflicts)
 
-    records: list[tuple[Quad, bool, bytes | None]] = []
+    records: list[tuple[Quad, bool, list[bytes] | None]] = []
     added = removed = 0
     for key in sorted(candidates):
         quad = candidates[key]

@@ -15,15 +15,16 @@ from __future__ import annotations
 import gzip
 import io
 import os
-from typing import IO, Any, Iterable, Iterator, Union
+from typing import IO, Any, Callable, Iterable, Iterator, Union
 
 import pyoxigraph as ox
 
 from nstore import Var
 from nstore.errors import DataeError
 from nstore.pack import pack
+from nstore.terms import XSD_STRING
 
-from .api import add, from_, rm
+from .api import add_many, from_, rm_many
 from .values import IRI, BNode, Literal, canonical, to_rdf
 
 __all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError", "FORMATS"]
@@ -74,6 +75,33 @@ def from_oxigraph(term: Any) -> Any:
     raise RdfSyntaxError(f"datae stores IRIs, literals and blank nodes, not {kind.__name__} ({term})")
 
 
+_OX_XSD_STRING = ox.NamedNode(XSD_STRING.value)
+_IRI_MEMO = 1 << 18
+
+
+def _converter() -> Callable[[Any], Any]:
+    """:func:`from_oxigraph` for one file's terms: an IRI met again is the same object
+    (a file repeats its graphs, predicates and subjects; building an IRI twice costs
+    more than finding it), and a plain string is read without building a Literal."""
+    iris: dict[str, IRI] = {}
+
+    def convert(term: Any) -> Any:
+        kind = type(term)
+        if kind is ox.NamedNode:
+            value = term.value
+            iri = iris.get(value)
+            if iri is None:
+                if len(iris) >= _IRI_MEMO:
+                    iris.clear()
+                iri = iris[value] = IRI(value)
+            return iri
+        if kind is ox.Literal and term.datatype == _OX_XSD_STRING:
+            return term.value
+        return from_oxigraph(term)
+
+    return convert
+
+
 def to_oxigraph(value: Any) -> Any:
     """The pyoxigraph term of an fstore value (None: the default graph)."""
     term = to_rdf(value)
@@ -118,10 +146,11 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
     stream, name, owned = _open(source)
     rdf_format = format_of(name, format)
     keep = graph is KEEP_GRAPHS
+    convert = _converter()
     try:
         for quad in ox.parse(stream, rdf_format, base_iri=base_iri):
-            g = from_oxigraph(quad.graph_name) if keep else graph
-            yield (g, from_oxigraph(quad.subject), from_oxigraph(quad.predicate), from_oxigraph(quad.object))
+            g = convert(quad.graph_name) if keep else graph
+            yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
     except SyntaxError as exc:
         raise RdfSyntaxError(f"{name}: {exc}") from None
     finally:
@@ -140,10 +169,8 @@ def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | 
     quads = list(parse(source, format, base_iri=base_iri, graph=graph))
     if replace:
         for g in {pack(q[0]): q[0] for q in quads}.values():
-            for old in list(from_(tx, g, Var("s"), Var("p"), Var("o"))):
-                rm(tx, g, old["s"], old["p"], old["o"])
-    for quad in quads:
-        add(tx, *quad)
+            rm_many(tx, [(g, old["s"], old["p"], old["o"]) for old in from_(tx, g, Var("s"), Var("p"), Var("o"))])
+    add_many(tx, quads)
     return len(quads)
 
 

@@ -131,7 +131,7 @@ class Storage:
         return None if seq is None else self.commits.get(tx, seq).id
 
     def write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int],
-                      changes: dict[str, list[tuple[Quad, bool, bytes | None]]],
+                      changes: dict[str, list[tuple[Quad, bool, list[bytes] | None]]],
                       message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
         """Write change records (``changes`` by space name), the commit and the branch
         move; returns the new id."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime as _dt
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import Var
+from nstore.bulk import gc_paused
 from nstore.pack import pack_value
 from nstore.store import Param
 
@@ -56,13 +57,20 @@ class Staged:
         self.history = history
         self.reader = reader
         self.head = head
-        self.pending: dict[bytes, tuple[Quad, bool]] = {}
+        self.pending: dict[bytes, tuple[Quad, bool, list[bytes]]] = {}  # identity -> intent
         # Quads seen alive at the head while reading: their state needs no second lookup
         # when the commit resolves intents (replacing a graph reads it all).
         self.seen_alive: set[bytes] = set()
 
     def intend(self, quad: Quad, alive: bool) -> None:
-        self.pending[self.history.identity(quad)] = (quad, alive)
+        parts = self.history.parts(quad)
+        self.pending[b"".join(parts)] = (quad, alive, parts)
+
+    def intend_many(self, quads: Iterable[Quad], alive: bool) -> None:
+        pending, parts_of, join = self.pending, self.history.parts, b"".join
+        for quad in quads:
+            parts = parts_of(quad)
+            pending[join(parts)] = (quad, alive, parts)
 
     def match(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
         pending = self.pending
@@ -83,7 +91,7 @@ class Staged:
             intent = pending.get(key)
             if intent is None or intent[1]:
                 yield quad
-        for key, (quad, alive) in list(pending.items()):
+        for key, (quad, alive, _) in list(pending.items()):
             if alive and matches(pattern, quad) and not self.alive_at_head(key, quad):
                 if within is None or within.holds(identity(quad[3:])):
                     yield quad
@@ -113,9 +121,9 @@ class Staged:
             return True
         return next(iter(self.reader.match(quad)), None) is not None
 
-    def changes(self) -> list[tuple[Quad, bool, bytes]]:
-        """The intents that change the head: ``(quad, alive, identity)``."""
-        return [(quad, alive, key) for key, (quad, alive) in self.pending.items() if self.alive_at_head(key, quad) != alive]
+    def changes(self) -> list[tuple[Quad, bool, list[bytes]]]:
+        """The intents that change the head: ``(quad, alive, its packed values)``."""
+        return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
 
 
 class Transaction:
@@ -158,7 +166,8 @@ class Transaction:
             tx.abort()
             return
         try:
-            self.commit_id = self._commit(tx)
+            with gc_paused():
+                self.commit_id = self._commit(tx)
         except BaseException:
             if not tx.closed:
                 tx.abort()
@@ -183,6 +192,11 @@ class Transaction:
 
     def _intend(self, quad: Quad, alive: bool) -> None:
         self._space(QUADS.name).intend(quad, alive)
+
+    def _intend_many(self, quads: Iterable[Quad], alive: bool) -> None:
+        staged = self._space(QUADS.name)
+        with gc_paused():
+            staged.intend_many(quads, alive)
 
     def stage_table_tuple(self, row: Quad, alive: bool) -> None:
         """Stage a table tuple (see :mod:`fstore.tables.mapping`) in the tables space."""

@@ -34,10 +34,13 @@ bytecode, apart from ``NStore._encode`` called once per value:
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from itertools import compress, groupby, islice, repeat
 from operator import eq, itemgetter
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
+from ._keysort import sorted_keys
 from .pack import BLOBREF_CODE, BlobRef, Packed
 from .terms import IRI
 
@@ -45,7 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .okvs import Transaction
     from .store import NStore
 
-__all__ = ["bulk_add", "CHUNK"]
+__all__ = ["bulk_add", "gc_paused", "CHUNK"]
 
 # Tuples handled per round: the keys of one index for this many tuples are held in
 # memory at once (about 170 MB per index for quads of ~130-byte keys).
@@ -57,6 +60,29 @@ _FEW = 8
 
 
 _OWN_REFS = (BlobRef, Packed)  # references the caller accounts for
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for one bulk step (and resumed after it,
+    if it ran before).
+
+    A bulk step allocates millions of tuples and lists that form no cycles, and every
+    collection walks all of them still alive: at 200,000 quads a commit spent a quarter
+    of its time in the collector. The pause is process-wide; cycles other threads make
+    meanwhile are collected once it ends.
+
+    >>> with gc_paused():
+    ...     gc.isenabled()
+    False
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def bulk_add(store: NStore, tx: Transaction, tuples: Iterable[Sequence[Any]], payload: bytes) -> int:
@@ -145,9 +171,12 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
     added = 0
     duplicates = False
     for number in range(len(indices)):
-        keys = first if number == 0 and first is not None else unsorted_keys(number)
+        if number == 0 and first is not None:
+            keys = first
+            keys.sort()
+        else:
+            keys = sorted_keys(prefixes[number], columns, indices[number])
         first = None
-        keys.sort()
         if number == 0:  # duplicates are adjacent once sorted
             duplicates = any(map(eq, keys, islice(keys, 1, None)))
         if duplicates:

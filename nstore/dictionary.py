@@ -39,13 +39,15 @@ from typing import Any, Iterable, Iterator
 
 from .errors import CorruptStoreError
 from .okvs import Transaction
-from .pack import TERMREF_CODE, Packed, decode_item, pack_value
+from .pack import BNODE_CODE, BYTES, IRI_CODE, LITERAL_CODE, STRING, TERMREF_CODE, Packed, decode_item, pack_value
 from .terms import IRI, BNode, Literal
 
-__all__ = ["Dictionary", "INLINE_TERM", "KIND_OF", "ABSENT"]
+__all__ = ["Dictionary", "INLINE_TERM", "KIND_OF", "KIND_OF_CODE", "ABSENT"]
 
-# The TermRef kind of each type the dictionary holds; every other value stays inline.
+# The TermRef kind of each type the dictionary holds, by type and by the type code of its
+# packing; every other value stays inline.
 KIND_OF: dict[type, int] = {IRI: 0, BNode: 1, str: 2, Literal: 3, bytes: 4}
+KIND_OF_CODE: dict[int, int] = {IRI_CODE: 0, BNODE_CODE: 1, STRING: 2, LITERAL_CODE: 3, BYTES: 4}
 INLINE_TERM = 400  # longest packed term keyed by itself (keys hold at most 511 bytes)
 _CACHE_LIMIT = 1 << 20
 ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__slots__": ()})()
@@ -61,17 +63,12 @@ class Dictionary:
         self._hash_key = prefix + b"h"
         self._id_key = prefix + b"i"
         self._next_key = prefix + b"n"
-        self._refs: dict[Any, Packed] = {}  # committed: term -> TermRef item
+        # Committed ids only: term -> TermRef item (reads) and packed term -> item (writes).
+        self._refs: dict[Any, Packed] = {}
+        self._packed: dict[bytes, Packed] = {}
         # Per open write transaction: the ids it assigned and its next id, published to
         # the caches above when it commits.
         self._fresh: weakref.WeakKeyDictionary[Transaction, dict] = weakref.WeakKeyDictionary()
-
-    def key_of(self, term: Any) -> bytes:
-        """The key under which a term's id is found."""
-        packed = pack_value(term)
-        if len(packed) <= INLINE_TERM:
-            return self._term_key + packed
-        return self._hash_key + hashlib.sha256(packed).digest()
 
     def encode(self, tx: Transaction, value: Any, *, create: bool) -> Any:
         """What stands in keys for ``value``: the value itself if it is stored inline, else
@@ -83,102 +80,109 @@ class Dictionary:
         ref = self._refs.get(value)
         if ref is not None:
             return ref
+        packed = pack_value(value)
         fresh = self._fresh.get(tx) if tx.write else None
         if fresh is not None:
-            ref = fresh["refs"].get(value)
+            ref = fresh["refs"].get(packed)
             if ref is not None:
                 return ref
-        key = self.key_of(value)
-        found = tx.get(key)
+        found = tx.get(self._key(packed))
         if found is not None:
             ref = Packed(found)
-            self._remember(value, ref)
+            self._remember(self._refs, value, ref)
             return ref
         if not create:
             return ABSENT
-        return self._assign(tx, value, kind, key)
+        return self._assign(tx, [packed])[packed]
 
-    def encode_many(self, tx: Transaction, values: Iterable[Any]) -> dict[Any, Any]:
-        """:meth:`encode` with ``create=True`` of the terms among many values at once (a
-        write transaction): ``{term: its TermRef item}`` for every value of a dictionary
-        kind (others stand for themselves; they are left out, as Python's ``1 == 1.0 ==
-        True`` would mix them up as keys), new terms given ids in one batch whose keys are
-        written in key order."""
-        found: dict[Any, Any] = {}
-        wanted: dict[Any, None] = {}
-        refs = self._refs
-        fresh = self._fresh.get(tx)
-        fresh_refs = fresh["refs"] if fresh is not None else {}
-        for value in values:
-            if type(value) not in KIND_OF or value in found or value in wanted:
+    def encode_packed(self, tx: Transaction, parts: Iterable[bytes]) -> dict[bytes, Packed]:
+        """The TermRef item of each packed term among ``parts`` (packed items, e.g. of
+        ``pack_value``; those of inline types are left out), in a write transaction: terms
+        not in the dictionary get ids, in one batch whose keys are written in key order.
+
+        Lookups are by the packed bytes, whose hash and equality run in C: this is the
+        path of a commit's many terms, where :meth:`encode` would hash each term object."""
+        found: dict[bytes, Packed] = {}
+        wanted: list[bytes] = []
+        committed = self._packed
+        fresh = self._fresh_state(tx)
+        fresh_refs = fresh["refs"]
+        for part in dict.fromkeys(parts):  # distinct, in first-seen order (ids do not depend on hashing)
+            if part[0] not in KIND_OF_CODE:
                 continue
-            ref = refs.get(value) or fresh_refs.get(value)
+            ref = committed.get(part) or fresh_refs.get(part)
             if ref is not None:
-                found[value] = ref
+                found[part] = ref
             else:
-                wanted[value] = None
-        new: list[tuple[Any, bytes, bytes]] = []  # (term, key, packed term)
-        # A dictionary empty when this transaction started holds only what it assigned.
-        get = tx.get if self._fresh_state(tx)["first"] else (lambda key: None)
-        for value in wanted:
-            packed = pack_value(value)
-            key = self._term_key + packed if len(packed) <= INLINE_TERM else self._hash_key + hashlib.sha256(packed).digest()
-            stored = get(key)
-            if stored is not None:
-                found[value] = ref = Packed(stored)
-                self._remember(value, ref)
-            else:
-                new.append((value, key, packed))
-        if new:
-            fresh = self._fresh_state(tx)
-            number = fresh["next"]
-            by_term, by_id = [], []
-            for value, key, packed in new:
-                item = bytes([TERMREF_CODE + KIND_OF[type(value)]]) + number.to_bytes(5, "big")
-                number += 1
-                by_term.append((key, item))
-                by_id.append((self._id_key + item, packed))
-                found[value] = ref = Packed(item)
-                fresh["refs"][value] = ref
-                fresh["terms"][item] = value
-            fresh["next"] = number
-            # One ascending batch ("h" < "i" < "t" keys): appended whole into a new dictionary.
-            tx.set_many(sorted(by_term + by_id), ascending=True)
-            tx.set(self._next_key, number.to_bytes(8, "big"))
+                wanted.append(part)
+        if wanted and not fresh["empty"]:  # else it holds only what this transaction assigned
+            get, key = tx.get, self._key
+            missing = []
+            for part in wanted:
+                stored = get(key(part))
+                if stored is None:
+                    missing.append(part)
+                else:
+                    found[part] = ref = Packed(stored)
+                    self._remember(committed, part, ref)
+            wanted = missing
+        if wanted:
+            found.update(self._assign(tx, wanted))
         return found
 
+    def key_of(self, term: Any) -> bytes:
+        """The key under which a term's id is found."""
+        return self._key(pack_value(term))
+
+    def _key(self, packed: bytes) -> bytes:
+        """The key of a packed term's id (its hash for a long one)."""
+        if len(packed) <= INLINE_TERM:
+            return self._term_key + packed
+        return self._hash_key + hashlib.sha256(packed).digest()
+
     def _fresh_state(self, tx: Transaction) -> dict:
-        """What ``tx`` assigned so far, and its next id (read once per transaction)."""
+        """What ``tx`` assigned so far (packed term -> item, item -> packed term), its next
+        id, and whether the dictionary was empty when it started (read once per
+        transaction)."""
         fresh = self._fresh.get(tx)
         if fresh is None:
             stored = tx.get(self._next_key)
             first = int.from_bytes(stored, "big") if stored else 0
-            fresh = {"next": first, "first": first, "refs": {}, "terms": {}}
+            fresh = {"next": first, "empty": first == 0, "refs": {}, "terms": {}}
             self._fresh[tx] = fresh
             tx.on_commit(lambda: self._publish(fresh))
         return fresh
 
-    def _assign(self, tx: Transaction, value: Any, kind: int, key: bytes) -> Packed:
+    def _assign(self, tx: Transaction, parts: list[bytes]) -> dict[bytes, Packed]:
+        """Give new ids to packed terms none of which the dictionary holds; their keys
+        are written as one ascending batch ("h" < "i" < "t" keys), which LMDB appends
+        whole into a new dictionary."""
         fresh = self._fresh_state(tx)
         number = fresh["next"]
-        fresh["next"] = number + 1
-        item = bytes([TERMREF_CODE + kind]) + number.to_bytes(5, "big")
-        ref = Packed(item)
-        tx.set(key, item)
-        tx.set(self._id_key + item, pack_value(value))
-        tx.set(self._next_key, fresh["next"].to_bytes(8, "big"))
-        fresh["refs"][value] = ref
-        fresh["terms"][item] = value
-        return ref
+        refs, terms = fresh["refs"], fresh["terms"]
+        by_term, by_id = [], []
+        assigned: dict[bytes, Packed] = {}
+        for part in parts:
+            item = Packed(bytes((TERMREF_CODE + KIND_OF_CODE[part[0]],)) + number.to_bytes(5, "big"))
+            number += 1
+            by_term.append((self._key(part), item))
+            by_id.append((self._id_key + item, part))
+            assigned[part] = refs[part] = item
+            terms[item] = part
+        fresh["next"] = number
+        tx.set_many(sorted(by_term + by_id), ascending=True)
+        tx.set(self._next_key, number.to_bytes(8, "big"))
+        return assigned
 
     def _publish(self, fresh: dict) -> None:
-        for value, ref in fresh["refs"].items():
-            self._remember(value, ref)
+        for part, ref in fresh["refs"].items():
+            self._remember(self._packed, part, ref)
 
-    def _remember(self, value: Any, ref: Packed) -> None:
-        if len(self._refs) >= _CACHE_LIMIT:
-            self._refs.clear()
-        self._refs[value] = ref
+    @staticmethod
+    def _remember(cache: dict, key: Any, ref: Packed) -> None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = ref
 
     def decode(self, tx: Transaction, item: bytes) -> Any:
         """The term a TermRef item stands for (any other item decoded as it is); one read
@@ -188,7 +192,7 @@ class Dictionary:
         if tx.write:
             fresh = self._fresh.get(tx)
             if fresh is not None and item in fresh["terms"]:
-                return fresh["terms"][item]
+                return decode_item(fresh["terms"][item])
         packed = tx.get(self._id_key + item)
         if packed is None:
             raise CorruptStoreError(f"term id {item.hex()} is in a key but not in the dictionary")

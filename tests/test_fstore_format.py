@@ -41,7 +41,7 @@ def test_raw_keys_of_one_commit(tmp_path):
                       "time": "2024-01-02T03:04:05+00:00", "added": 1, "removed": 0}
     # The dictionary: IRIs get ids 0 and 1 in the order the commit met them; 1 stays inline.
     s_ref, p_ref = bytes.fromhex("500000000000"), bytes.fromhex("500000000001")
-    dictionary = b"\x94"
+    dictionary = b"\x90"
     assert pairs.pop(dictionary + b"t" + pack(IRI("urn:s"))) == s_ref
     assert pairs.pop(dictionary + b"t" + pack(IRI("urn:p"))) == p_ref
     assert pairs.pop(dictionary + b"i" + s_ref) == pack(IRI("urn:s"))
@@ -54,10 +54,10 @@ def test_raw_keys_of_one_commit(tmp_path):
     expected = {}
     for number, perm in enumerate(RECORD_INDICES):
         items = quad + [pack(1)]
-        expected[bytes([0x90, number]) + b"".join(items[i] for i in perm)] = b"\x01"
+        expected[bytes([0x91, number]) + b"".join(items[i] for i in perm)] = b"\x01"
     for number, perm in enumerate(SNAPSHOT_INDICES):
         items = [pack(1)] + quad
-        expected[bytes([0x91, number]) + b"".join(items[i] for i in perm)] = b""
+        expected[bytes([0x92, number]) + b"".join(items[i] for i in perm)] = b""
     assert pairs == expected
 
 
@@ -75,9 +75,9 @@ def test_tables_live_in_their_own_space(tmp_path):
         records = sorted(b"\xff" + b"".join(pack(v) for v in quad) + (b"\x01" if alive else b"\x00")
                          for quad, alive in repo.storage.tables.changes_of(raw, 1))
     repo.close()
-    # Nothing under the quads' records (90) or snapshots (91); the table's under 92 and 93.
-    assert not any(key.startswith((b"\x90", b"\x91", pack("S"), pack("B"))) for key in keys)
-    assert any(key.startswith(b"\x92") for key in keys) and any(key.startswith(b"\x93") for key in keys)
+    # Nothing under the quads' records (91) or snapshots (92); the table's under 93 and 94.
+    assert not any(key.startswith((b"\x91", b"\x92", pack("S"), pack("B"))) for key in keys)
+    assert any(key.startswith(b"\x93") for key in keys) and any(key.startswith(b"\x94") for key in keys)
     assert [unpack(key) for key in keys if key.startswith(pack("TB"))] == [("TB", "main")]
     # The commit id as docs/format.md gives it: each tables record marked by ff.
     head = msgpack.packb([b"datae-commit/1", [], "t", "a", WHEN.isoformat()])
