@@ -13,6 +13,7 @@ __all__ = [
     "CorruptBlobError",
     "FormatVersionError",
     "CorruptStoreError",
+    "StoreFileError",
 ]
 
 
@@ -57,3 +58,8 @@ class FormatVersionError(DataeError):
 class CorruptStoreError(DataeError):
     """The store's keys contradict each other (e.g. a key refers to a term id the
     dictionary does not hold): the file is damaged."""
+
+
+class StoreFileError(CorruptStoreError):
+    """The store's LMDB file cannot be opened as it is (empty, truncated, not an LMDB
+    file): the message names the file and what is wrong, and nothing was written."""

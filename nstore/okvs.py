@@ -29,10 +29,12 @@ import lmdb
 from .errors import (
     DataeError,
     ReadOnlyTransactionError,
+    StoreFileError,
     TransactionClosedError,
     TransactionError,
     TransactionTooLargeError,
 )
+from .lmdbfile import DATA_FILE, check_data_file
 
 __all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE"]
 
@@ -58,17 +60,20 @@ class _Environment:
     def __init__(self, path: str, readonly: bool, map_size: int) -> None:
         self.path = path
         self.readonly = readonly
-        self.env = lmdb.open(
-            path,
-            map_size=map_size,
-            subdir=True,
-            readonly=readonly,
-            create=not readonly,
-            max_dbs=0,
-            max_readers=512,
-            readahead=False,
-            lock=True,
-        )
+        try:
+            self.env = lmdb.open(
+                path,
+                map_size=map_size,
+                subdir=True,
+                readonly=readonly,
+                create=not readonly,
+                max_dbs=0,
+                max_readers=512,
+                readahead=False,
+                lock=True,
+            )
+        except lmdb.Error as exc:
+            raise StoreFileError(f"cannot open the store at {path}: {exc}") from None
         self.users = 0
         # Transactions of this process that are open or being begun, and resizes waiting
         # for them to end; both guarded by `cond`. LMDB forbids changing the map while any
@@ -190,6 +195,7 @@ class Okvs:
         with _registry_lock:
             shared = _registry.get(real)
             if shared is None:
+                check_data_file(os.path.join(real, DATA_FILE))
                 shared = _Environment(real, readonly, map_size or DEFAULT_MAP_SIZE)
                 _registry[real] = shared
             elif shared.readonly and not readonly:

@@ -1,0 +1,123 @@
+"""A damaged LMDB data file at open: a typed error naming the file and what is wrong,
+never a signal, and nothing written (issue 13, point 4: empty, truncated, garbage files)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+
+import pytest
+
+import fstore
+from fstore import IRI
+from nstore.errors import StoreFileError
+
+DATA = "data.mdb"
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """A small store with a few commits (a directory holding data.mdb)."""
+    path = tmp_path_factory.mktemp("pristine") / "store"
+    repo = fstore.open(path)
+    for commit in range(3):
+        with repo.transaction("main", message=f"c{commit}") as tx:
+            fstore.add_many(tx, [(None, IRI(f"urn:s{i}"), IRI(f"urn:p{commit}"), i) for i in range(2000)])
+    repo.close()
+    return path
+
+
+def damaged(pristine, tmp_path, damage) -> tuple[str, str]:
+    path = tmp_path / "store"
+    shutil.copytree(pristine, path)
+    data = path / DATA
+    damage(str(data))
+    return str(path), hashlib.sha256(data.read_bytes()).hexdigest()
+
+
+def unchanged(path: str, digest: str) -> bool:
+    with open(os.path.join(path, DATA), "rb") as stream:
+        return hashlib.sha256(stream.read()).hexdigest() == digest
+
+
+def truncate_to(size: int):
+    return lambda data: os.truncate(data, size)
+
+
+def garbage(data: str) -> None:
+    with open(data, "wb") as stream:
+        stream.write(random.Random(7).randbytes(100_000))
+
+
+def future_format(data: str) -> None:
+    with open(data, "r+b") as stream:
+        stream.seek(20)
+        stream.write(struct.pack("=I", 2))
+
+
+def meta_damaged(which):
+    """Zero the magic of the older (min) or newer (max) of LMDB's two meta pages: LMDB
+    refuses the file if either is not one, and so does datae, saying which."""
+    def damage(data: str) -> None:
+        with open(data, "r+b") as stream:
+            metas = []
+            for offset in (0, 4096):
+                stream.seek(offset + 144)
+                metas.append((struct.unpack("=Q", stream.read(8))[0], offset))
+            stream.seek(which(metas)[1] + 16)
+            stream.write(b"\x00" * 4)
+
+    return damage
+
+
+TRUNCATED = r"data\.mdb (is truncated: [\d,]+ bytes, (but its last commit uses|less than its two LMDB meta pages)|is not an LMDB file)"
+DAMAGES = {
+    "empty": (truncate_to(0), r"data\.mdb is empty \(0 bytes\), not an LMDB file"),
+    **{f"truncated to {fraction}": (fraction, TRUNCATED) for fraction in (0.001, 0.1, 0.5, 0.9, 0.999)},
+    "garbage": (garbage, r"data\.mdb is not an LMDB file \(no LMDB meta page"),
+    "another LMDB data format": (future_format, "LMDB file of data format 2; this LMDB reads format 1"),
+    "older meta page": (meta_damaged(min), r"data\.mdb (is damaged: its second LMDB meta page|is not an LMDB file)"),
+    "newer meta page": (meta_damaged(max), r"data\.mdb (is damaged: its second LMDB meta page|is not an LMDB file)"),
+}
+
+
+@pytest.mark.parametrize("name", DAMAGES)
+def test_a_damaged_file_is_refused_and_left_as_it_is(pristine, tmp_path, name):
+    damage, message = DAMAGES[name]
+    if isinstance(damage, float):  # a fraction of the file kept: never a SIGBUS
+        damage = truncate_to(int(os.path.getsize(pristine / DATA) * damage))
+    path, digest = damaged(pristine, tmp_path, damage)
+    with pytest.raises(StoreFileError, match=message):
+        fstore.open(path)
+    assert unchanged(path, digest)  # an empty file stays empty: not made a new store
+
+
+def test_what_lmdb_refuses_at_open_is_a_typed_error(tmp_path, monkeypatch):
+    """Whatever else LMDB refuses at open (a directory it may not write, a lock file it
+    cannot map) comes back as StoreFileError naming the store, not an lmdb.Error."""
+    import lmdb
+
+    def refuse(path, **options):
+        raise lmdb.ReadonlyError(f"{path}: Permission denied")
+
+    monkeypatch.setattr(lmdb, "open", refuse)
+    with pytest.raises(StoreFileError, match=r"cannot open the store at .*locked: .*Permission denied"):
+        fstore.open(tmp_path / "locked")
+
+
+def test_the_cli_says_one_line_and_exits_non_zero(pristine, tmp_path):
+    path, digest = damaged(pristine, tmp_path, truncate_to(50_000))
+    os.makedirs(tmp_path / "repo")
+    os.rename(path, tmp_path / "repo" / ".datae")
+    for command in (["log"], ["stats"], ["verify"], ["query", "SELECT * { ?s ?p ?o }"]):
+        result = subprocess.run([sys.executable, "-m", "query.cli", "--repo", str(tmp_path / "repo"), *command],
+                                capture_output=True, text=True)
+        assert result.returncode > 0, (command, result)  # an exit status, not a signal (< 0)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "data.mdb is truncated: 50,000 bytes" in lines[0], (command, result.stderr)
+    assert unchanged(str(tmp_path / "repo" / ".datae"), digest)
