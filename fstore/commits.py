@@ -2,8 +2,9 @@
 
 A commit is stored under its *significance* ``seq``: the order in which commits were made,
 which is a topological order of the DAG (parents always come first). Its id is the sha256
-of its parents' ids, message, author, time and every change record it wrote, so the ids
-form a Merkle DAG that :meth:`fstore.Repository.verify` can recheck.
+of its parents' ids, message, author, time, the digest of its whole state
+(:mod:`fstore.digest`) and every change record it wrote, so the ids form a Merkle DAG
+that :meth:`fstore.Repository.verify` can recheck.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Iterable, Iterator
 
 import msgpack
 
+from nstore.errors import CorruptStoreError
 from nstore.okvs import Transaction, prefix_end
 from nstore.pack import pack, unpack
 
@@ -25,12 +27,14 @@ __all__ = ["Commit", "CommitStore", "commit_hash", "MIN_PREFIX"]
 
 MIN_PREFIX = 6
 _HEX = re.compile(r"[0-9a-f]+")
-_HASH_MAGIC = b"datae-commit/1"
+_HASH_MAGIC = b"datae-commit/2"
 
 
 @dataclass(frozen=True)
 class Commit:
-    """One commit: ``added`` / ``removed`` count quads relative to the first parent."""
+    """One commit: ``added`` / ``removed`` count quads relative to the first parent;
+    ``digest`` is the state digest of everything it holds (:mod:`fstore.digest`, 64 hex
+    digits): equal in any two stores holding the same quads and table rows."""
 
     id: str
     parents: tuple[str, ...]
@@ -40,15 +44,18 @@ class Commit:
     added: int
     removed: int
     seq: int
+    digest: str
 
     @property
     def short_id(self) -> str:
         return self.id[:10]
 
 
-def commit_hash(parent_ids: Iterable[str], message: str, author: str, time: _dt.datetime, records: Iterable[bytes]) -> str:
-    """The id of a commit: sha256 over a msgpack header and its change records in key order."""
-    header = msgpack.packb([_HASH_MAGIC, list(parent_ids), message, author, time.isoformat()])
+def commit_hash(parent_ids: Iterable[str], message: str, author: str, time: _dt.datetime, state_digest: str,
+                records: Iterable[bytes]) -> str:
+    """The id of a commit: sha256 over a msgpack header (its state digest included) and its
+    change records in key order (``docs/format.md``, "Commit ids")."""
+    header = msgpack.packb([_HASH_MAGIC, list(parent_ids), message, author, time.isoformat(), state_digest])
     digest = hashlib.sha256()
     digest.update(len(header).to_bytes(8, "big"))
     digest.update(header)
@@ -56,6 +63,22 @@ def commit_hash(parent_ids: Iterable[str], message: str, author: str, time: _dt.
         digest.update(len(record).to_bytes(4, "big"))
         digest.update(record)
     return digest.hexdigest()
+
+
+_FIELDS = {"id": str, "parents": list, "message": str, "author": str, "time": str, "added": int, "removed": int,
+           "digest": str}
+
+
+def _decoded(seq: int, raw: bytes) -> dict:
+    """A stored commit record, checked: a damaged one is a CorruptStoreError naming it."""
+    try:
+        record = msgpack.unpackb(raw)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise CorruptStoreError(f"commit #{seq}: its record (key {pack('c', seq).hex()}) is not msgpack: {exc}") from None
+    if not isinstance(record, dict) or any(not isinstance(record.get(name), kind) for name, kind in _FIELDS.items()):
+        raise CorruptStoreError(f"commit #{seq}: its record (key {pack('c', seq).hex()}) lacks a field or has one of "
+                                f"the wrong type: {record!r:.200}")
+    return record
 
 
 class CommitStore:
@@ -70,9 +93,9 @@ class CommitStore:
         return 1 if last is None else unpack(last[0])[1] + 1
 
     def write(self, tx: Transaction, seq: int, parents: list[int], commit_id: str, message: str,
-              author: str, time: _dt.datetime, added: int, removed: int) -> None:
+              author: str, time: _dt.datetime, added: int, removed: int, state_digest: str) -> None:
         record = {"id": commit_id, "parents": parents, "message": message, "author": author,
-                  "time": time.isoformat(), "added": added, "removed": removed}
+                  "time": time.isoformat(), "added": added, "removed": removed, "digest": state_digest}
         tx.set(pack("c", seq), msgpack.packb(record))
         tx.set(pack("i", commit_id), pack(seq))
 
@@ -80,14 +103,15 @@ class CommitStore:
         raw = tx.get(pack("c", seq))
         if raw is None:
             raise UnknownRefError(f"no commit with sequence number {seq}")
-        return msgpack.unpackb(raw)
+        return _decoded(seq, raw)
 
     def get(self, tx: Transaction, seq: int) -> Commit:
         """The commit made ``seq``-th."""
         record = self._record(tx, seq)
         parents = tuple(self._record(tx, p)["id"] for p in record["parents"])
         return Commit(record["id"], parents, record["message"], record["author"],
-                      _dt.datetime.fromisoformat(record["time"]), record["added"], record["removed"], seq)
+                      _dt.datetime.fromisoformat(record["time"]), record["added"], record["removed"], seq,
+                      record["digest"])
 
     def parents(self, tx: Transaction, seq: int) -> list[int]:
         return self._record(tx, seq)["parents"]
@@ -100,7 +124,8 @@ class CommitStore:
         """Every commit record in significance order."""
         start = pack("c")
         for key, value in tx.range(start, prefix_end(start)):
-            yield unpack(key)[1], msgpack.unpackb(value)
+            seq = unpack(key)[1]
+            yield seq, _decoded(seq, value)
 
     def lookup_prefix(self, tx: Transaction, text: str) -> int | None:
         """The commit whose id is ``text`` or starts with it (>= 6 hex digits), or None."""

@@ -278,37 +278,21 @@ class Heads:
 
     def overlay(self, tx: Transaction, base: int | None, seq: int) -> Overlay:
         """The quads whose state at ``seq`` differs from their state at ``base`` (a
-        snapshot's commit; None or 0: no commit): only records of commits in the symmetric
-        difference of the two ancestries can differ, so the cost is O(changes between the
-        two commits). Commits never change, so the result is cached by the two commits."""
+        snapshot's commit; None or 0: no commit), in O(changes between the two commits)
+        (:meth:`History.state_changes`). Commits never change, so the result is cached by
+        the two commits."""
         base = base or None
         key = (base, seq)
         found = self._overlays.get(key)
         if found is not None:
             return found
-        history = self.history
-        ancestors = history.commits.ancestors
-        anc_base = ancestors(tx, base) if base else frozenset()
-        anc_seq = ancestors(tx, seq)
-        touched: dict[bytes, list[bytes]] = {}
-        for commit in anc_base ^ anc_seq:
-            for items, _ in history.raw_changes_of(tx, commit):
-                touched.setdefault(b"".join(items), items)
-        packed_base = history.packed_ancestry(anc_base) if anc_base else frozenset()
-        packed_seq = history.packed_ancestry(anc_seq)
+        ancestors = self.history.commits.ancestors
         overlay = Overlay()
-        for ident, items in touched.items():
-            before = after = False
-            for record_seq, payload in history.item_records(tx, items):
-                if record_seq in packed_base:
-                    before = payload == b"\x01"
-                if record_seq in packed_seq:
-                    after = payload == b"\x01"
-            if before != after:
-                if after:
-                    overlay.born[ident] = items
-                else:
-                    overlay.dead.add(ident)
+        for ident, items, alive in self.history.state_changes(tx, ancestors(tx, base) if base else frozenset(), ancestors(tx, seq)):
+            if alive:
+                overlay.born[ident] = items
+            else:
+                overlay.dead.add(ident)
         if not tx.write:  # a write transaction's view may still change before it commits
             if len(self._overlays) >= _CACHED_OVERLAYS:
                 self._overlays.pop(next(iter(self._overlays)))

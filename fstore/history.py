@@ -262,6 +262,27 @@ class History:
         """The records of commit ``seq`` as :meth:`write` returned them (what its id hashes)."""
         return sorted(self.identity(quad) + (ALIVE if alive else DEAD) for quad, alive in self.changes_of(tx, seq))
 
+    def state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Iterator[tuple[bytes, list[bytes], bool]]:
+        """Each quad whose state under the ancestry ``after`` differs from its state under
+        ``before``: ``(its key items joined, the key items, alive under after)``. Only
+        records of commits in one ancestry and not the other can differ, so the cost is
+        O(changes between the two)."""
+        touched: dict[bytes, list[bytes]] = {}
+        for commit in before ^ after:
+            for items, _ in self.raw_changes_of(tx, commit):
+                touched.setdefault(b"".join(items), items)
+        packed_before = self.packed_ancestry(before) if before else frozenset()
+        packed_after = self.packed_ancestry(after)
+        for ident, items in touched.items():
+            was = now = False
+            for record_seq, payload in self.item_records(tx, items):
+                if record_seq in packed_before:
+                    was = payload == ALIVE
+                if record_seq in packed_after:
+                    now = payload == ALIVE
+            if was != now:
+                yield ident, items, now
+
     # -- reads of a commit's state (see fstore.heads) --------------------------------------
 
     def reader(self, tx: Transaction, seq: int | None):

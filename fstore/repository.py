@@ -246,7 +246,8 @@ class Repository:
                 yield _terms(quad), [self.storage.commits.get(tx, s) for s in seqs]
 
     def verify(self) -> list[str]:
-        """Recompute every commit id and blob hash; returns a description of each mismatch
+        """Recompute every commit id, the state digest of every branch and tag head from
+        the tuples it holds, and every blob hash; returns a description of each mismatch
         (an empty list: the history is intact)."""
         problems: list[str] = []
         with self.storage.read() as tx:
@@ -264,12 +265,27 @@ class Repository:
                     problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
                     ids[seq] = record["id"]
                     continue
-                expected = commit_hash(parents, record["message"], record["author"], time, changes)
+                expected = commit_hash(parents, record["message"], record["author"], time, record["digest"], changes)
                 if expected != record["id"]:
                     problems.append(f"commit #{seq} is stored as {record['id']} but hashes to {expected}")
                 if self.storage.commits.seq_of(tx, record["id"]) != seq:
                     problems.append(f"commit {record['id']}: id index does not point at #{seq}")
                 ids[seq] = record["id"]
+            heads: dict[int, list[str]] = {}
+            for kind in (BRANCH, TAG):
+                for name, seq in self.storage.refs.items(tx, kind):
+                    if seq is not None:
+                        heads.setdefault(seq, []).append(f"{'branch' if kind == BRANCH else 'tag'} {name}")
+            for seq, names in sorted(heads.items()):
+                stored = self.storage.commits.get(tx, seq).digest
+                try:
+                    held = self.storage.state_digest(tx, seq)
+                except DataeError as exc:  # a damaged blob or dictionary entry
+                    problems.append(f"commit #{seq} ({', '.join(names)}): its state cannot be read: {exc}")
+                    continue
+                if held != stored:
+                    problems.append(f"commit #{seq} ({', '.join(names)}): its state digest is {stored} but the "
+                                    f"quads and rows it holds sum to {held}")
             for space in self.storage.spaces:
                 for digest in space.store.blobs.verify(tx):
                     problems.append(f"blob {digest.hex()} does not hash to its address")

@@ -21,21 +21,23 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+from nstore import Var
 from nstore import okvs as _okvs
 from nstore.dictionary import Dictionary
 from nstore.errors import FormatVersionError
 from nstore.okvs import Transaction as OkvsTransaction
 
 from .commits import CommitStore, commit_hash
+from .digest import EMPTY, as_hex, from_hex, moved
 from .errors import UnknownRefError
 from .heads import Reader
-from .history import History, Quad
+from .history import ALIVE, History, Quad
 from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
 from .refs import BRANCH, TAG, Refs
 
 __all__ = ["Storage", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 DEFAULT_BRANCH = "main"
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 
@@ -143,13 +145,47 @@ class Storage:
             packed, encoded[space.space.name] = space.write(tx, seq, changes.get(space.space.name, []))
             records += _marked(space, packed)
         records.sort()
+        state_digest = self._digest_after(tx, seq, parents, records)
         parent_ids = [self.commits.get(tx, p).id for p in parents]
-        commit_id = commit_hash(parent_ids, message, author, time, records)
-        self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed)
+        commit_id = commit_hash(parent_ids, message, author, time, state_digest, records)
+        self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed, state_digest)
         self.refs.set(tx, BRANCH, branch, seq)
         for space in self.spaces:
             space.heads.moved(tx, branch, parents, seq, encoded[space.space.name])
         return commit_id
+
+    def _digest_after(self, tx: OkvsTransaction, seq: int, parents: list[int], records: list[bytes]) -> str:
+        """The state digest of commit ``seq``, which wrote ``records`` (as its id hashes
+        them): its first parent's moved by the tuples whose state differs between the two.
+        Those are exactly the records of a commit with one parent (a transaction records
+        only what changes its head); a merge's records are relative to the union of its
+        parents' histories, so its changes are read from the records of the commits it
+        brings in (O(those changes))."""
+        before = from_hex(self.commits.get(tx, parents[0]).digest) if parents else EMPTY
+        if len(parents) < 2:
+            born = [record[:-1] for record in records if record[-1:] == ALIVE]
+            dead = [record[:-1] for record in records if record[-1:] != ALIVE]
+            return as_hex(moved(before, born, dead))
+        ancestors = self.commits.ancestors
+        first = ancestors(tx, parents[0])
+        merged = first.union(*(ancestors(tx, parent) for parent in parents[1:]), (seq,))
+        born, dead = [], []
+        for space in self.spaces:
+            mark, value = space.space.mark, space.value
+            for _, items, alive in space.state_changes(tx, first, merged):
+                identity = mark + space.identity([value(tx, item) for item in items])
+                (born if alive else dead).append(identity)
+        return as_hex(moved(before, born, dead))
+
+    def state_digest(self, tx: OkvsTransaction, seq: int | None) -> str:
+        """The state digest of commit ``seq`` recomputed from every tuple alive at it, in
+        both spaces (O(live tuples); what verify compares with the digest stored)."""
+        everything = (Var("g"), Var("s"), Var("p"), Var("o"))
+        total = EMPTY
+        for space in self.spaces:
+            mark, identity = space.space.mark, space.identity
+            total = moved(total, (mark + identity(found) for found in space.reader(tx, seq).match(everything)), ())
+        return as_hex(total)
 
     def packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:
         """Every record of commit ``seq`` as its id hashes them (see :meth:`write_commit`)."""

@@ -7,9 +7,17 @@ offset 0 and at one page size, each a 16-byte page header, then ``MDB_meta``: th
 ``0xBEEFC0DE`` (u32, byte 16), the data format version 1 (u32, 20), the map address and
 size (2 x u64), two ``MDB_db`` records of 48 bytes (the first one's u32 ``md_pad`` at
 byte 40 holds the page size), the last page used (u64, byte 136) and the transaction id
-(u64, byte 144). LMDB refuses a file if either meta page is not one; the meta of the
-greater transaction id is the current one, and the file must hold every page up to its
-last page.
+(u64, byte 144); the ``md_root`` of the two databases (free pages, main) is at bytes 80
+and 128. LMDB refuses a file if either meta page is not one; the meta of the greater
+transaction id is the current one.
+
+A whole file usually holds every page up to that meta's last page, but not always: pages
+a transaction allocated and freed again before committing are counted and never written.
+So a shorter file is checked by walking its trees' branch pages (16-byte header with the
+flags at byte 10 and ``lower`` at byte 12, then ``(lower - 16) / 2`` u16 node offsets;
+a branch node's child page number is its first 6 bytes): every page they point at must
+lie inside the file. A cut that removes only overflow pages (values over ~2 KB) is not
+seen here; ``verify`` reads every value.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "data.mdb")
@@ -24,6 +32,7 @@ from __future__ import annotations
 
 import os
 import struct
+from typing import BinaryIO
 
 from .errors import StoreFileError
 
@@ -36,6 +45,9 @@ _META = struct.Struct("=II")  # magic, version at byte 16
 _PAGE_SIZE_AT = 40
 _LAST_PAGE_AT = 136
 _META_END = 152
+_ROOTS_AT = (80, 128)  # md_root of the free-page and the main database
+_NO_PAGE = (1 << 64) - 1  # the root of an empty database
+_BRANCH = 0x01
 _FIRST_META_BYTES = 4096  # enough for the first meta page whatever the page size
 
 
@@ -51,28 +63,50 @@ def check_data_file(path: str) -> None:
     if size == 0:
         raise StoreFileError(f"{path} is empty (0 bytes), not an LMDB file: {fix}")
     with open(path, "rb") as stream:
-        first = stream.read(_FIRST_META_BYTES)
-        metas = [_meta(first, path)]
-        page_size = metas[0][0] if metas[0] else 0
-        if page_size:
-            stream.seek(page_size)
-            metas.append(_meta(stream.read(_META_END), path))
-    if not metas[0]:
-        raise StoreFileError(f"{path} is not an LMDB file (no LMDB meta page at its start; {size:,} bytes): {fix}")
-    if size < 2 * page_size:
-        raise StoreFileError(f"{path} is truncated: {size:,} bytes, less than its two LMDB meta pages of {page_size:,}: {fix}")
-    if not metas[1]:
-        raise StoreFileError(f"{path} is damaged: its second LMDB meta page (at byte {page_size:,}) is not one: {fix}")
-    page_size, last_page, _ = max(metas, key=lambda meta: meta[2])
-    needed = (last_page + 1) * page_size
-    if size < needed:
+        first = _meta(stream.read(_FIRST_META_BYTES), path)
+        if not first:
+            raise StoreFileError(f"{path} is not an LMDB file (no LMDB meta page at its start; {size:,} bytes): {fix}")
+        page_size = first[0]
+        if size < 2 * page_size:
+            raise StoreFileError(f"{path} is truncated: {size:,} bytes, less than its two LMDB meta pages of {page_size:,}: {fix}")
+        stream.seek(page_size)
+        second = _meta(stream.read(_META_END), path)
+        if not second:
+            raise StoreFileError(f"{path} is damaged: its second LMDB meta page (at byte {page_size:,}) is not one: {fix}")
+        page_size, last_page, _, roots = max(first, second, key=lambda meta: meta[2])
+        pages = size // page_size
+        missing = None if pages > last_page else _first_page_beyond(stream, page_size, roots, pages)
+    if missing is not None:
         raise StoreFileError(
-            f"{path} is truncated: {size:,} bytes, but its last commit uses {needed:,} "
-            f"({last_page + 1:,} pages of {page_size:,}): {fix}")
+            f"{path} is truncated: {size:,} bytes ({pages:,} pages of {page_size:,}), but its data "
+            f"reaches page {missing:,} (its last commit uses {last_page + 1:,} pages): {fix}")
 
 
-def _meta(page: bytes, path: str) -> tuple[int, int, int] | None:
-    """``(page size, last page, transaction id)`` of one meta page, None if it is not one."""
+def _first_page_beyond(stream: BinaryIO, page_size: int, roots: list[int], pages: int) -> int | None:
+    """The first page number at or past ``pages`` that the trees from ``roots`` point at
+    (through branch pages), or None."""
+    todo = [root for root in roots if root != _NO_PAGE]
+    while todo:
+        number = todo.pop()
+        if number >= pages:
+            return number
+        stream.seek(number * page_size)
+        page = stream.read(page_size)
+        flags, lower = struct.unpack_from("=HH", page, 10)
+        if not flags & _BRANCH:
+            continue
+        for slot in range(16, min(lower, page_size), 2):
+            (offset,) = struct.unpack_from("=H", page, slot)
+            if offset + 6 > page_size:
+                return number  # not a branch page LMDB could read
+            low, high, top = struct.unpack_from("=HHH", page, offset)
+            todo.append(low | high << 16 | top << 32)
+    return None
+
+
+def _meta(page: bytes, path: str) -> tuple[int, int, int, list[int]] | None:
+    """``(page size, last page, transaction id, root pages)`` of one meta page, None if it
+    is not one."""
     if len(page) < _META_END:
         return None
     magic, version = _META.unpack_from(page, 16)
@@ -84,4 +118,5 @@ def _meta(page: bytes, path: str) -> tuple[int, int, int] | None:
     if page_size < 512 or page_size > 65536 or page_size & (page_size - 1):
         return None
     last_page, txn = struct.unpack_from("=QQ", page, _LAST_PAGE_AT)
-    return page_size, last_page, txn
+    roots = [struct.unpack_from("=Q", page, at)[0] for at in _ROOTS_AT]
+    return page_size, last_page, txn, roots

@@ -10,6 +10,7 @@ import pytest
 import fstore
 from fstore import IRI, Var
 from fstore.commits import commit_hash
+from fstore.digest import as_hex, from_hex, moved
 from fstore.history import ALIVE
 from nstore.errors import FormatVersionError, PackError, PatternError
 from nstore.pack import pack
@@ -43,12 +44,13 @@ def test_unknown_ref(repo):
     assert snapshot(repo) == before
 
 
-def _colliding_messages(parent_id: str, record: bytes) -> tuple[str, str]:
+def _colliding_messages(parent: fstore.Commit, record: bytes) -> tuple[str, str]:
     """Two messages whose commits (same parent, change, author, time) share 6 hex digits."""
+    state = as_hex(moved(from_hex(parent.digest), [record[:-1]], []))
     seen: dict[str, str] = {}
     for i in range(200_000):
         message = f"m{i}"
-        prefix = commit_hash([parent_id], message, "t", WHEN, [record])[:6]
+        prefix = commit_hash([parent.id], message, "t", WHEN, state, [record])[:6]
         if prefix in seen:
             return seen[prefix], message
         seen[prefix] = message
@@ -57,7 +59,7 @@ def _colliding_messages(parent_id: str, record: bytes) -> tuple[str, str]:
 
 def test_ambiguous_prefix(repo):
     quad = (None, S, P, "two")
-    first, second = _colliding_messages(repo.head("main"), pack(*quad) + ALIVE)
+    first, second = _colliding_messages(repo.commit("main"), pack(*quad) + ALIVE)
     repo.branch("a")
     repo.branch("b")
     ids = []
@@ -149,13 +151,13 @@ def test_exception_inside_leaves_store_unchanged(repo):
     assert snapshot(repo) == before
 
 
-@pytest.mark.parametrize("version", [b"99", b"1"])  # a future format, and format 1 (before the dictionary)
+@pytest.mark.parametrize("version", [b"99", b"1", b"2"])  # a future format, format 1 (before the dictionary), 2 (before state digests)
 def test_format_version_is_checked(tmp_path, version):
     repo = fstore.open(tmp_path / "r")
     with repo.storage.write() as tx:
         tx.set(pack("datae", "format"), version)
     repo.close()
-    with pytest.raises(FormatVersionError, match=f"holds datae format {version.decode()}; this datae reads format 2"):
+    with pytest.raises(FormatVersionError, match=f"holds datae format {version.decode()}; this datae reads format 3"):
         fstore.open(tmp_path / "r")
 
 
@@ -184,7 +186,9 @@ def test_tampered_dictionary_is_reported_by_verify(repo):
     reopened = fstore.open(repo.path)  # a new process would not have the term cached
     problems = reopened.verify()
     reopened.close()
-    assert len(problems) == 1 and "hashes to" in problems[0]
+    # The commit that wrote the term no longer hashes to its id, and the head's state no
+    # longer sums to its digest.
+    assert len(problems) == 2 and "hashes to" in problems[0] and "sum to" in problems[1], problems
 
 
 def test_tampered_commit_message_is_reported(repo):

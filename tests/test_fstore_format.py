@@ -1,9 +1,10 @@
-"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 2):
+"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 3):
 if this test must change, the format version must change too."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 
 import msgpack
 
@@ -14,6 +15,21 @@ from fstore.history import RECORD_INDICES
 from nstore.pack import pack
 
 WHEN = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+
+
+def recomputed_digest(marked_identities: list[bytes]) -> str:
+    """A state digest as docs/format.md gives it, with nothing but hashlib."""
+    total = sum(int.from_bytes(hashlib.sha256(marked).digest(), "big") for marked in marked_identities)
+    return (total % (1 << 256)).to_bytes(32, "big").hex()
+
+
+def recomputed_id(parents: list[str], message: str, author: str, state: str, records: list[bytes]) -> str:
+    """A commit id as docs/format.md gives it, with nothing but hashlib and msgpack."""
+    head = msgpack.packb([b"datae-commit/2", parents, message, author, WHEN.isoformat(), state])
+    digest = hashlib.sha256(len(head).to_bytes(8, "big") + head)
+    for record in sorted(records):
+        digest.update(len(record).to_bytes(4, "big") + record)
+    return digest.hexdigest()
 
 
 def test_indices_are_frozen():
@@ -31,14 +47,17 @@ def test_raw_keys_of_one_commit(tmp_path):
         pairs = dict(raw.range(None, None))
     repo.close()
 
-    # The id hashes terms, never the store's own term ids: it is the same as in format 1.
-    assert tx.commit_id == "3a9ec090172738d6aef6463a1183ad84bcd57d1b22d02b8b2006c5de1358b58c"
-    assert pairs.pop(pack("datae", "format")) == b"2"
+    # The id hashes terms, never the store's own term ids (docs/format.md, "Commit ids").
+    identity = pack(None) + pack(IRI("urn:s")) + pack(IRI("urn:p")) + pack(1)
+    state = recomputed_digest([identity])
+    assert tx.commit_id == recomputed_id([], "m", "a", state, [identity + b"\x01"])
+    assert tx.commit_id == "f80ab9f263f71768b42a0221f4c2adc1f39314f76791c7b32d7e2a9e10230291"
+    assert pairs.pop(pack("datae", "format")) == b"3"
     assert pairs.pop(pack("b", "main")) == pack(1)
     assert pairs.pop(pack("i", tx.commit_id)) == pack(1)
     record = msgpack.unpackb(pairs.pop(pack("c", 1)))
     assert record == {"id": tx.commit_id, "parents": [], "message": "m", "author": "a",
-                      "time": "2024-01-02T03:04:05+00:00", "added": 1, "removed": 0}
+                      "time": "2024-01-02T03:04:05+00:00", "added": 1, "removed": 0, "digest": state}
     # The dictionary: IRIs get ids 0 and 1 in the order the commit met them; 1 stays inline.
     s_ref, p_ref = bytes.fromhex("500000000000"), bytes.fromhex("500000000001")
     dictionary = b"\x90"
@@ -62,8 +81,6 @@ def test_raw_keys_of_one_commit(tmp_path):
 
 
 def test_tables_live_in_their_own_space(tmp_path):
-    import hashlib
-
     import fstore.tables as tables
     from nstore.pack import unpack
 
@@ -79,9 +96,8 @@ def test_tables_live_in_their_own_space(tmp_path):
     assert not any(key.startswith((b"\x91", b"\x92", pack("S"), pack("B"))) for key in keys)
     assert any(key.startswith(b"\x93") for key in keys) and any(key.startswith(b"\x94") for key in keys)
     assert [unpack(key) for key in keys if key.startswith(pack("TB"))] == [("TB", "main")]
-    # The commit id as docs/format.md gives it: each tables record marked by ff.
-    head = msgpack.packb([b"datae-commit/1", [], "t", "a", WHEN.isoformat()])
-    digest = hashlib.sha256(len(head).to_bytes(8, "big") + head)
-    for record in records:
-        digest.update(len(record).to_bytes(4, "big") + record)
-    assert tx.commit_id == digest.hexdigest()
+    # The commit id as docs/format.md gives it: each tables record marked by ff, and the
+    # state digest over the table tuples (all alive after this first commit).
+    assert all(record.endswith(b"\x01") for record in records)
+    state = recomputed_digest([record[:-1] for record in records])
+    assert tx.commit_id == recomputed_id([], "t", "a", state, records)

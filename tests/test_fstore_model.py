@@ -7,6 +7,8 @@ as are diff, log, history and blame.
 
 from __future__ import annotations
 
+import hashlib
+
 import shutil
 import tempfile
 from itertools import product
@@ -36,6 +38,12 @@ patterns = st.tuples(*(st.one_of(st.just(Var(n)), st.sampled_from(pool)) for n, 
 def key(quad) -> bytes:
     """A quad's bytes whether its items are written values or the RDF terms reads give."""
     return pack(*map(fstore.canonical, quad))
+
+
+def state_digest(state: frozenset[bytes]) -> str:
+    """docs/format.md's state digest of the quads of a state, with nothing but hashlib."""
+    total = sum(int.from_bytes(hashlib.sha256(k).digest(), "big") for k in state)
+    return (total % (1 << 256)).to_bytes(32, "big").hex()
 
 
 def fits(pattern, quad) -> bool:
@@ -311,6 +319,8 @@ class VersionedStore(RuleBasedStateMachine):
                 assert list(commit.parents) == model.parents[commit.id]
                 assert commit.added == len(model.state[commit.id] - model.at(parent))
                 assert commit.removed == len(model.at(parent) - model.state[commit.id])
+                # Equal content, equal digest, whatever the history (merges included).
+                assert commit.digest == state_digest(model.state[commit.id]), commit
 
 
 VersionedStore.TestCase.settings = settings(
