@@ -247,8 +247,9 @@ class Repository:
 
     def verify(self) -> list[str]:
         """Recompute every commit id, the state digest of every branch and tag head from
-        the tuples it holds, and every blob hash; returns a description of each mismatch
-        (an empty list: the history is intact)."""
+        the tuples it holds, every blob hash; check that every index of every keyspace
+        holds the same tuples and that the dictionary agrees with itself. Returns a
+        description of each mismatch (an empty list: the store is intact)."""
         problems: list[str] = []
         with self.storage.read() as tx:
             ids: dict[int, str] = {}
@@ -286,6 +287,7 @@ class Repository:
                 if held != stored:
                     problems.append(f"commit #{seq} ({', '.join(names)}): its state digest is {stored} but the "
                                     f"quads and rows it holds sum to {held}")
+            problems += self.storage.index_problems(tx)
             for space in self.storage.spaces:
                 for digest in space.store.blobs.verify(tx):
                     problems.append(f"blob {digest.hex()} does not hash to its address")

@@ -187,6 +187,23 @@ class Storage:
             total = moved(total, (mark + identity(found) for found in space.reader(tx, seq).match(everything)), ())
         return as_hex(total)
 
+    def index_problems(self, tx: OkvsTransaction) -> list[str]:
+        """Each keyspace whose indices disagree (they must hold the same tuples), and each
+        contradiction in the dictionary (O(keys); for verify)."""
+        problems = list(self.quads.dictionary.problems(tx))
+        for space in self.spaces:
+            for what, store in (("records", space.store), ("snapshots", space.heads.store)):
+                sums = store.index_digests(tx)
+                name = f"{space.space.name} {what}"
+                for number, found in enumerate(sums):
+                    prefix = store.index_prefix(number).hex()
+                    if isinstance(found, tuple):
+                        problems.append(f"{name}: key {found[0].hex()} of index {number} is damaged: {found[1]}")
+                    elif number and found != sums[0] and not isinstance(sums[0], tuple):
+                        problems.append(f"{name}: index {number} (keys {prefix}...) does not hold the tuples index 0 "
+                                        f"(keys {store.index_prefix(0).hex()}...) holds")
+        return problems
+
     def packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:
         """Every record of commit ``seq`` as its id hashes them (see :meth:`write_commit`)."""
         return sorted(record for space in self.spaces for record in _marked(space, space.packed_changes_of(tx, seq)))

@@ -203,6 +203,27 @@ class Dictionary:
         fresh = self._fresh.get(tx) if tx.write else None
         return fresh is not None and item in fresh["terms"]
 
+    def problems(self, tx: Transaction) -> Iterator[str]:
+        """Each way the dictionary contradicts itself: an id whose term does not map back
+        to it, an id of the wrong kind for its term, a term -> id entry with no id -> term
+        entry, ids past the next id (O(terms); for verify)."""
+        stored = tx.get(self._next_key)
+        next_id = int.from_bytes(stored, "big") if stored else 0
+        ids = 0
+        for item, packed in tx.range(self._id_key, self._id_key + b"\xff"):
+            item = item[len(self._id_key):]
+            ids += 1
+            kind = KIND_OF_CODE.get(packed[0]) if packed else None
+            if len(item) != 6 or kind is None or item[0] != TERMREF_CODE + kind:
+                yield f"dictionary: id {item.hex()} holds {packed[:40].hex()}, not a term of its kind"
+            elif int.from_bytes(item[1:], "big") >= next_id:
+                yield f"dictionary: id {item.hex()} is not below the next id {next_id}"
+            elif tx.get(self._key(packed)) != item:
+                yield f"dictionary: the term of id {item.hex()} ({packed[:40].hex()}) does not map back to it"
+        terms = sum(1 for start in (self._hash_key, self._term_key) for _ in tx.range(start, start + b"\xff"))
+        if terms != ids:
+            yield f"dictionary: {terms} term -> id entries but {ids} id -> term entries"
+
     def entries(self, tx: Transaction) -> Iterator[tuple[bytes, Any]]:
         """Every ``(TermRef item, term)`` stored, in id-key order (for verify and stats)."""
         start = self._id_key

@@ -27,6 +27,7 @@ from typing import Callable, Iterable, Iterator
 import lmdb
 
 from .errors import (
+    CorruptStoreError,
     DataeError,
     ReadOnlyTransactionError,
     StoreFileError,
@@ -47,6 +48,9 @@ DEFAULT_MAP_SIZE = (256 << 30) if sys.maxsize > 2**32 else (1 << 30)
 # bytes the journal is dropped (the map is grown ahead of such transactions instead).
 JOURNAL_LIMIT = 512 << 20
 _GROW_WAIT_SECONDS = 60.0
+# What LMDB raises when the pages it reads are not what they should be.
+# (A transaction that met one is invalid: its next read raises BadTxnError.)
+_DAMAGE = (lmdb.CorruptedError, lmdb.PageNotFoundError, lmdb.InvalidError, lmdb.BadTxnError)
 
 
 class InvalidKeyError(DataeError, ValueError):
@@ -423,7 +427,14 @@ class Transaction:
 
     def get(self, key: bytes, default: bytes | None = None) -> bytes | None:
         """The value at ``key``, or ``default``."""
-        return self._require_open().get(_check_key(key), default)
+        txn = self._require_open()
+        try:
+            return txn.get(_check_key(key), default)
+        except _DAMAGE as exc:
+            raise self._damaged(exc) from None
+
+    def _damaged(self, exc: lmdb.Error) -> CorruptStoreError:
+        return CorruptStoreError(f"the store at {self._shared.path} is damaged: LMDB says {exc}")
 
     def range(
         self,
@@ -443,8 +454,15 @@ class Transaction:
         if offset < 0 or (limit is not None and limit < 0):
             raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
         if not self.write and not reverse and not offset and limit is None:
-            return self._scan_forward(start, end)
-        return self._scan(start, end, reverse, offset, limit)
+            return self._named_damage(self._scan_forward(start, end))
+        return self._named_damage(self._scan(start, end, reverse, offset, limit))
+
+    def _named_damage(self, pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
+        """``pairs``, with LMDB's errors about a damaged file raised as CorruptStoreError."""
+        try:
+            yield from pairs
+        except _DAMAGE as exc:
+            raise self._damaged(exc) from None
 
     def _scan_forward(self, start: bytes | None, end: bytes | None) -> Iterator[tuple[bytes, bytes]]:
         """The common read: forward, no offset or limit. A read transaction is never

@@ -410,6 +410,13 @@ def _decode(data: bytes, pos: int, nested: bool = False) -> tuple[Any, int]:
 _MALFORMED = (IndexError, ValueError, ArithmeticError, RecursionError, struct.error)
 
 
+def _malformed(exc: Exception, data: bytes, pos: int) -> PackError:
+    """The PackError for bytes that failed to decode at ``pos`` (a PackError as it is)."""
+    if isinstance(exc, PackError):
+        return exc
+    return PackError(f"malformed packed data at byte {pos}: {data[pos:pos + 16]!r}")
+
+
 def decode_item(data: bytes) -> Any:
     """Decode bytes holding exactly one packed value (one item of ``split``)."""
     code = data[0] if data else None
@@ -456,9 +463,7 @@ def unpack(data: bytes) -> tuple:
             value, pos = _decode(data, pos)
             values.append(value)
     except _MALFORMED as exc:
-        if isinstance(exc, PackError):
-            raise
-        raise PackError(f"malformed packed data at byte {pos}: {data[pos:pos + 16]!r}") from None
+        raise _malformed(exc, data, pos) from None
     if pos != end:
         raise PackError(f"truncated packed data: item at byte {pos} runs past the end")
     return tuple(values)
@@ -565,10 +570,13 @@ def split(data: bytes, start: int = 0, count: int | None = None) -> list[bytes]:
     items = []
     end = len(data)
     pos = start
-    while pos < end:
-        nxt = _item_end(data, pos)
-        items.append(data[pos:nxt])
-        pos = nxt
+    try:
+        while pos < end:
+            nxt = _item_end(data, pos)
+            items.append(data[pos:nxt])
+            pos = nxt
+    except _MALFORMED as exc:
+        raise _malformed(exc, data, pos) from None
     return items
 
 

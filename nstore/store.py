@@ -525,6 +525,32 @@ class NStore:
         return b"".join([self._encode(v) for v in values])
 
 
+    def index_digests(self, tx: Transaction) -> list[int | tuple[bytes, str]]:
+        """For each index, the sum modulo 2^256 of sha256(items in the store's item order
+        || payload) over its keys: every index of an intact store holds the same tuples, so
+        the sums are equal (O(keys); what a full verify compares). An index holding a key
+        that is not a tuple of this store gives ``(that key, what is wrong)`` instead."""
+        sums: list[int | tuple[bytes, str]] = []
+        for number, perm in enumerate(self.indices):
+            prefix = self._index_prefixes[number]
+            skip, total = len(prefix), 0
+            canonical: list[bytes] = [b""] * self.n
+            for key, payload in tx.range(prefix, prefix_end(prefix)):
+                try:
+                    items = split(key, skip, self.n)
+                except PackError as exc:
+                    sums.append((key, f"not packed items: {exc}"))
+                    break
+                if len(items) != self.n:
+                    sums.append((key, f"{len(items)} items, not {self.n}"))
+                    break
+                for position, item in zip(perm, items):
+                    canonical[position] = item
+                total += int.from_bytes(digest_of(b"".join(canonical) + payload), "big")
+            else:
+                sums.append(total % (1 << 256))
+        return sums
+
     def count(self, tx: Transaction, *pattern: Any) -> int:
         """How many tuples match the pattern (a scan of the matching keys, not decoded)."""
         key_prefix, _, _, repeats, checks = self._plan(pattern)

@@ -60,16 +60,21 @@ def future_format(data: str) -> None:
         stream.write(struct.pack("=I", 2))
 
 
+def meta_pages(stream) -> list[tuple[int, int]]:
+    """``(transaction id, offset)`` of LMDB's two meta pages (4 KiB pages)."""
+    metas = []
+    for offset in (0, 4096):
+        stream.seek(offset + 144)
+        metas.append((struct.unpack("=Q", stream.read(8))[0], offset))
+    return metas
+
+
 def meta_damaged(which):
     """Zero the magic of the older (min) or newer (max) of LMDB's two meta pages: LMDB
     refuses the file if either is not one, and so does datae, saying which."""
     def damage(data: str) -> None:
         with open(data, "r+b") as stream:
-            metas = []
-            for offset in (0, 4096):
-                stream.seek(offset + 144)
-                metas.append((struct.unpack("=Q", stream.read(8))[0], offset))
-            stream.seek(which(metas)[1] + 16)
+            stream.seek(which(meta_pages(stream))[1] + 16)
             stream.write(b"\x00" * 4)
 
     return damage
@@ -104,11 +109,7 @@ def test_pages_counted_but_never_written_are_not_a_truncation(pristine, tmp_path
     def counted_beyond_the_end(data: str) -> None:
         size = os.path.getsize(data)
         with open(data, "r+b") as stream:
-            metas = []
-            for offset in (0, 4096):
-                stream.seek(offset + 144)
-                metas.append((struct.unpack("=Q", stream.read(8))[0], offset))
-            stream.seek(max(metas)[1] + 136)
+            stream.seek(max(meta_pages(stream))[1] + 136)
             stream.write(struct.pack("=Q", size // 4096 + 3))
 
     path, _ = damaged(pristine, tmp_path, counted_beyond_the_end)
