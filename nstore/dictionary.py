@@ -210,7 +210,7 @@ class Dictionary:
         stored = tx.get(self._next_key)
         next_id = int.from_bytes(stored, "big") if stored else 0
         ids = 0
-        for item, packed in tx.range(self._id_key, self._id_key + b"\xff"):
+        for item, packed in tx.prefix(self._id_key):
             item = item[len(self._id_key):]
             ids += 1
             kind = KIND_OF_CODE.get(packed[0]) if packed else None
@@ -220,7 +220,7 @@ class Dictionary:
                 yield f"dictionary: id {item.hex()} is not below the next id {next_id}"
             elif tx.get(self._key(packed)) != item:
                 yield f"dictionary: the term of id {item.hex()} ({packed[:40].hex()}) does not map back to it"
-        terms = sum(1 for start in (self._hash_key, self._term_key) for _ in tx.range(start, start + b"\xff"))
+        terms = sum(1 for start in (self._hash_key, self._term_key) for _ in tx.prefix(start))  # a hash may start with ff
         if terms != ids:
             yield f"dictionary: {terms} term -> id entries but {ids} id -> term entries"
 

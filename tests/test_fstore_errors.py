@@ -186,9 +186,10 @@ def test_tampered_dictionary_is_reported_by_verify(repo):
     reopened = fstore.open(repo.path)  # a new process would not have the term cached
     problems = reopened.verify()
     reopened.close()
-    # The commit that wrote the term no longer hashes to its id, and the head's state no
-    # longer sums to its digest.
-    assert len(problems) == 2 and "hashes to" in problems[0] and "sum to" in problems[1], problems
+    # The commit that wrote the term no longer hashes to its id, the head's state no longer
+    # sums to its digest, and the dictionary's entries no longer map both ways.
+    assert len(problems) == 3, problems
+    assert "hashes to" in problems[0] and "sum to" in problems[1] and "does not map back" in problems[2], problems
 
 
 def test_tampered_commit_message_is_reported(repo):
