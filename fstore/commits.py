@@ -99,6 +99,12 @@ class CommitStore:
         tx.set(pack("c", seq), msgpack.packb(record))
         tx.set(pack("i", commit_id), pack(seq))
 
+    def delete(self, tx: Transaction, seq: int, commit_id: str) -> None:
+        """Forget commit ``seq`` (for gc: nothing reaches it)."""
+        tx.delete(pack("c", seq))
+        tx.delete(pack("i", commit_id))
+        self._ancestors.clear()
+
     def _record(self, tx: Transaction, seq: int) -> dict:
         raw = tx.get(pack("c", seq))
         if raw is None:

@@ -125,6 +125,14 @@ class Heads:
         elif tx.get(key) is not None:
             tx.delete(key)
 
+    def drop_unused(self, tx: Transaction) -> int:
+        """Drop every snapshot no branch reads; returns how many (for gc)."""
+        used = {unpack(value)[0] for _, value in tx.range(self._branches, self._branches + b"\xff")}
+        unused = [number for number in self.metas(tx) if number not in used]
+        for number in unused:
+            self._drop(tx, number)
+        return len(unused)
+
     def _users(self, tx: Transaction, number: int) -> list[str]:
         start = self._branches
         return [unpack(key)[1] for key, value in tx.range(start, start + b"\xff") if unpack(value)[0] == number]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
 from nstore.dictionary import ABSENT, Dictionary
-from nstore.okvs import Okvs, Transaction
+from nstore.okvs import Okvs, Transaction, prefix_end
 from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack_value, split
 
@@ -261,6 +261,26 @@ class History:
     def packed_changes_of(self, tx: Transaction, seq: int) -> list[bytes]:
         """The records of commit ``seq`` as :meth:`write` returned them (what its id hashes)."""
         return sorted(self.identity(quad) + (ALIVE if alive else DEAD) for quad, alive in self.changes_of(tx, seq))
+
+    def drop_records(self, tx: Transaction, seq: int) -> int:
+        """Delete every record commit ``seq`` wrote (for gc: no ref reaches it); a long
+        value's blob loses one reference each. Returns how many."""
+        seq_item = Packed(pack_value(seq))
+        rows = [[self.value(tx, item) if item[0] == BLOBREF_CODE else Packed(item) for item in items]
+                for items, _ in self.raw_changes_of(tx, seq)]
+        for row in rows:
+            self.store.delete(tx, *row, seq_item)
+        return len(rows)
+
+    def term_ids(self, tx: Transaction) -> set[bytes]:
+        """Every dictionary id a key of this space holds (records and snapshots; for gc)."""
+        found: set[bytes] = set()
+        for store, items in ((self.store, 5), (self.heads.store, 5)):
+            prefix = store.index_prefix(0)
+            skip = len(prefix)
+            for key, _ in tx.range(prefix, prefix_end(prefix)):
+                found.update(item for item in split(key, skip, items) if item[0] in _REF_CODES)
+        return found
 
     def state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Iterator[tuple[bytes, list[bytes], bool]]:
         """Each quad whose state under the ancestry ``after`` differs from its state under

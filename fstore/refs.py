@@ -10,6 +10,7 @@ fstore.errors.InvalidRefNameError: invalid ref name 'bad..name': it contains '..
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Iterator
 
 from nstore.okvs import Transaction, prefix_end
@@ -17,10 +18,11 @@ from nstore.pack import pack, unpack
 
 from .errors import InvalidRefNameError, RefExistsError, UnknownRefError
 
-__all__ = ["check_ref_name", "Refs", "BRANCH", "TAG"]
+__all__ = ["check_ref_name", "Refs", "BRANCH", "TAG", "REFLOG"]
 
 BRANCH = "b"
 TAG = "t"
+REFLOG = "r"
 _FORBIDDEN_CHARS = set(" ~^:?*[\\\x7f")
 
 def _rule_broken(name: str) -> str | None:
@@ -81,10 +83,32 @@ class Refs:
         self.set(tx, kind, name, seq)
 
     def delete(self, tx: Transaction, kind: str, name: str) -> None:
-        if not self.get(tx, kind, name)[0]:
+        """Delete a ref; its last commit stays reachable from the reflog until gc expires
+        the entry (see :meth:`reflog`)."""
+        exists, seq = self.get(tx, kind, name)
+        if not exists:
             what = "branch" if kind == BRANCH else "tag"
             raise UnknownRefError(f"no {what} named {name!r}")
         tx.delete(pack(kind, name))
+        if seq is not None:
+            when = _dt.datetime.now(_dt.timezone.utc).isoformat()
+            tx.set(pack(REFLOG, when, kind, name), pack(seq))
+
+    def reflog(self, tx: Transaction) -> list[tuple[_dt.datetime, str, str, int]]:
+        """The deleted refs' last commits, oldest first: ``(when, kind, name, seq)``. As
+        git's reflog, it keeps what a deleted branch or tag reached from gc for a while."""
+        start = pack(REFLOG)
+        return [(_dt.datetime.fromisoformat(when), kind, name, unpack(value)[0])
+                for (_, when, kind, name), value in ((unpack(key), value) for key, value in tx.range(start, prefix_end(start)))]
+
+    def expire_reflog(self, tx: Transaction, before: _dt.datetime) -> int:
+        """Drop the reflog entries made before ``before``; returns how many."""
+        dropped = 0
+        for when, kind, name, _ in self.reflog(tx):
+            if when < before:
+                tx.delete(pack(REFLOG, when.isoformat(), kind, name))
+                dropped += 1
+        return dropped
 
     def items(self, tx: Transaction, kind: str) -> Iterator[tuple[str, int | None]]:
         start = pack(kind)

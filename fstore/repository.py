@@ -23,11 +23,13 @@ import os
 from typing import Any, Iterator
 
 from nstore.errors import DataeError
+from nstore.lmdbfile import DATA_FILE, compact, exclusive
 
 from .commits import Commit, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
 from .errors import MergeConflict, MergeError, RefInUseError, UnknownRefError
 from .extensions import provided
+from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
 from .layout import CURRENT_BRANCH_KEY
 from .merge import Policy, check_policy, plan_merge
@@ -294,12 +296,41 @@ class Repository:
         return problems
 
     def stats(self) -> dict[str, Any]:
-        """Counts for people: commits, branches, tags, change records, bytes on disk."""
+        """Counts for people: commits, branches, tags, reflog entries, and the data file's
+        size, the bytes its live pages hold, and what compaction (``gc``) would give back."""
         with self.storage.read() as tx:
             commits = sum(1 for _ in self.storage.commits.all(tx))
             branches = sum(1 for _ in self.storage.refs.items(tx, BRANCH))
             tags = sum(1 for _ in self.storage.refs.items(tx, TAG))
-        size = os.path.getsize(os.path.join(self.path, "data.mdb"))
-        return {"commits": commits, "branches": branches, "tags": tags, "bytes": size}
+            reflog = len(self.storage.refs.reflog(tx))
+        size = os.path.getsize(os.path.join(self.path, DATA_FILE))
+        live = self.storage.okvs.live_bytes()
+        return {"commits": commits, "branches": branches, "tags": tags, "reflog": reflog, "bytes": size,
+                "live bytes": live, "reclaimable": max(size - live, 0)}
+
+    def reflog(self) -> list[tuple[_dt.datetime, str, str, str]]:
+        """The deleted branches and tags, oldest first: ``(when, "branch" or "tag", name,
+        the commit id it reached)``; gc keeps those commits until the entry expires."""
+        with self.storage.read() as tx:
+            return [(when, "branch" if kind == BRANCH else "tag", name, self.storage.commits.get(tx, seq).id)
+                    for when, kind, name, seq in self.storage.refs.reflog(tx)]
+
+    def gc(self, *, expire: _dt.timedelta = DEFAULT_EXPIRY) -> GcReport:
+        """Drop what no branch, tag or reflog entry younger than ``expire`` reaches, then
+        compact the file (see :mod:`fstore.gc`). No other handle on the store may be open,
+        in this process or another; views taken before are closed with it."""
+        self.storage.close()
+        try:
+            with exclusive(self.path):  # before any change: refused while open elsewhere
+                storage = Storage(self.path)
+                try:
+                    with storage.write() as tx:
+                        report = collect(storage, tx, expire, _dt.datetime.now(_dt.timezone.utc))
+                finally:
+                    storage.close()
+                report.bytes_before, report.bytes_after = compact(self.path)
+        finally:
+            self.storage = Storage(self.path)
+        return report
 
 

@@ -203,6 +203,19 @@ class Dictionary:
         fresh = self._fresh.get(tx) if tx.write else None
         return fresh is not None and item in fresh["terms"]
 
+    def drop_unreferenced(self, tx: Transaction, referenced: set[bytes]) -> int:
+        """Delete every term whose id is not in ``referenced`` (the ids some key holds; for
+        gc, with no other handle on the store open: ids are never reused, but a cache of
+        another handle would still name a dropped one). Returns how many."""
+        dropped = [(item, packed) for item, packed in ((key[len(self._id_key):], packed)
+                   for key, packed in tx.prefix(self._id_key)) if item not in referenced]
+        for item, packed in dropped:
+            tx.delete(self._id_key + item)
+            tx.delete(self._key(packed))
+        self._refs.clear()
+        self._packed.clear()
+        return len(dropped)
+
     def problems(self, tx: Transaction) -> Iterator[str]:
         """Each way the dictionary contradicts itself: an id whose term does not map back
         to it, an id of the wrong kind for its term, a term -> id entry with no id -> term

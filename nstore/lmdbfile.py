@@ -1,6 +1,9 @@
-"""A check of an LMDB data file before it is mapped: LMDB trusts the file it maps, so a
-truncated one kills the process with SIGBUS at the first read past its end, and an empty
-one is silently made into a new, empty store.
+"""The files of a store's directory: a check of the LMDB data file before it is mapped,
+the open lock, and compaction.
+
+**The check.** LMDB trusts the file it maps, so a truncated one kills the process with
+SIGBUS at the first read past its end, and an empty one is silently made into a new,
+empty store.
 
 The check reads the file's two meta pages (LMDB 0.9's layout, native byte order): at
 offset 0 and at one page size, each a 16-byte page header, then ``MDB_meta``: the magic
@@ -19,6 +22,19 @@ a branch node's child page number is its first 6 bytes): every page they point a
 lie inside the file. A cut that removes only overflow pages (values over ~2 KB) is not
 seen here; ``verify`` reads every value.
 
+**The open lock.** Every process that opens the store holds a shared ``flock`` on
+``datae.lock`` in its directory for as long as it has it open; compaction takes it
+exclusively, so it never swaps the file under a process that has it mapped.
+
+**Compaction** (:func:`compact`) rewrites every pair of ``data.mdb``, in key order, as
+appends into a new environment in ``.compacting/`` inside the directory, flushes it to
+disk, and renames it over ``data.mdb``: a rename is atomic, so a crash at any point
+leaves the old file or the new one, whole. A ``.compacting/`` left by a crash is removed
+by the next compaction. Why not LMDB's own compacting copy: it leaves out free pages but
+copies the tree's pages as they are, and a tree that lost keys keeps pages down to a
+quarter full (a store that dropped a 20,000-quad branch stayed 2.5x the size of one that
+never had it); appending in key order fills every page.
+
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "data.mdb")
 >>> open(path, "wb").close()
@@ -30,15 +46,24 @@ nstore.errors.StoreFileError: ...data.mdb is empty (0 bytes), not an LMDB file: 
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import struct
-from typing import BinaryIO
+from contextlib import contextmanager
+from itertools import islice
+from typing import BinaryIO, Iterator
+
+import lmdb
 
 from .errors import StoreFileError
 
-__all__ = ["check_data_file", "DATA_FILE"]
+__all__ = ["check_data_file", "compact", "exclusive", "OpenLock", "DATA_FILE", "LOCK_FILE"]
 
 DATA_FILE = "data.mdb"
+LOCK_FILE = "datae.lock"
+_COMPACTING = ".compacting"
+_EXCLUSIVE: set[str] = set()  # directories this process holds exclusively (see exclusive)
 _MAGIC = 0xBEEFC0DE
 _DATA_VERSION = 1
 _META = struct.Struct("=II")  # magic, version at byte 16
@@ -120,3 +145,108 @@ def _meta(page: bytes, path: str) -> tuple[int, int, int, list[int]] | None:
     last_page, txn = struct.unpack_from("=QQ", page, _LAST_PAGE_AT)
     roots = [struct.unpack_from("=Q", page, at)[0] for at in _ROOTS_AT]
     return page_size, last_page, txn, roots
+
+
+class OpenLock:
+    """The shared (or, for compaction, exclusive) ``flock`` on a store directory's
+    ``datae.lock``; a directory that cannot hold the file (read-only) is not locked, since
+    nothing can compact it either."""
+
+    def __init__(self, directory: str, *, exclusive: bool = False) -> None:
+        self.fd: int | None = None
+        if not exclusive and os.path.realpath(directory) in _EXCLUSIVE:
+            return  # opened by the process that holds it exclusively (to prune before compacting)
+        path = os.path.join(directory, LOCK_FILE)
+        try:
+            self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            if exclusive:
+                raise
+            return
+        try:
+            fcntl.flock(self.fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.release()
+            if exclusive:
+                raise StoreFileError(f"{directory} is open elsewhere (another process, or another handle here): "
+                                     "close it there before compacting") from None
+            raise StoreFileError(f"{directory} is being compacted (datae gc) by another process: "
+                                 "open it again when that ends") from None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # releases the flock
+            self.fd = None
+
+
+@contextmanager
+def exclusive(directory: str) -> Iterator[None]:
+    """Hold the store's open lock exclusively: no other process or handle has it open,
+    and none can open it until the block ends, except this process's own opens inside it.
+
+    A compaction runs inside it (:func:`compact`), and so may the writes that prepare one."""
+    lock = OpenLock(directory, exclusive=True)
+    real = os.path.realpath(directory)
+    _EXCLUSIVE.add(real)
+    try:
+        yield
+    finally:
+        _EXCLUSIVE.discard(real)
+        lock.release()
+
+
+def compact(directory: str) -> tuple[int, int]:
+    """Replace the store's ``data.mdb`` by a rewrite of its pairs in key order (see the
+    module doc), inside :func:`exclusive` with every handle on it closed. Returns the
+    file's bytes before and after."""
+    if os.path.realpath(directory) not in _EXCLUSIVE:
+        raise StoreFileError(f"compacting {directory} needs it held exclusively (nstore.lmdbfile.exclusive)")
+    data = os.path.join(directory, DATA_FILE)
+    check_data_file(data)
+    before = os.path.getsize(data)
+    work = os.path.join(directory, _COMPACTING)
+    shutil.rmtree(work, ignore_errors=True)
+    os.mkdir(work)
+    _rewrite(directory, work, map_size=max(2 * before, 1 << 20))
+    copied = os.path.join(work, DATA_FILE)
+    _flush(copied)
+    os.replace(copied, data)
+    _flush(directory)
+    shutil.rmtree(work, ignore_errors=True)
+    return before, os.path.getsize(data)
+
+
+_BATCH = 1 << 14  # pairs per putmulti: bounds the memory of a rewrite
+
+
+def _rewrite(source: str, target: str, map_size: int) -> None:
+    """Every pair of the environment in ``source``, appended in key order into a new one
+    in ``target`` (one write transaction, committed with a sync)."""
+    old = lmdb.open(source, map_size=map_size, subdir=True, max_dbs=0, readahead=False)
+    try:
+        old.reader_check()
+        new = lmdb.open(target, map_size=map_size, subdir=True, max_dbs=0, readahead=False, sync=True)
+        try:
+            with old.begin() as reading, new.begin(write=True) as writing:
+                pairs = reading.cursor().iternext()
+                cursor = writing.cursor()
+                while True:
+                    batch = list(islice(pairs, _BATCH))
+                    if not batch:
+                        break
+                    consumed, added = cursor.putmulti(batch, append=True)
+                    if added != consumed:
+                        raise StoreFileError(f"{source}: its keys are not in order; compaction stopped, nothing changed")
+        finally:
+            new.close()
+    finally:
+        old.close()
+
+
+def _flush(path: str) -> None:
+    """fsync a file or a directory (a rename is durable once its directory is flushed)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -35,7 +35,7 @@ from .errors import (
     TransactionError,
     TransactionTooLargeError,
 )
-from .lmdbfile import DATA_FILE, check_data_file
+from .lmdbfile import DATA_FILE, OpenLock, check_data_file
 
 __all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE"]
 
@@ -64,6 +64,7 @@ class _Environment:
     def __init__(self, path: str, readonly: bool, map_size: int) -> None:
         self.path = path
         self.readonly = readonly
+        self.lock = OpenLock(path)
         try:
             self.env = lmdb.open(
                 path,
@@ -77,7 +78,10 @@ class _Environment:
                 lock=True,
             )
         except lmdb.Error as exc:
+            self.lock.release()
             raise StoreFileError(f"cannot open the store at {path}: {exc}") from None
+        if not readonly:
+            self.env.reader_check()  # free the reader slots of processes that died holding them
         self.users = 0
         # Transactions of this process that are open or being begun, and resizes waiting
         # for them to end; both guarded by `cond`. LMDB forbids changing the map while any
@@ -216,6 +220,12 @@ class Okvs:
             raise ReadOnlyTransactionError(f"{self.path} was opened read-only: no write transaction")
         return Transaction(shared, write)
 
+    def live_bytes(self) -> int:
+        """The bytes of the pages the store's keys use, and its two meta pages (the file
+        may hold more: LMDB never shrinks it; compaction gives the rest back)."""
+        stat = self._require_open().env.stat()
+        return (stat["branch_pages"] + stat["leaf_pages"] + stat["overflow_pages"] + 2) * stat["psize"]
+
     @property
     def map_size(self) -> int:
         return self._require_open().env.info()["map_size"]
@@ -235,6 +245,7 @@ class Okvs:
             if shared.users == 0:
                 del _registry[shared.path]
                 shared.env.close()
+                shared.lock.release()
 
     def __enter__(self) -> Okvs:
         return self

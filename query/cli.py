@@ -17,6 +17,7 @@ unknown ref, bad input).
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import sys
 from pathlib import Path
@@ -298,6 +299,29 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gc(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    try:
+        report = repo.gc(expire=dt.timedelta(days=args.expire))
+    finally:
+        repo.close()
+    out(f"dropped {report.commits} commit(s), {report.records} change record(s), {report.snapshots} snapshot(s), "
+        f"{report.terms} term(s), {report.reflog_entries} reflog entr{'y' if report.reflog_entries == 1 else 'ies'}")
+    out(f"data file: {report.bytes_before:,} -> {report.bytes_after:,} bytes")
+    return 0
+
+
+def cmd_reflog(args: argparse.Namespace) -> int:
+    repo = open_repo(args)
+    try:
+        entries = repo.reflog()
+    finally:
+        repo.close()
+    for when, kind, name, commit in entries:
+        out(f"{commit[:10]} {when.isoformat(timespec='seconds')} deleted {kind} {name}")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     repo = open_repo(args)
     problems = repo.verify()
@@ -306,7 +330,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         out(f"error: {problem}")
     if problems:
         return EXIT_CONFLICT
-    out("ok: every commit id and blob hash verified")
+    out("ok: every commit id, head digest, index, term and blob verified")
     return 0
 
 
@@ -480,8 +504,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("column")
     t.add_argument("--at")
 
-    command("stats", cmd_stats, "counts of commits, branches, tags, quads and bytes")
-    command("verify", cmd_verify, "recompute every commit id and blob hash")
+    command("stats", cmd_stats, "counts of commits, branches, tags, quads, and the file's live and reclaimable bytes")
+    command("verify", cmd_verify, "recompute every commit id, head digest and blob hash; check every index and the dictionary")
+    p = command("gc", cmd_gc, "drop what no branch, tag or recent reflog entry reaches, then compact the file")
+    p.add_argument("--expire", type=float, default=30.0, metavar="DAYS",
+                   help="keep deleted branches' and tags' commits this many days (default 30; 0: drop them now)")
+    command("reflog", cmd_reflog, "the deleted branches and tags, and the commits they reached")
     return parser
 
 

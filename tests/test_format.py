@@ -132,6 +132,6 @@ def test_raw_keys_of_a_tiny_store(tmp_path: Path, how: str) -> None:
         else:
             store.bulk_add(tx, rows)
     db.close()
-    assert sorted(os.listdir(tmp_path)) == ["data.mdb", "lock.mdb"]
+    assert sorted(os.listdir(tmp_path)) == ["data.mdb", "datae.lock", "lock.mdb"]
     assert raw_content(tmp_path) == [(key, value.strip()) for key, value in EXPECTED]
     assert hashlib.sha256(pack(LONG)).hexdigest() == DIGEST.replace(" ", "")

@@ -7,6 +7,7 @@ as are diff, log, history and blame.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 
 import shutil
@@ -136,7 +137,7 @@ class VersionedStore(RuleBasedStateMachine):
         for name in sorted(forks):
             self.fork(name, "main")
 
-    @rule(data=st.data(), action=st.sampled_from(["transact"] * 4 + ["fork", "fork at a commit", "delete"] + ["merge"] * 3))
+    @rule(data=st.data(), action=st.sampled_from(["transact"] * 4 + ["fork", "fork at a commit", "delete", "gc"] + ["merge"] * 3))
     def step(self, data, action) -> None:
         """One change to the store, then the checks of every commit against the model."""
         if action == "transact":
@@ -148,6 +149,8 @@ class VersionedStore(RuleBasedStateMachine):
                 self.fork_at(data.draw(self.branch_names), data.draw(st.sampled_from(self.model.order)))
         elif action == "delete":
             self.delete(data.draw(self.branch_names))
+        elif action == "gc":
+            self.gc(data.draw(st.booleans()))
         else:
             policy = data.draw(st.sampled_from(["abort", "ours", "theirs", "union"]))
             self.merge(data.draw(self.branch_names), data.draw(self.branch_names), policy)
@@ -207,6 +210,20 @@ class VersionedStore(RuleBasedStateMachine):
             return
         self.repo.delete_branch(name)
         del self.model.branches[name]
+
+    def gc(self, now: bool) -> None:
+        """gc: with the reflog expired now, the commits no branch reaches are gone (and the
+        model forgets them); else nothing is (deleted branches stay in the reflog)."""
+        report = self.repo.gc(expire=datetime.timedelta(0) if now else datetime.timedelta(days=30))
+        reachable = set().union(*(self.model.ancestors(head) for head in self.model.branches.values()))
+        gone = [commit for commit in self.model.order if commit not in reachable]
+        assert report.commits == (len(gone) if now else 0), (report, gone)
+        if now:
+            self.model.order = [commit for commit in self.model.order if commit in reachable]
+            for commit in gone:
+                with pytest.raises(fstore.UnknownRefError):
+                    self.repo.at(commit)
+        assert self.repo.verify() == []
 
     def merge(self, into, other, policy) -> None:
         model = self.model

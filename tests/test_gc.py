@@ -1,0 +1,159 @@
+"""gc and compaction (issue 13, point 3): what no ref or recent reflog entry reaches is
+dropped, the file shrinks to what a store that never had it holds, another process never
+sees a half-swapped file, and SIGKILL at any point leaves the old or the new store whole."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import fstore
+from fstore import IRI, Var
+from nstore.errors import StoreFileError
+
+NOW = dt.timedelta(0)
+EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
+
+
+def main_quads(n: int = 200) -> list[tuple]:
+    return [(None, IRI(f"urn:s{i}"), IRI("urn:p"), i) for i in range(n)]
+
+
+def with_scratch_branch(path, changes: int) -> fstore.Repository:
+    repo = fstore.open(path)
+    with repo.transaction("main", message="main", author="a") as tx:
+        fstore.add_many(tx, main_quads())
+    repo.branch("scratch")
+    with repo.transaction("scratch", message="scratch", author="a") as tx:
+        fstore.add_many(tx, [(IRI("urn:g"), IRI(f"urn:x{i}"), IRI("urn:q"), f"scratch value {i}") for i in range(changes)])
+        fstore.add(tx, IRI("urn:g"), IRI("urn:x"), IRI("urn:q"), "long " * 500)  # a blob
+    repo.delete_branch("scratch")
+    return repo
+
+
+def test_a_deleted_branch_is_kept_until_its_reflog_entry_expires(tmp_path):
+    repo = with_scratch_branch(tmp_path / "r", 1000)
+    [(when, kind, name, commit)] = repo.reflog()
+    assert (kind, name) == ("branch", "scratch") and when <= dt.datetime.now(dt.timezone.utc)
+    report = repo.gc()  # 30 days by default: nothing goes
+    assert (report.commits, report.terms) == (0, 0)
+    assert fstore.count(repo.at(commit), *EVERYTHING) == 1201
+    report = repo.gc(expire=NOW)
+    assert (report.commits, report.records, report.reflog_entries) == (1, 1001, 1)
+    assert report.terms == 2 * 1000 + 4  # its subjects and values, urn:g, urn:q, urn:x and the long value
+    with pytest.raises(fstore.UnknownRefError):
+        repo.at(commit)
+    assert sorted(map(repr, fstore.quads(repo.at("main"), *EVERYTHING))) == sorted(map(repr, (tuple(map(fstore.to_rdf, q)) for q in main_quads())))
+    assert repo.verify() == [] and repo.reflog() == []
+    with repo.storage.read() as tx:  # the blob had one reference, from the dropped commit
+        assert not any(True for space in repo.storage.spaces for _ in tx.prefix(space.store.blobs._data))
+    repo.close()
+
+
+def test_gc_gives_back_the_file_a_store_that_never_had_it_holds(tmp_path):
+    repo = with_scratch_branch(tmp_path / "r", 20000)
+    repo.gc(expire=NOW)
+    stats = repo.stats()
+    repo.close()
+    never = fstore.open(tmp_path / "never")
+    with never.transaction("main", message="main", author="a") as tx:
+        fstore.add_many(tx, main_quads())
+    never.close()
+    never_bytes = os.path.getsize(tmp_path / "never" / "data.mdb")
+    assert stats["bytes"] <= 1.1 * never_bytes, (stats, never_bytes)
+    assert stats["reclaimable"] == 0
+
+
+def test_gc_refuses_while_another_handle_is_open(tmp_path):
+    repo = with_scratch_branch(tmp_path / "r", 10)
+    other = fstore.open(tmp_path / "r")
+    with pytest.raises(StoreFileError, match="is open elsewhere"):
+        repo.gc(expire=NOW)
+    other.close()
+    assert fstore.count(repo.at("main"), *EVERYTHING) == 200 and repo.verify() == []
+    repo.close()
+
+
+HOLD = textwrap.dedent("""
+    import sys, time, fstore
+    repo = fstore.open(sys.argv[1])
+    print("open", flush=True)
+    time.sleep(60)
+""")
+
+
+def test_gc_refuses_while_another_process_has_it_open(tmp_path):
+    repo = with_scratch_branch(tmp_path / "r", 10)
+    repo.close()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path / "r")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        repo = fstore.open(tmp_path / "r")
+        with pytest.raises(StoreFileError, match="is open elsewhere"):
+            repo.gc(expire=NOW)
+        assert len(repo.reflog()) == 1  # refused before any change
+    finally:
+        holder.kill()
+        holder.wait()
+    repo.gc(expire=NOW)
+    assert repo.verify() == []
+    repo.close()
+
+
+GC = textwrap.dedent("""
+    import datetime, sys, fstore
+    repo = fstore.open(sys.argv[1])
+    print("start", flush=True)
+    repo.gc(expire=datetime.timedelta(0))
+    print("done", flush=True)
+""")
+
+
+@pytest.mark.slow
+def test_sigkill_during_gc_leaves_the_old_or_the_new_store(tmp_path):
+    """Kill gc at spread-out moments: the store opens, verifies, and holds main's quads."""
+    import shutil
+
+    source = tmp_path / "source"
+    with_scratch_branch(source, 30000).close()
+    expected = None
+    outcomes = []
+    for attempt, delay in enumerate([0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0]):
+        path = tmp_path / f"r{attempt}"
+        shutil.copytree(source, path)
+        child = subprocess.Popen([sys.executable, "-c", GC, str(path)], stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline().strip() == "start"
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        repo = fstore.open(path)
+        assert repo.verify() == [], attempt
+        got = sorted(map(repr, fstore.quads(repo.at("main"), *EVERYTHING)))
+        expected = expected or got
+        assert got == expected and len(got) == 200
+        outcomes.append(len(repo.reflog()))
+        repo.gc(expire=NOW)  # and a gc after the crash completes
+        assert repo.verify() == [] and os.path.getsize(path / "data.mdb") < os.path.getsize(source / "data.mdb")
+        repo.close()
+    assert outcomes  # each run ended in the old state (reflog entry kept) or the new one
+
+
+def test_opening_during_compaction_is_a_typed_error(tmp_path):
+    from nstore.lmdbfile import OpenLock
+
+    repo = with_scratch_branch(tmp_path / "r", 10)
+    repo.close()
+    lock = OpenLock(str(tmp_path / "r"), exclusive=True)
+    try:
+        with pytest.raises(StoreFileError, match="is being compacted"):
+            fstore.open(tmp_path / "r")
+    finally:
+        lock.release()
+    fstore.open(tmp_path / "r").close()
