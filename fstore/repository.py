@@ -56,6 +56,7 @@ class Repository:
 
     def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
         self.path = os.fspath(path)
+        self._map_size = map_size
         self.storage = Storage(self.path, map_size=map_size)
 
     # -- life cycle -----------------------------------------------------------------
@@ -322,7 +323,7 @@ class Repository:
         self.storage.close()
         try:
             with exclusive(self.path):  # before any change: refused while open elsewhere
-                storage = Storage(self.path)
+                storage = Storage(self.path, map_size=self._map_size)
                 try:
                     with storage.write() as tx:
                         report = collect(storage, tx, expire, _dt.datetime.now(_dt.timezone.utc))
@@ -330,7 +331,7 @@ class Repository:
                     storage.close()
                 report.bytes_before, report.bytes_after = compact(self.path)
         finally:
-            self.storage = Storage(self.path)
+            self.storage = Storage(self.path, map_size=self._map_size)
         return report
 
 

@@ -14,6 +14,7 @@ __all__ = [
     "FormatVersionError",
     "CorruptStoreError",
     "StoreFileError",
+    "SettingError",
 ]
 
 
@@ -63,3 +64,8 @@ class CorruptStoreError(DataeError):
 class StoreFileError(CorruptStoreError):
     """The store's LMDB file cannot be opened as it is (empty, truncated, not an LMDB
     file): the message names the file and what is wrong, and nothing was written."""
+
+
+class SettingError(DataeError, ValueError):
+    """A setting (an option or an environment variable) has a value datae cannot use; the
+    message names the setting and the value."""

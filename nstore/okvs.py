@@ -30,6 +30,7 @@ from .errors import (
     CorruptStoreError,
     DataeError,
     ReadOnlyTransactionError,
+    SettingError,
     StoreFileError,
     TransactionClosedError,
     TransactionError,
@@ -37,13 +38,19 @@ from .errors import (
 )
 from .lmdbfile import DATA_FILE, OpenLock, check_data_file
 
-__all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE"]
+__all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE", "MAP_SIZE_VARIABLE",
+           "parse_size", "map_size_setting"]
 
 MAX_KEY_SIZE = 511
-# LMDB reserves address space, not disk, for the map (the file grows with the data), so a
-# 64-bit process starts with a map no store on one disk outgrows; the growth below serves
-# stores opened with a small explicit map_size (and 32-bit processes).
+# LMDB reserves address space, not memory or disk, for the map (the file grows with the
+# data), and growing it inside a write transaction means replaying that transaction; so a
+# 64-bit process asks for a map no store on one disk outgrows. Where address space is
+# limited (ulimit -v) the map halves until it fits, down to MIN_MAP_SIZE or twice the
+# file; DATAE_MAP_SIZE (bytes, or with K, M, G, T) or map_size= sets it instead.
 DEFAULT_MAP_SIZE = (256 << 30) if sys.maxsize > 2**32 else (1 << 30)
+MIN_MAP_SIZE = 1 << 30
+MAP_SIZE_VARIABLE = "DATAE_MAP_SIZE"
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # Writes are journalled so a transaction can be replayed into a grown map; past this many
 # bytes the journal is dropped (the map is grown ahead of such transactions instead).
 JOURNAL_LIMIT = 512 << 20
@@ -61,25 +68,15 @@ class _Environment:
     """One LMDB environment shared by every Okvs opened on the same path in this process
     (LMDB forbids opening an environment twice in one process)."""
 
-    def __init__(self, path: str, readonly: bool, map_size: int) -> None:
+    def __init__(self, path: str, readonly: bool, map_size: int | None) -> None:
         self.path = path
         self.readonly = readonly
         self.lock = OpenLock(path)
         try:
-            self.env = lmdb.open(
-                path,
-                map_size=map_size,
-                subdir=True,
-                readonly=readonly,
-                create=not readonly,
-                max_dbs=0,
-                max_readers=512,
-                readahead=False,
-                lock=True,
-            )
-        except lmdb.Error as exc:
+            self.env = self._open(map_size)
+        except BaseException:
             self.lock.release()
-            raise StoreFileError(f"cannot open the store at {path}: {exc}") from None
+            raise
         if not readonly:
             self.env.reader_check()  # free the reader slots of processes that died holding them
         self.users = 0
@@ -95,6 +92,25 @@ class _Environment:
         # the resize that the current writer needs in order to finish.
         self.write_lock = threading.Lock()
         self.writer: int | None = None  # thread id of the holder of `write_lock`
+
+    def _open(self, map_size: int | None) -> lmdb.Environment:
+        """The LMDB environment, with the map asked for (``map_size``, else the variable
+        DATAE_MAP_SIZE) or the default, halved while the address space refuses it."""
+        asked = map_size or map_size_setting()
+        size = asked or DEFAULT_MAP_SIZE
+        data = os.path.join(self.path, DATA_FILE)
+        floor = max(MIN_MAP_SIZE, 2 * os.path.getsize(data) if os.path.exists(data) else 0)
+        while True:
+            try:
+                return lmdb.open(self.path, map_size=size, subdir=True, readonly=self.readonly, create=not self.readonly,
+                                 max_dbs=0, max_readers=512, readahead=False, lock=True)
+            except lmdb.MemoryError as exc:
+                if asked or size // 2 < floor:
+                    raise StoreFileError(f"cannot map the store at {self.path}: {size:,} bytes of address space are not "
+                                         f"available ({exc}); set a smaller map with --map-size or {MAP_SIZE_VARIABLE}") from None
+                size //= 2
+            except lmdb.Error as exc:
+                raise StoreFileError(f"cannot open the store at {self.path}: {exc}") from None
 
     def acquire_writer(self) -> None:
         if self.writer == threading.get_ident():
@@ -182,6 +198,30 @@ _registry: dict[str, _Environment] = {}
 _registry_lock = threading.Lock()
 
 
+def parse_size(text: str, what: str = MAP_SIZE_VARIABLE) -> int:
+    """Bytes from ``"4294967296"``, ``"512M"`` or ``"64G"`` (powers of 1024).
+
+    >>> parse_size("64G"), parse_size("4294967296")
+    (68719476736, 4294967296)
+    """
+    cleaned = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = cleaned[-1:] if cleaned[-1:] in _UNITS else ""
+    number = cleaned[: len(cleaned) - len(unit)]
+    try:
+        size = int(float(number) * _UNITS[unit])
+    except ValueError:
+        raise SettingError(f"{what}: {text!r} is not a size (bytes, or a number with K, M, G or T)") from None
+    if size < 1 << 20:
+        raise SettingError(f"{what}: {text!r} is less than 1 MiB")
+    return size
+
+
+def map_size_setting() -> int | None:
+    """The map size DATAE_MAP_SIZE asks for, if set."""
+    text = os.environ.get(MAP_SIZE_VARIABLE)
+    return parse_size(text) if text else None
+
+
 def open(path: str | os.PathLike, *, readonly: bool = False, map_size: int | None = None) -> Okvs:
     """Open (creating it unless ``readonly``) the store in directory ``path``.
 
@@ -204,7 +244,7 @@ class Okvs:
             shared = _registry.get(real)
             if shared is None:
                 check_data_file(os.path.join(real, DATA_FILE))
-                shared = _Environment(real, readonly, map_size or DEFAULT_MAP_SIZE)
+                shared = _Environment(real, readonly, map_size)
                 _registry[real] = shared
             elif shared.readonly and not readonly:
                 raise TransactionError(f"{path} is already open read-only in this process")

@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 import fstore
 from fstore.rdf import KEEP_GRAPHS, load, serialize
 from nstore.errors import DataeError
+from nstore.okvs import parse_size
 
 from .termsyntax import format_term, parse_term
 
@@ -64,7 +65,13 @@ def store_path(args: argparse.Namespace) -> Path:
 
 
 def open_repo(args: argparse.Namespace) -> fstore.Repository:
-    return fstore.open(store_path(args))
+    return fstore.open(store_path(args), map_size=map_size(args))
+
+
+def map_size(args: argparse.Namespace) -> int | None:
+    """``--map-size`` in bytes (None: DATAE_MAP_SIZE or the default)."""
+    text = getattr(args, "map_size", None)
+    return None if text is None else parse_size(text, "--map-size")
 
 
 def out(text: str = "") -> None:
@@ -77,7 +84,7 @@ def out(text: str = "") -> None:
 def cmd_init(args: argparse.Namespace) -> int:
     target = Path(args.path or ".").resolve() / STORE_DIR
     existed = (target / "data.mdb").exists()
-    fstore.open(target).close()
+    fstore.open(target, map_size=map_size(args)).close()
     out(f"{'Reinitialized existing' if existed else 'Initialized empty'} datae repository in {target}")
     return 0
 
@@ -387,6 +394,9 @@ def default_author() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="datae", description="datae: a versioned quad store.")
     parser.add_argument("--repo", help="the store (a .datae directory or its parent); default: found from the cwd")
+    parser.add_argument("--map-size", metavar="SIZE",
+                        help="the LMDB map to reserve, e.g. 8G (default: DATAE_MAP_SIZE, else 256G, halved while the "
+                             "address space refuses it)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:

@@ -141,3 +141,40 @@ def test_the_cli_says_one_line_and_exits_non_zero(pristine, tmp_path):
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and "data.mdb is truncated: 50,000 bytes (12 pages of 4,096), but its data reaches page" in lines[0], (command, result.stderr)
     assert unchanged(str(tmp_path / "repo" / ".datae"), digest)
+
+
+LIMITED = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))  # 6 GiB of address space, as ulimit -v does
+from query.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_limited_address_space_gets_a_smaller_map_or_a_clear_error(pristine, tmp_path):
+    """The default map (256 GiB of address space) halves until it fits; a map asked for
+    explicitly that does not fit is a one-line error naming the setting."""
+    os.makedirs(tmp_path / "repo")
+    shutil.copytree(pristine, tmp_path / "repo" / ".datae")
+    run = [sys.executable, "-c", LIMITED, "--repo", str(tmp_path / "repo")]
+    result = subprocess.run([*run, "log", "-n", "1"], capture_output=True, text=True)
+    assert result.returncode == 0 and "c2" in result.stdout, result.stderr
+    result = subprocess.run([*run, "--map-size", "64G", "log"], capture_output=True, text=True)
+    assert result.returncode > 0 and len(result.stderr.strip().splitlines()) == 1
+    assert "68,719,476,736 bytes of address space are not available" in result.stderr and "--map-size" in result.stderr
+    env = {**os.environ, "DATAE_MAP_SIZE": "2G"}
+    result = subprocess.run([*run, "log", "-n", "1"], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    result = subprocess.run([*run, "log"], capture_output=True, text=True, env={**os.environ, "DATAE_MAP_SIZE": "lots"})
+    assert result.returncode > 0 and "DATAE_MAP_SIZE: 'lots' is not a size" in result.stderr
+
+
+def test_map_sizes_are_read_as_people_write_them():
+    from nstore.errors import SettingError
+    from nstore.okvs import parse_size
+
+    assert parse_size("1G") == parse_size("1GiB") == parse_size("1024M") == 1 << 30
+    assert parse_size("1.5g") == 3 << 29
+    for wrong in ("", "G", "-1G", "12 apples", "100"):
+        with pytest.raises(SettingError):
+            parse_size(wrong)
