@@ -15,6 +15,7 @@ __all__ = [
     "CorruptStoreError",
     "StoreFileError",
     "SettingError",
+    "StoreWriteError",
 ]
 
 
@@ -69,3 +70,8 @@ class StoreFileError(CorruptStoreError):
 class SettingError(DataeError, ValueError):
     """A setting (an option or an environment variable) has a value datae cannot use; the
     message names the setting and the value."""
+
+
+class StoreWriteError(TransactionError):
+    """A commit could not be written (a full disk, an I/O error): the store keeps its
+    last committed state."""

@@ -32,6 +32,7 @@ from .errors import (
     ReadOnlyTransactionError,
     SettingError,
     StoreFileError,
+    StoreWriteError,
     TransactionClosedError,
     TransactionError,
     TransactionTooLargeError,
@@ -359,6 +360,9 @@ class Transaction:
         except lmdb.MapFullError:
             self._replay_grown()
             self._txn.commit()
+        except lmdb.Error as exc:  # a full disk, an I/O error: nothing of it was committed
+            raise StoreWriteError(f"cannot commit to the store at {self._shared.path}: {exc}; "
+                                  "it holds its last committed state") from None
         finally:
             self._close()
         hooks, self._on_commit = self._on_commit, []

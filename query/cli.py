@@ -298,9 +298,9 @@ def cmd_repl(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     repo = open_repo(args)
     for key, value in repo.stats().items():
-        out(f"{key:<10} {value}")
+        out(f"{key:<12} {value:,}" if isinstance(value, int) else f"{key:<12} {value}")
     view = repo.at(repo.current_branch)
-    out(f"{'quads':<10} {fstore.count(view, fstore.Var('g'), fstore.Var('s'), fstore.Var('p'), fstore.Var('o'))} "
+    out(f"{'quads':<12} {fstore.count(view, fstore.Var('g'), fstore.Var('s'), fstore.Var('p'), fstore.Var('o'))} "
         f"(at {repo.current_branch})")
     repo.close()
     return 0

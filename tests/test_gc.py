@@ -157,3 +157,23 @@ def test_opening_during_compaction_is_a_typed_error(tmp_path):
     finally:
         lock.release()
     fstore.open(tmp_path / "r").close()
+
+
+def test_the_cli_shows_the_reflog_collects_and_verifies(tmp_path):
+    with_scratch_branch(tmp_path / "repo" / ".datae", 500).close()
+
+    def datae(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "query.cli", "--repo", str(tmp_path / "repo"), *argv],
+                              capture_output=True, text=True)
+
+    assert "deleted branch scratch" in datae("reflog").stdout
+    stats = datae("stats").stdout
+    assert "reflog       1" in stats and "live bytes" in stats and "reclaimable" in stats
+    kept = datae("gc")
+    assert kept.returncode == 0 and "dropped 0 commit(s)" in kept.stdout
+    dropped = datae("gc", "--expire", "0")
+    assert dropped.returncode == 0 and "dropped 1 commit(s), 501 change record(s)" in dropped.stdout, dropped
+    assert datae("reflog").stdout == ""
+    verified = datae("verify")
+    assert verified.returncode == 0 and verified.stdout.startswith("ok:")
+    assert "reclaimable  0" in datae("stats").stdout

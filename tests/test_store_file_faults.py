@@ -10,6 +10,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -178,3 +179,34 @@ def test_map_sizes_are_read_as_people_write_them():
     for wrong in ("", "G", "-1G", "12 apples", "100"):
         with pytest.raises(SettingError):
             parse_size(wrong)
+
+
+def test_a_full_disk_at_commit_is_a_typed_error_and_loses_nothing(tmp_path):
+    """A disk that fills while LMDB writes a commit: StoreWriteError, the last commit
+    intact. The file is kept from growing with RLIMIT_FSIZE, which makes write() fail
+    (EFBIG) where a full disk makes it fail with ENOSPC: the same path in LMDB."""
+    script = textwrap.dedent('''
+        import resource, signal, sys
+        import fstore
+        from fstore import IRI
+        from nstore.errors import StoreWriteError
+        repo = fstore.open(sys.argv[1])
+        with repo.transaction("main", message="small") as tx:
+            fstore.add(tx, None, IRI("urn:s"), IRI("urn:p"), 1)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() then fails with EFBIG
+        size = __import__("os").path.getsize(sys.argv[1] + "/data.mdb")
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size + 8192, hard))
+        try:
+            with repo.transaction("main", message="big") as tx:
+                fstore.add_many(tx, [(None, IRI(f"urn:s{i}"), IRI("urn:p"), "x" * 100) for i in range(20000)])
+        except StoreWriteError as exc:
+            print("refused:", exc)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+        print("quads", fstore.count(repo.at("main"), None, fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
+        print("verify", repo.verify())
+    ''')
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "r")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "refused: cannot commit to the store at" in result.stdout, result.stdout  # LMDB reports a short write as EIO
+    assert "quads 1" in result.stdout and "verify []" in result.stdout
