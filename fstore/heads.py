@@ -278,6 +278,8 @@ class Heads:
         metas = self.metas(tx)
         number = self._choose(tx, seq, metas)
         if number is None:
+            if not self.history.has_records(tx):  # a space no commit ever touched: O(1), not O(commits)
+                return None, _EMPTY
             return None, self.overlay(tx, None, seq)
         base = metas[number][0]
         if base == seq:

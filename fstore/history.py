@@ -245,6 +245,11 @@ class History:
         if wanted:
             yield tuple(map(decode, group)), records  # type: ignore[arg-type]
 
+    def has_records(self, tx: Transaction) -> bool:
+        """Whether any commit recorded a change in this space."""
+        prefix = self.store.index_prefix(0)
+        return next(tx.range(prefix, prefix_end(prefix), limit=1), None) is not None
+
     def raw_changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[list[bytes], bytes]]:
         """The records commit ``seq`` wrote as ``(key items of the quad, payload)``."""
         prefix = self.store.index_prefix(1) + pack_value(seq)
