@@ -29,7 +29,7 @@ from .errors import (
 )
 from .merge import Conflict
 from .ranges import NumericRange
-from .repository import FORMAT_VERSION, Repository, open
+from .repository import FORMAT_VERSION, Repository, clone, open
 from .transaction import Transaction
 from .values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
 from .view import View
@@ -37,6 +37,7 @@ from .view import View
 __all__ = [
     "tables",
     "open",
+    "clone",
     "Repository",
     "Transaction",
     "View",

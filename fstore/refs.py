@@ -18,11 +18,13 @@ from nstore.pack import pack, unpack
 
 from .errors import InvalidRefNameError, RefExistsError, UnknownRefError
 
-__all__ = ["check_ref_name", "Refs", "BRANCH", "TAG", "REFLOG"]
+__all__ = ["check_ref_name", "Refs", "BRANCH", "TAG", "REFLOG", "REMOTE", "REMOTE_URL"]
 
 BRANCH = "b"
 TAG = "t"
 REFLOG = "r"
+REMOTE = "m"  # remote-tracking branches, "REMOTE/BRANCH"
+REMOTE_URL = "u"  # remotes: name -> URL
 _FORBIDDEN_CHARS = set(" ~^:?*[\\\x7f")
 
 def _rule_broken(name: str) -> str | None:
@@ -82,17 +84,44 @@ class Refs:
             raise RefExistsError(f"a {what} named {name!r} already exists")
         self.set(tx, kind, name, seq)
 
-    def delete(self, tx: Transaction, kind: str, name: str) -> None:
+    def delete(self, tx: Transaction, kind: str, name: str, *, log: bool = True) -> None:
         """Delete a ref; its last commit stays reachable from the reflog until gc expires
-        the entry (see :meth:`reflog`)."""
+        the entry (see :meth:`reflog`), unless ``log`` is False (a remote-tracking ref)."""
         exists, seq = self.get(tx, kind, name)
         if not exists:
-            what = "branch" if kind == BRANCH else "tag"
+            what = {BRANCH: "branch", TAG: "tag"}.get(kind, "ref")
             raise UnknownRefError(f"no {what} named {name!r}")
         tx.delete(pack(kind, name))
-        if seq is not None:
-            when = _dt.datetime.now(_dt.timezone.utc).isoformat()
-            tx.set(pack(REFLOG, when, kind, name), pack(seq))
+        if log and seq is not None:
+            self.log(tx, kind, name, seq)
+
+    def log(self, tx: Transaction, kind: str, name: str, seq: int) -> None:
+        """Record in the reflog that ref ``name`` left commit ``seq`` (deleted or forced)."""
+        when = _dt.datetime.now(_dt.timezone.utc).isoformat()
+        tx.set(pack(REFLOG, when, kind, name), pack(seq))
+
+    def forget_remote_state(self, tx: Transaction) -> None:
+        """Drop every remote, remote-tracking branch and reflog entry (a clone made by
+        copying another store's file starts without that store's own)."""
+        for kind in (REMOTE_URL, REMOTE, REFLOG):
+            start = pack(kind)
+            for key, _ in list(tx.range(start, prefix_end(start))):
+                tx.delete(key)
+
+    def remotes(self, tx: Transaction) -> dict[str, str]:
+        """Every remote and its URL."""
+        start = pack(REMOTE_URL)
+        return {unpack(key)[1]: value.decode("utf-8") for key, value in tx.range(start, prefix_end(start))}
+
+    def set_remote(self, tx: Transaction, name: str, url: str | None) -> None:
+        """Add (or change) remote ``name``; None removes it and its remote-tracking refs."""
+        if url is not None:
+            tx.set(pack(REMOTE_URL, name), url.encode("utf-8"))
+            return
+        tx.delete(pack(REMOTE_URL, name))
+        for ref, _ in list(self.items(tx, REMOTE)):
+            if ref.startswith(name + "/"):
+                tx.delete(pack(REMOTE, ref))
 
     def reflog(self, tx: Transaction) -> list[tuple[_dt.datetime, str, str, int]]:
         """The deleted refs' last commits, oldest first: ``(when, kind, name, seq)``. As

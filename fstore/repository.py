@@ -27,23 +27,85 @@ from nstore.lmdbfile import DATA_FILE, compact, exclusive
 
 from .commits import Commit, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
-from .errors import MergeConflict, MergeError, RefInUseError, UnknownRefError
+from . import sync
+from .errors import MergeConflict, MergeError, RefExistsError, RefInUseError, UnknownRefError
 from .extensions import provided
 from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
 from .layout import CURRENT_BRANCH_KEY
 from .merge import Policy, check_policy, plan_merge
-from .refs import BRANCH, TAG, check_ref_name
+from .refs import BRANCH, REMOTE, TAG, check_ref_name
 from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
 from .values import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
-__all__ = ["open", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH"]
+__all__ = ["open", "clone", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
 def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
     """Open the repository at ``path``, creating it (with an empty ``main``) if missing."""
     return Repository(path, map_size=map_size)
+
+
+def clone(url: str, path: str | os.PathLike, *, local: bool = True) -> Repository:
+    """A new store at ``path`` holding every commit of the store at ``url`` (see
+    :mod:`fstore.sync`), with the remote ``origin``, its branches as ``origin/BRANCH``, and
+    a local branch, made current, for the remote's current branch.
+
+    A store on a path is cloned as git clones a local repository: its file is copied (a
+    consistent copy, at one read transaction) and the refs set up, far faster than
+    sending commit by commit; ``local=False`` sends and checks every commit instead, as
+    a fetch does.
+
+    >>> import tempfile, fstore
+    >>> origin = open(os.path.join(tempfile.mkdtemp(), ".datae"))
+    >>> with origin.transaction("main", message="first") as tx:
+    ...     fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), "o")
+    >>> first = origin.head("main")
+    >>> origin.close()
+    >>> for local in (True, False):
+    ...     copy = clone(os.path.dirname(origin.path), os.path.join(tempfile.mkdtemp(), ".datae"), local=local)
+    ...     print(copy.head("main") == copy.resolve("origin/main") == first, copy.remotes() == {"origin": os.path.dirname(origin.path)})
+    ...     copy.close()
+    True True
+    True True
+    """
+    path = os.fspath(path)
+    if os.path.exists(os.path.join(path, DATA_FILE)):
+        raise sync.SyncError(f"cannot clone into {path}: a store is there already")
+    source = sync.open_remote(url, Repository)
+    origin_url = os.path.abspath(url) if "://" not in url else url
+    try:
+        current = source.current_branch
+        if local and "://" not in url:
+            os.makedirs(path, exist_ok=True)
+            source.storage.okvs.copy_to(path)
+    finally:
+        source.close()
+    repo = Repository(path)
+    try:
+        if local and "://" not in url:
+            with repo.storage.write() as tx:
+                refs = repo.storage.refs
+                refs.forget_remote_state(tx)
+                refs.set_remote(tx, "origin", origin_url)
+                for name, seq in list(refs.items(tx, BRANCH)):
+                    refs.set(tx, REMOTE, f"origin/{name}", seq)
+                    if name != current:
+                        repo.storage.delete_branch(tx, name, log=False)
+            return repo
+        repo.remote_add("origin", origin_url)
+        head = repo.fetch("origin").get(f"origin/{current}")
+        with repo.storage.write() as tx:
+            if current != DEFAULT_BRANCH:
+                repo.storage.create_branch(tx, current, None, None)
+            if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's
+                repo.storage.fast_forward(tx, current, None, repo.storage.commits.seq_of(tx, head))
+        repo.switch(current)
+    except BaseException:
+        repo.close()
+        raise
+    return repo
 
 
 def _terms(quad: Quad) -> Quad:
@@ -126,6 +188,63 @@ class Repository:
             if tx.get(CURRENT_BRANCH_KEY) == name.encode("utf-8"):
                 raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
             self.storage.delete_branch(tx, name)
+
+    # -- remotes (see fstore.sync) ----------------------------------------------------
+
+    def remote_add(self, name: str, url: str) -> None:
+        """Add remote ``name`` at ``url`` (a path to another store)."""
+        check_ref_name(name)
+        with self.storage.write() as tx:
+            if name in self.storage.refs.remotes(tx):
+                raise RefExistsError(f"a remote named {name!r} already exists")
+            self.storage.refs.set_remote(tx, name, url)
+
+    def remote_remove(self, name: str) -> None:
+        """Remove remote ``name`` and its remote-tracking branches."""
+        with self.storage.write() as tx:
+            self.remote_url(name, tx)
+            self.storage.refs.set_remote(tx, name, None)
+
+    def remotes(self) -> dict[str, str]:
+        """Every remote and its URL."""
+        with self.storage.read() as tx:
+            return self.storage.refs.remotes(tx)
+
+    def remote_url(self, name: str, tx: Any = None) -> str:
+        if tx is None:
+            with self.storage.read() as tx:
+                return self.remote_url(name, tx)
+        url = self.storage.refs.remotes(tx).get(name)
+        if url is None:
+            raise UnknownRefError(f"no remote named {name!r} (datae remote add {name} URL)")
+        return url
+
+    def remote_branches(self) -> dict[str, str | None]:
+        """Every remote-tracking branch (``REMOTE/BRANCH``) and the commit id it was at
+        when last fetched or pushed."""
+        with self.storage.read() as tx:
+            return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, REMOTE)}
+
+    def fetch(self, remote: str = "origin") -> dict[str, str | None]:
+        """Bring ``remote``'s new commits here; returns its branches as ``REMOTE/BRANCH``."""
+        return sync.fetch(self, remote)
+
+    def push(self, remote: str = "origin", branch: str | None = None, *, force: bool = False) -> str | None:
+        """Send ``branch`` (default: the current one) to ``remote``; refused unless it
+        fast-forwards the remote's branch, or ``force``."""
+        return sync.push(self, remote, branch or self.current_branch, force=force)
+
+    def pull(self, remote: str = "origin", branch: str | None = None, *, policy: Policy = "abort") -> str | None:
+        """Fetch ``remote`` and merge its ``branch`` (default: the current branch's name)
+        into the current branch; returns the new head."""
+        into = self.current_branch
+        self.fetch(remote)
+        other = f"{remote}/{branch or into}"
+        with self.storage.read() as tx:
+            ours, theirs = self.storage.refs.head(tx, into), self.storage.resolve(tx, other)
+            if ours is not None and theirs is not None and self.storage.commits.merge_base(tx, ours, theirs) is None:
+                raise sync.SyncError(f"cannot pull {other} into {into}: their histories share no commit")
+        return self.merge(into, other, policy=policy)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""

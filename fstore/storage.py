@@ -33,7 +33,7 @@ from .errors import UnknownRefError
 from .heads import Reader
 from .history import ALIVE, History, Quad
 from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
-from .refs import BRANCH, TAG, Refs
+from .refs import BRANCH, REMOTE, TAG, Refs
 
 __all__ = ["Storage", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
@@ -104,7 +104,7 @@ class Storage:
         if ref == "HEAD":
             current = tx.get(CURRENT_BRANCH_KEY)
             ref = DEFAULT_BRANCH if current is None else current.decode("utf-8")
-        for kind in (BRANCH, TAG):
+        for kind in (BRANCH, TAG, REMOTE):
             exists, seq = self.refs.get(tx, kind, ref)
             if exists:
                 return seq
@@ -137,6 +137,18 @@ class Storage:
                       message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
         """Write change records (``changes`` by space name), the commit and the branch
         move; returns the new id."""
+        seq, commit_id, encoded = self.record_commit(tx, parents, changes, message, author, time, added, removed)
+        self.refs.set(tx, BRANCH, branch, seq)
+        for space in self.spaces:
+            space.heads.moved(tx, branch, parents, seq, encoded[space.space.name])
+        return commit_id
+
+    def record_commit(self, tx: OkvsTransaction, parents: list[int],
+                      changes: dict[str, list[tuple[Quad, bool, list[bytes] | None]]],
+                      message: str, author: str, time: _dt.datetime | None, added: int,
+                      removed: int) -> tuple[int, str, dict[str, list[tuple[list[bytes], bool]]]]:
+        """Write a commit's change records and its record, moving no ref (what a fetch
+        receives); returns its seq, its id and its changes as key items by space."""
         seq = self.commits.next_seq(tx)
         time = (time or _now()).astimezone(_dt.timezone.utc)
         records: list[bytes] = []
@@ -149,10 +161,7 @@ class Storage:
         parent_ids = [self.commits.get(tx, p).id for p in parents]
         commit_id = commit_hash(parent_ids, message, author, time, state_digest, records)
         self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed, state_digest)
-        self.refs.set(tx, BRANCH, branch, seq)
-        for space in self.spaces:
-            space.heads.moved(tx, branch, parents, seq, encoded[space.space.name])
-        return commit_id
+        return seq, commit_id, encoded
 
     def _digest_after(self, tx: OkvsTransaction, seq: int, parents: list[int], records: list[bytes]) -> str:
         """The state digest of commit ``seq``, which wrote ``records`` (as its id hashes
@@ -216,8 +225,8 @@ class Storage:
         for space in self.spaces:
             space.heads.branch_created(tx, name, seq, start_branch)
 
-    def delete_branch(self, tx: OkvsTransaction, name: str) -> None:
-        self.refs.delete(tx, BRANCH, name)
+    def delete_branch(self, tx: OkvsTransaction, name: str, *, log: bool = True) -> None:
+        self.refs.delete(tx, BRANCH, name, log=log)
         for space in self.spaces:
             space.heads.branch_deleted(tx, name)
 

@@ -261,6 +261,14 @@ class Okvs:
             raise ReadOnlyTransactionError(f"{self.path} was opened read-only: no write transaction")
         return Transaction(shared, write)
 
+    def copy_to(self, directory: str | os.PathLike) -> None:
+        """Write a consistent copy of the store (its state at one read transaction, free
+        pages left out) into ``directory``, which must exist and be empty."""
+        try:
+            self._require_open().env.copy(os.fspath(directory), compact=True)
+        except lmdb.Error as exc:
+            raise StoreWriteError(f"cannot copy the store at {self.path} to {directory}: {exc}") from None
+
     def live_bytes(self) -> int:
         """The bytes of the pages the store's keys use, and its two meta pages (the file
         may hold more: LMDB never shrinks it; compaction gives the rest back)."""

@@ -171,7 +171,54 @@ def cmd_branch(args: argparse.Namespace) -> int:
         current = repo.current_branch
         for name, head in sorted(repo.branches().items()):
             out(f"{'*' if name == current else ' '} {name:<20} {(head or '(no commits)')[:10]}")
+        if args.all:
+            for name, head in sorted(repo.remote_branches().items()):
+                out(f"  {'remotes/' + name:<20} {(head or '(no commits)')[:10]}")
     repo.close()
+    return 0
+
+
+def cmd_remote(args: argparse.Namespace) -> int:
+    with open_repo(args) as repo:
+        if args.remote_command == "add":
+            repo.remote_add(args.name, args.url)
+        elif args.remote_command == "remove":
+            repo.remote_remove(args.name)
+        else:
+            for name, url in sorted(repo.remotes().items()):
+                out(f"{name}\t{url}")
+    return 0
+
+
+def cmd_clone(args: argparse.Namespace) -> int:
+    target = Path(args.directory or Path(args.url.rstrip("/")).name).resolve() / STORE_DIR
+    with fstore.clone(args.url, target, local=not args.no_local) as repo:
+        commits = len(list(repo.log(repo.current_branch)))
+        out(f"Cloned {args.url} into {target.parent}: {commits} commit(s) on {repo.current_branch}")
+    return 0
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    with open_repo(args) as repo:
+        before = repo.remote_branches()
+        for name, head in sorted(repo.fetch(args.remote).items()):
+            if before.get(name) != head:
+                out(f"{(before.get(name) or 'new')[:10]}..{(head or 'empty')[:10]}  {name}")
+    return 0
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    with open_repo(args) as repo:
+        branch = args.branch or repo.current_branch
+        pushed = repo.push(args.remote, branch, force=args.force)
+    out(f"{branch} -> {args.remote}/{branch} ({(pushed or '')[:10]})")
+    return 0
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    with open_repo(args) as repo:
+        head = repo.pull(args.remote, args.branch)
+        out(f"{repo.current_branch} is at {(head or '')[:10]}")
     return 0
 
 
@@ -433,6 +480,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?")
     p.add_argument("start", nargs="?")
     p.add_argument("-d", "--delete", metavar="NAME")
+    p.add_argument("-a", "--all", action="store_true", help="list the remote-tracking branches too")
+
+    p = command("remote", cmd_remote, "the stores this one fetches from and pushes to: add NAME URL, remove NAME, list")
+    remotes = p.add_subparsers(dest="remote_command", required=True, metavar="REMOTE_COMMAND")
+    r = remotes.add_parser("add", help="add a remote (URL: a path to a store)")
+    r.add_argument("name")
+    r.add_argument("url")
+    r = remotes.add_parser("remove", help="remove a remote and its remote-tracking branches")
+    r.add_argument("name")
+    remotes.add_parser("list", help="every remote and its URL")
+
+    p = command("clone", cmd_clone, "a new store in DIRECTORY with every commit of the store at URL")
+    p.add_argument("url")
+    p.add_argument("directory", nargs="?")
+    p.add_argument("--no-local", action="store_true",
+                   help="send and check every commit, as a fetch does, rather than copying the store's file")
+    p = command("fetch", cmd_fetch, "bring a remote's new commits here (REMOTE/BRANCH refs)")
+    p.add_argument("remote", nargs="?", default="origin")
+    p = command("push", cmd_push, "send a branch to a remote (a fast-forward unless --force)")
+    p.add_argument("remote", nargs="?", default="origin")
+    p.add_argument("branch", nargs="?")
+    p.add_argument("--force", action="store_true", help="move the remote's branch even if it drops commits (they stay in its reflog)")
+    p = command("pull", cmd_pull, "fetch a remote, then merge its branch into the current one")
+    p.add_argument("remote", nargs="?", default="origin")
+    p.add_argument("branch", nargs="?")
 
     p = command("switch", cmd_switch, "make BRANCH the current branch")
     p.add_argument("branch")
