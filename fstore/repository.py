@@ -182,12 +182,43 @@ class Repository:
         with self.storage.read() as tx:
             return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, BRANCH)}
 
-    def delete_branch(self, name: str) -> None:
-        """Delete a branch (its commits stay, reachable from other refs or by id)."""
+    def delete_branch(self, name: str, *, force: bool = True) -> None:
+        """Delete a branch, never the current one. Without ``force``, only a branch whose
+        commits another branch holds (git's ``branch -d``; ``-D`` forces). Its commits stay
+        reachable from the reflog until gc expires the entry."""
         with self.storage.write() as tx:
-            if tx.get(CURRENT_BRANCH_KEY) == name.encode("utf-8"):
+            current = tx.get(CURRENT_BRANCH_KEY)
+            if (DEFAULT_BRANCH if current is None else current.decode("utf-8")) == name:
                 raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
+            head = self.storage.refs.head(tx, name)
+            if not force and head is not None:
+                ancestors = self.storage.commits.ancestors
+                others = [seq for other, seq in self.storage.refs.items(tx, BRANCH) if other != name and seq is not None]
+                if not any(head in ancestors(tx, seq) for seq in others):
+                    raise RefInUseError(f"branch {name!r} is not merged into any other branch: "
+                                        "delete it anyway with force (datae branch -D)")
             self.storage.delete_branch(tx, name)
+
+    def delete_tag(self, name: str) -> None:
+        """Delete a tag (its commit stays reachable from the reflog until gc expires it)."""
+        with self.storage.write() as tx:
+            self.storage.refs.delete(tx, TAG, name)
+
+    def status(self) -> dict[str, Any]:
+        """The current branch, its head, and for each remote-tracking branch of the same
+        name the commits ahead (here only) and behind (there only), as of the last fetch."""
+        with self.storage.read() as tx:
+            current = tx.get(CURRENT_BRANCH_KEY)
+            branch = DEFAULT_BRANCH if current is None else current.decode("utf-8")
+            head = self.storage.refs.head(tx, branch)
+            ancestors = self.storage.commits.ancestors
+            mine = ancestors(tx, head)
+            tracking = {}
+            for name, seq in self.storage.refs.items(tx, REMOTE):
+                if name.split("/", 1)[1] == branch:
+                    theirs = ancestors(tx, seq)
+                    tracking[name] = {"ahead": len(mine - theirs), "behind": len(theirs - mine)}
+            return {"branch": branch, "head": self.storage.commit_id(tx, head), "tracking": tracking}
 
     # -- remotes (see fstore.sync) ----------------------------------------------------
 

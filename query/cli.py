@@ -162,9 +162,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_branch(args: argparse.Namespace) -> int:
     repo = open_repo(args)
-    if args.delete:
-        repo.delete_branch(args.delete)
-        out(f"Deleted branch {args.delete}")
+    if args.delete or args.force_delete:
+        name = args.delete or args.force_delete
+        repo.delete_branch(name, force=bool(args.force_delete))
+        out(f"Deleted branch {name}")
     elif args.name:
         repo.branch(args.name, args.start or repo.current_branch)
     else:
@@ -230,9 +231,25 @@ def cmd_switch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_status(args: argparse.Namespace) -> int:
+    with open_repo(args) as repo:
+        status = repo.status()
+    out(f"On branch {status['branch']} at {(status['head'] or '(no commits)')[:10]}")
+    for name, counts in sorted(status["tracking"].items()):
+        ahead, behind = counts["ahead"], counts["behind"]
+        if not ahead and not behind:
+            out(f"up to date with {name}")
+        else:
+            out(f"{ahead} commit(s) ahead of {name}, {behind} behind (as of the last fetch)")
+    return 0
+
+
 def cmd_tag(args: argparse.Namespace) -> int:
     repo = open_repo(args)
-    if args.name:
+    if args.delete:
+        repo.delete_tag(args.delete)
+        out(f"Deleted tag {args.delete}")
+    elif args.name:
         repo.tag(args.name, args.ref or repo.current_branch)
     else:
         for name, commit in sorted(repo.tags().items()):
@@ -479,7 +496,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("branch", cmd_branch, "list, create (NAME [START]) or delete (-d NAME) branches")
     p.add_argument("name", nargs="?")
     p.add_argument("start", nargs="?")
-    p.add_argument("-d", "--delete", metavar="NAME")
+    p.add_argument("-d", "--delete", metavar="NAME", help="delete a branch another branch has merged")
+    p.add_argument("-D", dest="force_delete", metavar="NAME", help="delete a branch even if nothing has merged it")
     p.add_argument("-a", "--all", action="store_true", help="list the remote-tracking branches too")
 
     p = command("remote", cmd_remote, "the stores this one fetches from and pushes to: add NAME URL, remove NAME, list")
@@ -509,9 +527,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("switch", cmd_switch, "make BRANCH the current branch")
     p.add_argument("branch")
 
-    p = command("tag", cmd_tag, "list tags, or tag REF (default: the current branch) as NAME")
+    p = command("tag", cmd_tag, "list tags, tag REF (default: the current branch) as NAME, or delete one (-d NAME)")
     p.add_argument("name", nargs="?")
     p.add_argument("ref", nargs="?")
+    p.add_argument("-d", "--delete", metavar="NAME")
+
+    command("status", cmd_status, "the current branch, and how far it is from its remote-tracking branches")
 
     p = command("merge", cmd_merge, "merge OTHER into the current branch (or --into BRANCH)")
     p.add_argument("other")

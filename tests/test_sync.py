@@ -255,3 +255,33 @@ def test_a_payload_built_from_docs_sync_md_is_received(tmp_path):
     assert list(fstore.quads(repo.at(digest.hexdigest()), *EVERYTHING)) == [
         (None, IRI("urn:s"), IRI("urn:p"), fstore.to_rdf(1))]
     repo.close()
+
+
+def test_the_daily_loop_status_branch_and_tag_deletion(tmp_path):
+    def datae(*argv: str, ok: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run([sys.executable, "-m", "query.cli", "--repo", "b", *argv], capture_output=True, text=True,
+                                cwd=tmp_path)
+        assert (result.returncode == 0) == ok, (argv, result.stderr)
+        return result
+
+    fresh = store(tmp_path / "fresh")
+    with pytest.raises(fstore.RefInUseError, match="it is the current branch"):
+        fresh.delete_branch("main")  # a fresh store has no current-branch key: main is current
+    fresh.close()
+    b = fstore.clone(seeded_origin(tmp_path), tmp_path / "b" / ".datae")
+    b.close()
+    assert "up to date with origin/main" in datae("status").stdout
+    datae("query", "INSERT DATA { <urn:b> <urn:p> 1 }")
+    assert "1 commit(s) ahead of origin/main, 0 behind" in datae("status").stdout
+    datae("branch", "topic")
+    datae("switch", "topic")
+    datae("query", "INSERT DATA { <urn:t> <urn:p> 2 }")
+    datae("switch", "main")
+    refused = datae("branch", "-d", "topic", ok=False)
+    assert "is not merged into any other branch" in refused.stderr and refused.stderr.count("\n") == 1
+    assert "Deleted branch topic" in datae("branch", "-D", "topic").stdout
+    assert "deleted branch topic" in datae("reflog").stdout
+    datae("tag", "v1")
+    assert "Deleted tag v1" in datae("tag", "-d", "v1").stdout
+    assert datae("tag").stdout == ""
+    assert "current branch" in datae("branch", "-d", "main", ok=False).stderr

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from nstore.pack import pack
 
-from ..errors import UnknownRefError
 from .access import put, remove
 from ..history import Quad
+from ..refs import BRANCH
 from ..merge import Conflict
 from .errors import KartRepoError
 from .kart_repo import KartCommit, KartDataset, KartRepo, diff_features
@@ -127,11 +127,13 @@ def _time(c: KartCommit) -> _dt.datetime:
 
 
 def _reset(repo: Repository, branch: str, start: str | None) -> None:
-    try:
-        repo.delete_branch(branch)
-    except UnknownRefError:
-        pass
-    repo.branch(branch, start)
+    """Point ``branch`` at ``start`` (a commit id, or None: no commits), creating it if
+    needed: one write, and allowed for the current branch (the import owns its branches)."""
+    storage = repo.storage
+    with storage.write() as tx:
+        if storage.refs.get(tx, BRANCH, branch)[0]:
+            storage.delete_branch(tx, branch, log=False)
+        storage.create_branch(tx, branch, None if start is None else storage.resolve(tx, start), None)
 
 
 def _apply(tx: Any, changes: Sequence[tuple[bool, Quad]] | Iterator[tuple[bool, Quad]]) -> int:
@@ -180,14 +182,13 @@ def import_kart(repo: Repository, path: str | os.PathLike[str], *, refs: Sequenc
             for commit in kart.commits(wanted):
                 result.commits[commit.id] = _import_commit(repo, kart, commit, result, scratch)
         finally:
-            if scratch in repo.branches():
-                repo.delete_branch(scratch)
+            if scratch in repo.branches():  # internal: no reflog entry
+                with repo.storage.write() as tx:
+                    repo.storage.delete_branch(tx, scratch, log=False)
         for name, kart_id in heads.items():
             branch = branch_prefix + name
-            if branch in repo.branches():
-                repo.delete_branch(branch)
             target = result.commits.get(kart_id)
-            repo.branch(branch, target)
+            _reset(repo, branch, target)
             result.branches[branch] = target
         for name, kart_id in tags.items():
             target = result.commits.get(kart_id)
