@@ -5,8 +5,11 @@ parents' ids, message, author, time, state digest, counts, and its change record
 terms themselves, never a store's term ids). So the receiver checks each commit before it
 writes anything: the id must hash from what came, every parent must be known (sent
 before, or held), and once its records are written the state digest it recomputes must
-be the one sent. A whole fetch or push is one write transaction of the receiver: an error,
-a dropped connection or a crash leaves it as it was, and the next fetch starts over.
+be the one sent. Commits are written in transactions of about ``BATCH_RECORDS`` records
+(memory stays bounded however much travels) and the refs move in a last one, as git
+writes objects before refs: an error, a dropped connection or a crash leaves every ref as
+it was, the commits received so far unreachable (the next fetch does not send them
+again; gc drops them if none does).
 Only what the receiver lacks travels: the sender walks back from the wanted heads and
 stops at commits the receiver has (git's have/want, with the whole set of haves).
 
@@ -39,6 +42,7 @@ __all__ = ["PROTOCOL_VERSION", "SyncError", "TamperedError", "NotFastForwardErro
            "encode_payload", "decode_payload", "open_remote", "fetch", "push"]
 
 PROTOCOL_VERSION = 1
+BATCH_RECORDS = 100_000
 _FIELDS = {"id": str, "parents": list, "message": str, "author": str, "time": str, "digest": str, "added": int,
            "removed": int, "records": list}
 _TABLES_MARK = TABLES.mark
@@ -151,15 +155,27 @@ def open_remote(url: str, opener: Callable[[str], Repository]) -> Repository:
     raise SyncError(f"remote {url!r}: no datae store there")
 
 
-def _transfer(source: Storage, target: Storage, heads: list[int], target_tx: OkvsTransaction) -> dict[str, int]:
-    """Send what ``target`` lacks of the commits ``heads`` reach (in ``source``); returns
-    the target's seq of every id sent or already held that a head names."""
-    have = {record["id"] for _, record in target.commits.all(target_tx)}
+def _transfer(source: Storage, target: Storage, heads: list[int]) -> dict[str, int]:
+    """Send what ``target`` lacks of the commits ``heads`` reach in ``source`` (see the
+    module doc); returns the target's seq of each head's id."""
+    with target.read() as tx:
+        have = {record["id"] for _, record in target.commits.all(tx)}
     with source.read() as source_tx:
-        for payload in commit_payloads(source, source_tx, heads, have):
-            receive(target, target_tx, decode_payload(encode_payload(payload)))
+        payloads = commit_payloads(source, source_tx, heads, have)
         head_ids = [source.commits.get(source_tx, seq).id for seq in heads]
-    return {commit_id: target.commits.seq_of(target_tx, commit_id) for commit_id in head_ids}
+        done = False
+        while not done:
+            with target.write() as tx:
+                written = 0
+                for payload in payloads:
+                    receive(target, tx, decode_payload(encode_payload(payload)))
+                    written += len(payload["records"]) + 1
+                    if written >= BATCH_RECORDS:
+                        break
+                else:
+                    done = True
+    with target.read() as tx:
+        return {commit_id: target.commits.seq_of(tx, commit_id) for commit_id in head_ids}
 
 
 def fetch(repo: Repository, remote: str) -> dict[str, str | None]:
@@ -169,10 +185,9 @@ def fetch(repo: Repository, remote: str) -> dict[str, str | None]:
     try:
         with other.storage.read() as tx:
             branches = dict(other.storage.refs.items(tx, BRANCH))
+            ids = {name: other.storage.commit_id(tx, seq) for name, seq in branches.items()}
+        sent = _transfer(other.storage, repo.storage, [seq for seq in branches.values() if seq is not None])
         with repo.storage.write() as tx:
-            sent = _transfer(other.storage, repo.storage, [seq for seq in branches.values() if seq is not None], tx)
-            with other.storage.read() as other_tx:
-                ids = {name: other.storage.commit_id(other_tx, seq) for name, seq in branches.items()}
             for name, _ in list(repo.storage.refs.items(tx, REMOTE)):
                 if name.startswith(remote + "/") and name[len(remote) + 1:] not in branches:
                     repo.storage.refs.delete(tx, REMOTE, name, log=False)  # pruned: the remote deleted it
@@ -193,15 +208,21 @@ def push(repo: Repository, remote: str, branch: str, *, force: bool = False) -> 
             local_id = repo.storage.commit_id(tx, local)
         if local is None:
             raise SyncError(f"branch {branch!r} has no commits to push")
-        with other.storage.write() as tx:
+        with other.storage.read() as tx:
             exists, theirs = other.storage.refs.get(tx, BRANCH, branch)
-            sent = _transfer(repo.storage, other.storage, [local], tx)
-            ours_there = sent[local_id]
-            if exists and theirs is not None and theirs != ours_there:
-                if theirs not in other.storage.commits.ancestors(tx, ours_there) and not force:
-                    their_id = other.storage.commit_id(tx, theirs)
-                    raise NotFastForwardError(f"push of {branch!r} to {remote!r} refused: the remote's {branch} "
-                                              f"({their_id[:10]}) has commits {branch} here lacks; fetch and merge, or force")
+            their_id = other.storage.commit_id(tx, theirs)
+        if their_id is not None and not force:  # refused before anything travels
+            with repo.storage.read() as tx:
+                known = repo.storage.commits.seq_of(tx, their_id)
+                forward = known is not None and known in repo.storage.commits.ancestors(tx, local)
+            if not forward:
+                raise NotFastForwardError(f"push of {branch!r} to {remote!r} refused: the remote's {branch} "
+                                          f"({their_id[:10]}) has commits {branch} here lacks; fetch and merge, or force")
+        ours_there = _transfer(repo.storage, other.storage, [local])[local_id]
+        with other.storage.write() as tx:
+            exists, now = other.storage.refs.get(tx, BRANCH, branch)
+            if now != theirs:
+                raise SyncError(f"push of {branch!r} to {remote!r}: the remote's {branch} moved meanwhile; try again")
             if not exists:
                 other.storage.create_branch(tx, branch, ours_there, None)
             elif theirs != ours_there:

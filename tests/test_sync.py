@@ -285,3 +285,31 @@ def test_the_daily_loop_status_branch_and_tag_deletion(tmp_path):
     assert "Deleted tag v1" in datae("tag", "-d", "v1").stdout
     assert datae("tag").stdout == ""
     assert "current branch" in datae("branch", "-d", "main", ok=False).stderr
+
+
+def test_an_interrupted_fetch_moves_no_ref_and_the_next_one_completes(tmp_path, monkeypatch):
+    import fstore.sync as sync
+
+    copy = fstore.clone(seeded_origin(tmp_path), tmp_path / "copy" / ".datae")
+    origin = store(tmp_path / "origin")
+    new = [commit(origin, n) for n in range(1, 7)]
+    origin.close()
+    monkeypatch.setattr(sync, "BATCH_RECORDS", 1)  # a transaction per commit
+    real, calls = sync.receive, []
+
+    def dropped_after_three(storage, tx, payload):
+        calls.append(payload["id"])
+        if len(calls) == 4:
+            raise ConnectionError("the connection dropped")
+        return real(storage, tx, payload)
+
+    monkeypatch.setattr(sync, "receive", dropped_after_three)
+    before = copy.remote_branches()
+    with pytest.raises(ConnectionError):
+        copy.fetch()
+    assert copy.remote_branches() == before and copy.verify() == []
+    assert copy.stats()["commits"] == 1 + 3  # three arrived, unreachable until a ref reaches them
+    monkeypatch.setattr(sync, "receive", real)
+    assert copy.fetch()["origin/main"] == new[-1]
+    assert [c.id for c in copy.log("origin/main")][:6] == new[::-1] and copy.verify() == []
+    copy.close()
