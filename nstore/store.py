@@ -20,7 +20,7 @@ True
 
 from __future__ import annotations
 
-from itertools import chain, islice, repeat
+from itertools import chain, islice
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -28,7 +28,7 @@ from .blobs import BlobStore, digest_of
 from .errors import PackError, PatternError
 from .indices import choose_index, minimal_permutations
 from .okvs import MAX_KEY_SIZE, Okvs, Transaction, prefix_end
-from .pack import BlobRef, Packed, decode_item, pack, pack_value, split, unpack
+from .pack import BlobRef, Packed, decode_item, pack, pack_value, split
 from .terms import IRI, Literal
 
 __all__ = ["NStore", "Var", "Param", "PreparedRead", "select", "Bindings"]
