@@ -10,9 +10,9 @@
 3. snapshots no branch reads are dropped;
 4. dictionary terms no key holds any more are dropped.
 
-Then :func:`nstore.lmdbfile.compact` rewrites the file with its live pages only and
-swaps it in atomically: LMDB reuses freed pages but never shrinks its file, so without
-this a store keeps the size of its largest past.
+Then :func:`nstore.lmdbfile.compact` rewrites every pair in key order into full pages and
+swaps the new file in atomically: LMDB reuses freed pages but never shrinks its file, so
+without this a store keeps the size of its largest past.
 
 >>> import tempfile, fstore
 >>> repo = fstore.open(tempfile.mkdtemp())

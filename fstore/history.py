@@ -280,11 +280,11 @@ class History:
     def term_ids(self, tx: Transaction) -> set[bytes]:
         """Every dictionary id a key of this space holds (records and snapshots; for gc)."""
         found: set[bytes] = set()
-        for store, items in ((self.store, 5), (self.heads.store, 5)):
+        for store in (self.store, self.heads.store):
             prefix = store.index_prefix(0)
             skip = len(prefix)
             for key, _ in tx.range(prefix, prefix_end(prefix)):
-                found.update(item for item in split(key, skip, items) if item[0] in _REF_CODES)
+                found.update(item for item in split(key, skip, store.n) if item[0] in _REF_CODES)
         return found
 
     def state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Iterator[tuple[bytes, list[bytes], bool]]:

@@ -32,7 +32,6 @@ from .errors import MergeConflict, MergeError, RefExistsError, RefInUseError, Un
 from .extensions import provided
 from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
-from .layout import CURRENT_BRANCH_KEY
 from .merge import Policy, check_policy, plan_merge
 from .refs import BRANCH, REMOTE, TAG, check_ref_name
 from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
@@ -74,17 +73,19 @@ def clone(url: str, path: str | os.PathLike, *, local: bool = True) -> Repositor
     if os.path.exists(os.path.join(path, DATA_FILE)):
         raise sync.SyncError(f"cannot clone into {path}: a store is there already")
     source = sync.open_remote(url, Repository)
-    origin_url = os.path.abspath(url) if "://" not in url else url
+    on_path = "://" not in url
+    origin_url = os.path.abspath(url) if on_path else url
+    copy_file = local and on_path
     try:
         current = source.current_branch
-        if local and "://" not in url:
+        if copy_file:
             os.makedirs(path, exist_ok=True)
             source.storage.okvs.copy_to(path)
     finally:
         source.close()
     repo = Repository(path)
     try:
-        if local and "://" not in url:
+        if copy_file:
             with repo.storage.write() as tx:
                 refs = repo.storage.refs
                 refs.forget_remote_state(tx)
@@ -168,14 +169,12 @@ class Repository:
     def current_branch(self) -> str:
         """The branch that commands without an explicit branch work on (git's HEAD)."""
         with self.storage.read() as tx:
-            name = tx.get(CURRENT_BRANCH_KEY)
-        return DEFAULT_BRANCH if name is None else name.decode("utf-8")
+            return self.storage.current_branch(tx)
 
     def switch(self, branch: str) -> None:
         """Make ``branch`` (which must exist) the current branch."""
         with self.storage.write() as tx:
-            self.storage.refs.head(tx, branch)
-            tx.set(CURRENT_BRANCH_KEY, branch.encode("utf-8"))
+            self.storage.set_current_branch(tx, branch)
 
     def branches(self) -> dict[str, str | None]:
         """Every branch and its head commit id."""
@@ -187,8 +186,7 @@ class Repository:
         commits another branch holds (git's ``branch -d``; ``-D`` forces). Its commits stay
         reachable from the reflog until gc expires the entry."""
         with self.storage.write() as tx:
-            current = tx.get(CURRENT_BRANCH_KEY)
-            if (DEFAULT_BRANCH if current is None else current.decode("utf-8")) == name:
+            if self.storage.current_branch(tx) == name:
                 raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
             head = self.storage.refs.head(tx, name)
             if not force and head is not None:
@@ -208,8 +206,7 @@ class Repository:
         """The current branch, its head, and for each remote-tracking branch of the same
         name the commits ahead (here only) and behind (there only), as of the last fetch."""
         with self.storage.read() as tx:
-            current = tx.get(CURRENT_BRANCH_KEY)
-            branch = DEFAULT_BRANCH if current is None else current.decode("utf-8")
+            branch = self.storage.current_branch(tx)
             head = self.storage.refs.head(tx, branch)
             ancestors = self.storage.commits.ancestors
             mine = ancestors(tx, head)

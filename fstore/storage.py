@@ -93,6 +93,16 @@ class Storage:
         """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.heads.Reader`)."""
         return self._by_name[space].reader(tx, seq)
 
+    def current_branch(self, tx: OkvsTransaction) -> str:
+        """The branch commands work on when none is named (git's HEAD; ``main`` until
+        another is switched to)."""
+        name = tx.get(CURRENT_BRANCH_KEY)
+        return DEFAULT_BRANCH if name is None else name.decode("utf-8")
+
+    def set_current_branch(self, tx: OkvsTransaction, branch: str) -> None:
+        self.refs.head(tx, branch)  # it must exist
+        tx.set(CURRENT_BRANCH_KEY, branch.encode("utf-8"))
+
     def resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
         """The commit a branch, tag, ``HEAD``, id or id prefix names, with git's ``~N`` and
         ``^N`` suffixes (None: a branch with no commits)."""
@@ -102,8 +112,7 @@ class Storage:
         if match.group(0):
             return self._walk(tx, ref, self.resolve(tx, ref[: match.start()]), match.group(0))
         if ref == "HEAD":
-            current = tx.get(CURRENT_BRANCH_KEY)
-            ref = DEFAULT_BRANCH if current is None else current.decode("utf-8")
+            ref = self.current_branch(tx)
         for kind in (BRANCH, TAG, REMOTE):
             exists, seq = self.refs.get(tx, kind, ref)
             if exists:

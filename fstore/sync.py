@@ -168,6 +168,7 @@ def _transfer(source: Storage, target: Storage, heads: list[int]) -> dict[str, i
             with target.write() as tx:
                 written = 0
                 for payload in payloads:
+                    # Through the wire format, as over HTTP: the receiver checks what it parses.
                     receive(target, tx, decode_payload(encode_payload(payload)))
                     written += len(payload["records"]) + 1
                     if written >= BATCH_RECORDS:

@@ -517,32 +517,27 @@ class Transaction:
         if offset < 0 or (limit is not None and limit < 0):
             raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
         if not self.write and not reverse and not offset and limit is None:
-            return self._named_damage(self._scan_forward(start, end))
-        return self._named_damage(self._scan(start, end, reverse, offset, limit))
-
-    def _named_damage(self, pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
-        """``pairs``, with LMDB's errors about a damaged file raised as CorruptStoreError."""
-        try:
-            yield from pairs
-        except _DAMAGE as exc:
-            raise self._damaged(exc) from None
+            return self._scan_forward(start, end)
+        return self._scan(start, end, reverse, offset, limit)
 
     def _scan_forward(self, start: bytes | None, end: bytes | None) -> Iterator[tuple[bytes, bytes]]:
         """The common read: forward, no offset or limit. A read transaction is never
         replayed into a grown map, so the cursor stays valid while the transaction is open."""
         if start is not None and end is not None and start >= end:
             return
-        cursor = self._require_open().cursor()
-        if not (cursor.set_range(start) if start is not None else cursor.first()):
-            return
         try:
+            cursor = self._require_open().cursor()
+            if not (cursor.set_range(start) if start is not None else cursor.first()):
+                return
             for key, value in cursor.iternext():
                 if end is not None and key >= end:
                     return
                 yield key, value
-        except lmdb.Error:
+        except lmdb.Error as exc:
             if self._txn is None:
                 raise TransactionClosedError("iterator used after its transaction ended") from None
+            if isinstance(exc, _DAMAGE):
+                raise self._damaged(exc) from None
             raise
 
     def _scan(self, start, end, reverse, offset, limit) -> Iterator[tuple[bytes, bytes]]:
@@ -551,40 +546,43 @@ class Transaction:
         remaining = limit
         generation = -1
         last: bytes | None = None
-        while True:
-            txn = self._require_open()
-            if generation != self._generation:
-                generation = self._generation
-                cursor = txn.cursor()
-                if last is None:
-                    positioned = self._first(cursor, start, end, reverse)
-                else:  # replayed into a grown map: continue after the last key yielded
-                    positioned = self._first(cursor, last, None, False) if not reverse else self._first(cursor, None, last, True)
-                    if positioned and cursor.key() == last:
-                        positioned = cursor.prev() if reverse else cursor.next()
-                if not positioned:
-                    return
-            key = cursor.key()
-            if reverse:
-                if start is not None and key < start:
-                    return
-            elif end is not None and key >= end:
-                return
-            if offset:
-                offset -= 1
-            else:
-                last = key
-                yield key, cursor.value()
-                if remaining is not None:
-                    remaining -= 1
-                    if remaining == 0:
-                        return
-                if self._txn is None:
-                    raise TransactionClosedError("iterator used after its transaction ended")
+        try:
+            while True:
+                txn = self._require_open()
                 if generation != self._generation:
-                    continue
-            if not (cursor.prev() if reverse else cursor.next()):
-                return
+                    generation = self._generation
+                    cursor = txn.cursor()
+                    if last is None:
+                        positioned = self._first(cursor, start, end, reverse)
+                    else:  # replayed into a grown map: continue after the last key yielded
+                        positioned = self._first(cursor, last, None, False) if not reverse else self._first(cursor, None, last, True)
+                        if positioned and cursor.key() == last:
+                            positioned = cursor.prev() if reverse else cursor.next()
+                    if not positioned:
+                        return
+                key = cursor.key()
+                if reverse:
+                    if start is not None and key < start:
+                        return
+                elif end is not None and key >= end:
+                    return
+                if offset:
+                    offset -= 1
+                else:
+                    last = key
+                    yield key, cursor.value()
+                    if remaining is not None:
+                        remaining -= 1
+                        if remaining == 0:
+                            return
+                    if self._txn is None:
+                        raise TransactionClosedError("iterator used after its transaction ended")
+                    if generation != self._generation:
+                        continue
+                if not (cursor.prev() if reverse else cursor.next()):
+                    return
+        except _DAMAGE as exc:
+            raise self._damaged(exc) from None
 
     @staticmethod
     def _first(cursor: lmdb.Cursor, start, end, reverse) -> bool:
