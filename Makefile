@@ -22,7 +22,7 @@ demo: $(STAMP)
 	$(PY) -m bench.demo --store ./demo-store
 
 test: $(STAMP)
-	$(PY) -m pytest -q tests --doctest-modules nstore fstore query
+	$(PY) -m pytest -q tests --doctest-modules nstore fstore query datae
 
 bench: $(STAMP)
 	for name in $(BENCHES); do $(PY) -m bench.$${name}_bench $(BENCH_ARGS) || exit 1; done

@@ -12,7 +12,7 @@ objects), loaded three ways into fresh on-disk stores:
   main, durable); timed from opening the transaction to the end of the commit;
 * **datae add_many**: the same with one ``fstore.add_many`` of the list of quads (the
   bulk path, as ``bulk_extend`` is pyoxigraph's);
-* **datae import**: ``datae import FILE -m MSG`` (run as ``python -m query.cli --repo DIR
+* **datae import**: ``datae import FILE -m MSG`` (run as ``python -m datae --repo DIR
   import FILE -m MSG`` in a child process; the graphs of the file are kept) on a store made
   by ``datae init``; the N-Quads file is written first with pyoxigraph's serializer. Timed:
   the whole child process, so Python's start-up and imports count (printed apart: the time
@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "query.cli", *args]
+    return [sys.executable, "-m", "datae", *args]
 
 
 def run_cli(command: list[str]) -> float:

@@ -39,7 +39,7 @@ from .nstore_bench import generate, machine
 # VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and exec from the parent.
 _MEASURED = """
 import sys
-from query.cli import main
+from datae.cli import main
 code = main(sys.argv[1:])
 peak = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(int(peak.split()[1]), file=sys.stderr)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from query.cli import main
+from datae.cli import main
 
 SCHEMAORG = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "schemaorg"
 V22 = str(SCHEMAORG / "schemaorg-current-https-22.0.nq.gz")

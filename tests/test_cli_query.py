@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from query.cli import main
+from datae.cli import main
 
 P = "PREFIX : <http://ex/> "
 

@@ -163,7 +163,7 @@ def test_the_cli_shows_the_reflog_collects_and_verifies(tmp_path):
     with_scratch_branch(tmp_path / "repo" / ".datae", 500).close()
 
     def datae(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "query.cli", "--repo", str(tmp_path / "repo"), *argv],
+        return subprocess.run([sys.executable, "-m", "datae", "--repo", str(tmp_path / "repo"), *argv],
                               capture_output=True, text=True)
 
     assert "deleted branch scratch" in datae("reflog").stdout

@@ -1,5 +1,5 @@
 """The package structure: layers import only downwards (terms in nstore -> nstore -> fstore
--> query) and fstore has no import loop (the tables are above the versioned core, which
+-> query -> datae, the app) and fstore has no import loop (the tables are above the versioned core, which
 reaches them only through ``fstore.extensions``). Module-level imports are read from the
 source; imports under ``TYPE_CHECKING`` do not count."""
 
@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["nstore", "fstore", "query"]
+LAYERS = ["nstore", "fstore", "query", "datae"]
 
 
 def import_graph(package: str) -> dict[str, set[str]]:

@@ -10,7 +10,7 @@ from rich.console import Console
 
 import fstore
 from fstore import IRI
-from query.repl import Repl, statement_complete
+from datae.repl import Repl, statement_complete
 
 P = "PREFIX : <http://ex/> "
 

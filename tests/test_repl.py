@@ -12,7 +12,7 @@ from pathlib import Path
 
 import fstore
 from fstore import IRI
-from query.repl import statement_complete
+from datae.repl import statement_complete
 
 
 def test_statement_complete():

@@ -136,7 +136,7 @@ def test_the_cli_says_one_line_and_exits_non_zero(pristine, tmp_path):
     os.makedirs(tmp_path / "repo")
     os.rename(path, tmp_path / "repo" / ".datae")
     for command in (["log"], ["stats"], ["verify"], ["query", "SELECT * { ?s ?p ?o }"]):
-        result = subprocess.run([sys.executable, "-m", "query.cli", "--repo", str(tmp_path / "repo"), *command],
+        result = subprocess.run([sys.executable, "-m", "datae", "--repo", str(tmp_path / "repo"), *command],
                                 capture_output=True, text=True)
         assert result.returncode > 0, (command, result)  # an exit status, not a signal (< 0)
         lines = result.stderr.strip().splitlines()
@@ -147,7 +147,7 @@ def test_the_cli_says_one_line_and_exits_non_zero(pristine, tmp_path):
 LIMITED = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))  # 6 GiB of address space, as ulimit -v does
-from query.cli import main
+from datae.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -210,7 +210,7 @@ def test_three_stores_with_random_histories_agree(tmp_path):
 
 def test_the_cli_clones_pushes_and_pulls_between_processes(tmp_path):
     def datae(*argv: str, cwd=tmp_path) -> subprocess.CompletedProcess:
-        result = subprocess.run([sys.executable, "-m", "query.cli", *argv], capture_output=True, text=True, cwd=cwd)
+        result = subprocess.run([sys.executable, "-m", "datae", *argv], capture_output=True, text=True, cwd=cwd)
         assert result.returncode == 0, (argv, result.stderr)
         return result
 
@@ -224,7 +224,7 @@ def test_the_cli_clones_pushes_and_pulls_between_processes(tmp_path):
     assert datae("--repo", "b", "remote", "list").stdout.startswith("origin\t")
     rows = datae("--repo", "b", "query", "SELECT ?o WHERE { <urn:x> <urn:y> ?o }", "--format", "csv").stdout
     assert rows.splitlines()[1:] == ["1"]
-    refused = subprocess.run([sys.executable, "-m", "query.cli", "--repo", "b", "push", "nowhere"],
+    refused = subprocess.run([sys.executable, "-m", "datae", "--repo", "b", "push", "nowhere"],
                              capture_output=True, text=True, cwd=tmp_path)
     assert refused.returncode > 0 and refused.stderr.count("\n") == 1 and "no remote named 'nowhere'" in refused.stderr
 
@@ -259,7 +259,7 @@ def test_a_payload_built_from_docs_sync_md_is_received(tmp_path):
 
 def test_the_daily_loop_status_branch_and_tag_deletion(tmp_path):
     def datae(*argv: str, ok: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run([sys.executable, "-m", "query.cli", "--repo", "b", *argv], capture_output=True, text=True,
+        result = subprocess.run([sys.executable, "-m", "datae", "--repo", "b", *argv], capture_output=True, text=True,
                                 cwd=tmp_path)
         assert (result.returncode == 0) == ok, (argv, result.stderr)
         return result

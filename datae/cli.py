@@ -28,7 +28,7 @@ from fstore.rdf import KEEP_GRAPHS, load, serialize
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
 
-from .termsyntax import format_term, parse_term
+from query.termsyntax import format_term, parse_term
 
 __all__ = ["main", "find_store", "STORE_DIR"]
 
@@ -334,7 +334,7 @@ def cmd_blame(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from .session import run_text
+    from query.session import run_text
 
     text = args.query
     if text == "-" or (text is None and args.file is None):

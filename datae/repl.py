@@ -30,9 +30,9 @@ from rich.console import Console
 import fstore
 from nstore.errors import DataeError
 
-from .session import Session, default_author
-from .termsyntax import format_term
-from .versioning import VersionContext
+from query.session import Session, default_author
+from query.termsyntax import format_term
+from query.versioning import VersionContext
 
 __all__ = ["run_repl", "statement_complete", "KEYWORDS"]
 

@@ -1,0 +1,8 @@
+"""The datae application: the ``datae`` command (:mod:`datae.cli`), the REPL
+(:mod:`datae.repl`) and the HTTP server (:mod:`datae.server`).
+
+It sits above the query language (``query``), the versioned store (``fstore``) and the
+n-tuple store (``nstore``), and nothing below imports it.
+"""
+
+__all__: list[str] = []
