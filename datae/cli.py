@@ -20,8 +20,12 @@ import argparse
 import datetime as dt
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
+from urllib.parse import urlsplit
+
+from rich.console import Console
 
 import fstore
 from fstore.rdf import KEEP_GRAPHS, load, serialize
@@ -191,18 +195,51 @@ def cmd_remote(args: argparse.Namespace) -> int:
     return 0
 
 
+def token(args: argparse.Namespace) -> str | None:
+    """The bearer token for an HTTP remote: ``--token``, ``--token-file`` or (None)
+    ``$DATAE_TOKEN``, which fstore reads."""
+    if getattr(args, "token", None):
+        return args.token
+    if getattr(args, "token_file", None):
+        return read_token_file(args.token_file)
+    return None
+
+
+def read_token_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            found = handle.readline().strip()
+    except OSError as exc:
+        raise Fatal(f"cannot read the token file {path}: {exc.strerror}") from None
+    if not found:
+        raise Fatal(f"the token file {path} is empty")
+    return found
+
+
 def cmd_clone(args: argparse.Namespace) -> int:
-    target = Path(args.directory or Path(args.url.rstrip("/")).name).resolve() / STORE_DIR
-    with fstore.clone(args.url, target, local=not args.no_local) as repo:
+    target = Path(args.directory or clone_directory(args.url)).resolve() / STORE_DIR
+    with transfer_progress("receiving") as progress:
+        repo = fstore.clone(args.url, target, local=not args.no_local, token=token(args), progress=progress)
+    with repo:
         commits = len(list(repo.log(repo.current_branch)))
         out(f"Cloned {args.url} into {target.parent}: {commits} commit(s) on {repo.current_branch}")
     return 0
 
 
+def clone_directory(url: str) -> str:
+    """The directory ``datae clone URL`` makes by default: the last part of the URL's
+    path, else its host (``http://host:8000`` -> ``host``)."""
+    parts = urlsplit(url) if "://" in url else None
+    path = (parts.path if parts else url).rstrip("/")
+    return Path(path).name or (parts.hostname if parts and parts.hostname else "clone")
+
+
 def cmd_fetch(args: argparse.Namespace) -> int:
     with open_repo(args) as repo:
         before = repo.remote_branches()
-        for name, head in sorted(repo.fetch(args.remote).items()):
+        with transfer_progress("receiving") as progress:
+            fetched = repo.fetch(args.remote, token=token(args), progress=progress)
+        for name, head in sorted(fetched.items()):
             if before.get(name) != head:
                 out(f"{(before.get(name) or 'new')[:10]}..{(head or 'empty')[:10]}  {name}")
     return 0
@@ -211,15 +248,55 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 def cmd_push(args: argparse.Namespace) -> int:
     with open_repo(args) as repo:
         branch = args.branch or repo.current_branch
-        pushed = repo.push(args.remote, branch, force=args.force)
+        with transfer_progress("sending") as progress:
+            pushed = repo.push(args.remote, branch, force=args.force, tags=args.tags, token=token(args),
+                               progress=progress)
     out(f"{branch} -> {args.remote}/{branch} ({(pushed or '')[:10]})")
     return 0
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
     with open_repo(args) as repo:
-        head = repo.pull(args.remote, args.branch)
+        head = repo.pull(args.remote, args.branch, token=token(args))
         out(f"{repo.current_branch} is at {(head or '')[:10]}")
+    return 0
+
+
+@contextmanager
+def transfer_progress(verb: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress line on a terminal (commits and records so far, and their rate) for a
+    transfer; nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    text = f"{verb} {{task.completed}} commits, {{task.fields[records]:,}} records ({{task.fields[rate]:,.0f}} records/s)"
+    with Progress(SpinnerColumn(), TextColumn(text), TimeElapsedColumn(), transient=True,
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task(verb, total=None, records=0, rate=0.0)
+
+        def told(commits: int, records: int) -> None:
+            elapsed = bar.tasks[0].elapsed or 0.0
+            bar.update(task, completed=commits, records=records, rate=records / elapsed if elapsed else 0.0)
+
+        yield told
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from query.limits import Limits
+
+    from .server import ServerConfig, serve
+
+    if args.timeout <= 0 or args.max_results <= 0:
+        raise Fatal("--timeout and --max-results must be positive")
+    path = store_path(args)
+    config = ServerConfig(str(path), token=read_token_file(args.token_file) if args.token_file else None,
+                          read_only=args.read_only, limits=Limits(args.timeout, args.max_results))
+    if config.token is None and not config.read_only and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"datae serve: warning: anyone who reaches {args.host} can write (give --token-file or --read-only)",
+              file=sys.stderr)
+    serve(config, args.host, args.port, announce=lambda line: print(line, flush=True))
     return 0
 
 
@@ -502,27 +579,47 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("remote", cmd_remote, "the stores this one fetches from and pushes to: add NAME URL, remove NAME, list")
     remotes = p.add_subparsers(dest="remote_command", required=True, metavar="REMOTE_COMMAND")
-    r = remotes.add_parser("add", help="add a remote (URL: a path to a store)")
+    r = remotes.add_parser("add", help="add a remote (URL: a path to a store, or http://HOST:PORT of datae serve)")
     r.add_argument("name")
     r.add_argument("url")
     r = remotes.add_parser("remove", help="remove a remote and its remote-tracking branches")
     r.add_argument("name")
     remotes.add_parser("list", help="every remote and its URL")
 
+    def token_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--token", help="an HTTP remote's bearer token (default: --token-file, else $DATAE_TOKEN)")
+        p.add_argument("--token-file", metavar="FILE", help="read the bearer token from the first line of FILE")
+
     p = command("clone", cmd_clone, "a new store in DIRECTORY with every commit of the store at URL")
-    p.add_argument("url")
+    p.add_argument("url", help="a path to a store, or http://HOST:PORT of datae serve")
     p.add_argument("directory", nargs="?")
     p.add_argument("--no-local", action="store_true",
                    help="send and check every commit, as a fetch does, rather than copying the store's file")
-    p = command("fetch", cmd_fetch, "bring a remote's new commits here (REMOTE/BRANCH refs)")
+    token_options(p)
+    p = command("fetch", cmd_fetch, "bring a remote's new commits and tags here (REMOTE/BRANCH refs)")
     p.add_argument("remote", nargs="?", default="origin")
+    token_options(p)
     p = command("push", cmd_push, "send a branch to a remote (a fast-forward unless --force)")
     p.add_argument("remote", nargs="?", default="origin")
     p.add_argument("branch", nargs="?")
     p.add_argument("--force", action="store_true", help="move the remote's branch even if it drops commits (they stay in its reflog)")
+    p.add_argument("--tags", action="store_true", help="push every tag too (a tag there is moved only with --force)")
+    token_options(p)
     p = command("pull", cmd_pull, "fetch a remote, then merge its branch into the current one")
     p.add_argument("remote", nargs="?", default="origin")
     p.add_argument("branch", nargs="?")
+    token_options(p)
+
+    p = command("serve", cmd_serve, "serve the store over HTTP: sync for http:// remotes, SPARQL at /sparql, "
+                "merge requests at /requests")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free port")
+    p.add_argument("--token-file", metavar="FILE", help="writes (push, SPARQL update, merge requests) need "
+                   "Authorization: Bearer with the token on FILE's first line")
+    p.add_argument("--read-only", action="store_true", help="refuse every write")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="stop a query after this long (default 30)")
+    p.add_argument("--max-results", type=int, default=100_000, metavar="ROWS",
+                   help="refuse a query result larger than this (default 100000)")
 
     p = command("switch", cmd_switch, "make BRANCH the current branch")
     p.add_argument("branch")

@@ -27,7 +27,7 @@ from nstore.lmdbfile import DATA_FILE, compact, exclusive
 
 from .commits import Commit, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
-from . import sync
+from . import remotes, sync
 from .errors import MergeConflict, MergeError, RefExistsError, RefInUseError, UnknownRefError
 from .extensions import provided
 from .gc import DEFAULT_EXPIRY, GcReport, collect
@@ -46,15 +46,16 @@ def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
     return Repository(path, map_size=map_size)
 
 
-def clone(url: str, path: str | os.PathLike, *, local: bool = True) -> Repository:
+def clone(url: str, path: str | os.PathLike, *, local: bool = True, token: str | None = None,
+          progress: remotes.Progress | None = None) -> Repository:
     """A new store at ``path`` holding every commit of the store at ``url`` (see
-    :mod:`fstore.sync`), with the remote ``origin``, its branches as ``origin/BRANCH``, and
-    a local branch, made current, for the remote's current branch.
+    :mod:`fstore.remotes`), with the remote ``origin``, its branches as
+    ``origin/BRANCH``, and a local branch, made current, for the remote's current branch.
 
-    A store on a path is cloned as git clones a local repository: its file is copied (a
-    consistent copy, at one read transaction) and the refs set up, far faster than
-    sending commit by commit; ``local=False`` sends and checks every commit instead, as
-    a fetch does.
+    The store's file is copied, as git clones a local repository (a consistent copy, at
+    one read transaction; over HTTP the server streams it), far faster than sending
+    commit by commit; ``local=False`` sends and checks every commit instead, as a fetch
+    does. ``token`` is an HTTP server's bearer token (default ``$DATAE_TOKEN``).
 
     >>> import tempfile, fstore
     >>> origin = open(os.path.join(tempfile.mkdtemp(), ".datae"))
@@ -69,44 +70,7 @@ def clone(url: str, path: str | os.PathLike, *, local: bool = True) -> Repositor
     True True
     True True
     """
-    path = os.fspath(path)
-    if os.path.exists(os.path.join(path, DATA_FILE)):
-        raise sync.SyncError(f"cannot clone into {path}: a store is there already")
-    source = sync.open_remote(url, Repository)
-    on_path = "://" not in url
-    origin_url = os.path.abspath(url) if on_path else url
-    copy_file = local and on_path
-    try:
-        current = source.current_branch
-        if copy_file:
-            os.makedirs(path, exist_ok=True)
-            source.storage.okvs.copy_to(path)
-    finally:
-        source.close()
-    repo = Repository(path)
-    try:
-        if copy_file:
-            with repo.storage.write() as tx:
-                refs = repo.storage.refs
-                refs.forget_remote_state(tx)
-                refs.set_remote(tx, "origin", origin_url)
-                for name, seq in list(refs.items(tx, BRANCH)):
-                    refs.set(tx, REMOTE, f"origin/{name}", seq)
-                    if name != current:
-                        repo.storage.delete_branch(tx, name, log=False)
-            return repo
-        repo.remote_add("origin", origin_url)
-        head = repo.fetch("origin").get(f"origin/{current}")
-        with repo.storage.write() as tx:
-            if current != DEFAULT_BRANCH:
-                repo.storage.create_branch(tx, current, None, None)
-            if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's
-                repo.storage.fast_forward(tx, current, None, repo.storage.commits.seq_of(tx, head))
-        repo.switch(current)
-    except BaseException:
-        repo.close()
-        raise
-    return repo
+    return remotes.clone_into(url, os.fspath(path), Repository, local=local, token=token, progress=progress)
 
 
 def _terms(quad: Quad) -> Quad:
@@ -220,8 +184,10 @@ class Repository:
     # -- remotes (see fstore.sync) ----------------------------------------------------
 
     def remote_add(self, name: str, url: str) -> None:
-        """Add remote ``name`` at ``url`` (a path to another store)."""
+        """Add remote ``name`` at ``url``: a path to another store, or ``http://HOST:PORT``
+        of ``datae serve`` (never with a token in it: the URL is stored in the store)."""
         check_ref_name(name)
+        remotes.check_url(url)
         with self.storage.write() as tx:
             if name in self.storage.refs.remotes(tx):
                 raise RefExistsError(f"a remote named {name!r} already exists")
@@ -253,20 +219,26 @@ class Repository:
         with self.storage.read() as tx:
             return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, REMOTE)}
 
-    def fetch(self, remote: str = "origin") -> dict[str, str | None]:
-        """Bring ``remote``'s new commits here; returns its branches as ``REMOTE/BRANCH``."""
-        return sync.fetch(self, remote)
+    def fetch(self, remote: str = "origin", *, token: str | None = None,
+              progress: remotes.Progress | None = None) -> dict[str, str | None]:
+        """Bring ``remote``'s new commits and tags here; returns its branches as
+        ``REMOTE/BRANCH``. ``token``: an HTTP server's bearer token (default
+        ``$DATAE_TOKEN``)."""
+        return remotes.fetch(self, remote, token=token, progress=progress)
 
-    def push(self, remote: str = "origin", branch: str | None = None, *, force: bool = False) -> str | None:
-        """Send ``branch`` (default: the current one) to ``remote``; refused unless it
-        fast-forwards the remote's branch, or ``force``."""
-        return sync.push(self, remote, branch or self.current_branch, force=force)
+    def push(self, remote: str = "origin", branch: str | None = None, *, force: bool = False, tags: bool = False,
+             token: str | None = None, progress: remotes.Progress | None = None) -> str | None:
+        """Send ``branch`` (default: the current one; with ``tags``, every tag too) to
+        ``remote``; refused unless it fast-forwards the remote's refs, or ``force``."""
+        return remotes.push(self, remote, branch or self.current_branch, force=force, tags=tags, token=token,
+                            progress=progress)
 
-    def pull(self, remote: str = "origin", branch: str | None = None, *, policy: Policy = "abort") -> str | None:
+    def pull(self, remote: str = "origin", branch: str | None = None, *, policy: Policy = "abort",
+             token: str | None = None) -> str | None:
         """Fetch ``remote`` and merge its ``branch`` (default: the current branch's name)
         into the current branch; returns the new head."""
         into = self.current_branch
-        self.fetch(remote)
+        self.fetch(remote, token=token)
         other = f"{remote}/{branch or into}"
         with self.storage.read() as tx:
             ours, theirs = self.storage.refs.head(tx, into), self.storage.resolve(tx, other)

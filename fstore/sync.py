@@ -1,4 +1,4 @@
-"""Sync between stores: clone, fetch, push and pull, commit by commit, each checked.
+"""The sync protocol, both sides: what a store sends, and how a store receives.
 
 A commit travels as the inputs of its own id (``docs/sync.md``, protocol 1): its
 parents' ids, message, author, time, state digest, counts, and its change records (the
@@ -6,22 +6,23 @@ terms themselves, never a store's term ids). So the receiver checks each commit 
 writes anything: the id must hash from what came, every parent must be known (sent
 before, or held), and once its records are written the state digest it recomputes must
 be the one sent. Commits are written in transactions of about ``BATCH_RECORDS`` records
-(memory stays bounded however much travels) and the refs move in a last one, as git
-writes objects before refs: an error, a dropped connection or a crash leaves every ref as
-it was, the commits received so far unreachable (the next fetch does not send them
-again; gc drops them if none does).
+(memory stays bounded however much travels) and refs move in a last one, as git writes
+objects before refs: an error, a dropped connection or a crash leaves every ref as it
+was, the commits received so far unreachable (the next fetch does not send them again;
+gc drops them if none does).
 Only what the receiver lacks travels: the sender walks back from the wanted heads and
 stops at commits the receiver has (git's have/want, with the whole set of haves).
 
-The API is on :class:`fstore.Repository` (``remote_add``, ``fetch``, ``push``,
-``pull``) and :func:`fstore.clone`.
+The serving side is :func:`advertise`, :func:`held_ids`, :func:`send` and
+:func:`accept_push`; a store on a path and ``datae serve`` both answer through them. The
+fetching and pushing side is :mod:`fstore.remotes`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import msgpack
 
@@ -30,16 +31,17 @@ from nstore.pack import decode_item, split
 
 from .commits import commit_hash
 from .layout import QUADS, TABLES
-from .refs import BRANCH, REMOTE
+from .refs import BRANCH, TAG
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
-    from .repository import Repository
     from .storage import Storage
 
-__all__ = ["PROTOCOL_VERSION", "SyncError", "TamperedError", "NotFastForwardError", "commit_payloads", "receive",
-           "encode_payload", "decode_payload", "open_remote", "fetch", "push"]
+__all__ = ["PROTOCOL_VERSION", "SyncError", "TamperedError", "NotFastForwardError", "AuthenticationError",
+           "RefMovedError",
+           "commit_payloads", "receive", "encode_payload", "decode_payload", "check_payload", "advertise", "held_ids",
+           "send", "receive_all", "accept_push", "RefUpdate"]
 
 PROTOCOL_VERSION = 1
 BATCH_RECORDS = 100_000
@@ -59,6 +61,14 @@ class TamperedError(SyncError):
 
 class NotFastForwardError(SyncError):
     """A push would drop the remote branch's commits (use ``force``)."""
+
+
+class RefMovedError(SyncError):
+    """A ref a push moves is no longer where the pusher saw it (fetch and try again)."""
+
+
+class AuthenticationError(SyncError):
+    """A server refused the request: no token, or a wrong one."""
 
 
 # -- the payload of one commit ------------------------------------------------------------
@@ -94,6 +104,11 @@ def decode_payload(data: bytes) -> dict:
         payload = msgpack.unpackb(data, raw=False)
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise SyncError(f"a received commit is not msgpack: {exc}") from None
+    return check_payload(payload)
+
+
+def check_payload(payload: Any) -> dict:
+    """``payload`` if it has every field of a commit with its type, else SyncError."""
     if not isinstance(payload, dict) or any(not isinstance(payload.get(name), kind) for name, kind in _FIELDS.items()):
         raise SyncError(f"a received commit lacks a field or has one of the wrong type: {str(payload)[:200]}")
     if not all(isinstance(record, bytes) and len(record) > 1 for record in payload["records"]):
@@ -139,100 +154,107 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     return seq
 
 
-# -- remotes --------------------------------------------------------------------------------
+# -- the serving side -------------------------------------------------------------------
 
 
-def open_remote(url: str, opener: Callable[[str], Repository]) -> Repository:
-    """The store a remote URL names, opened with ``opener`` (the Repository class): a
-    directory holding a store (``DIR/.datae`` or ``DIR`` itself). ``http://`` remotes need
-    ``datae serve`` (not in this version)."""
-    if "://" in url and not url.startswith("file://"):
-        raise SyncError(f"remote {url!r}: only stores on a path are supported in this version")
-    path = url.removeprefix("file://")
-    for candidate in (os.path.join(path, ".datae"), path):
-        if os.path.isfile(os.path.join(candidate, "data.mdb")):
-            return opener(candidate)
-    raise SyncError(f"remote {url!r}: no datae store there")
+@dataclass(frozen=True)
+class RefUpdate:
+    """One ref a push moves: ``kind`` ``"branch"`` or ``"tag"``, from ``old`` (the id the
+    pusher saw there, None: absent) to ``new``."""
+
+    kind: str
+    name: str
+    old: str | None
+    new: str
 
 
-def _transfer(source: Storage, target: Storage, heads: list[int]) -> dict[str, int]:
-    """Send what ``target`` lacks of the commits ``heads`` reach in ``source`` (see the
-    module doc); returns the target's seq of each head's id."""
-    with target.read() as tx:
-        have = {record["id"] for _, record in target.commits.all(tx)}
-    with source.read() as source_tx:
-        payloads = commit_payloads(source, source_tx, heads, have)
-        head_ids = [source.commits.get(source_tx, seq).id for seq in heads]
-        done = False
-        while not done:
-            with target.write() as tx:
-                written = 0
-                for payload in payloads:
-                    # Through the wire format, as over HTTP: the receiver checks what it parses.
-                    receive(target, tx, decode_payload(encode_payload(payload)))
-                    written += len(payload["records"]) + 1
-                    if written >= BATCH_RECORDS:
-                        break
-                else:
-                    done = True
-    with target.read() as tx:
-        return {commit_id: target.commits.seq_of(tx, commit_id) for commit_id in head_ids}
+_KINDS = {"branch": BRANCH, "tag": TAG}
 
 
-def fetch(repo: Repository, remote: str) -> dict[str, str | None]:
-    """Bring ``remote``'s commits here and set the remote-tracking branches
-    ``remote/BRANCH`` to its heads; returns them (name -> id)."""
-    other = open_remote(repo.remote_url(remote), type(repo))
-    try:
-        with other.storage.read() as tx:
-            branches = dict(other.storage.refs.items(tx, BRANCH))
-            ids = {name: other.storage.commit_id(tx, seq) for name, seq in branches.items()}
-        sent = _transfer(other.storage, repo.storage, [seq for seq in branches.values() if seq is not None])
-        with repo.storage.write() as tx:
-            for name, _ in list(repo.storage.refs.items(tx, REMOTE)):
-                if name.startswith(remote + "/") and name[len(remote) + 1:] not in branches:
-                    repo.storage.refs.delete(tx, REMOTE, name, log=False)  # pruned: the remote deleted it
-            for name, commit_id in ids.items():
-                repo.storage.refs.set(tx, REMOTE, f"{remote}/{name}", None if commit_id is None else sent[commit_id])
-    finally:
-        other.close()
-    return {f"{remote}/{name}": commit_id for name, commit_id in ids.items()}
+def advertise(storage: Storage) -> dict:
+    """What a store offers: its protocol, current branch, and branch and tag heads (ids)."""
+    with storage.read() as tx:
+        return {"protocol": PROTOCOL_VERSION, "current": storage.current_branch(tx),
+                "branches": {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, BRANCH)},
+                "tags": {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, TAG)}}
 
 
-def push(repo: Repository, remote: str, branch: str, *, force: bool = False) -> str | None:
-    """Send ``branch`` to ``remote`` and move the remote's branch of that name to it (a
-    fast-forward unless ``force``); returns the id pushed."""
-    other = open_remote(repo.remote_url(remote), type(repo))
-    try:
-        with repo.storage.read() as tx:
-            local = repo.storage.refs.head(tx, branch)
-            local_id = repo.storage.commit_id(tx, local)
-        if local is None:
-            raise SyncError(f"branch {branch!r} has no commits to push")
-        with other.storage.read() as tx:
-            exists, theirs = other.storage.refs.get(tx, BRANCH, branch)
-            their_id = other.storage.commit_id(tx, theirs)
-        if their_id is not None and not force:  # refused before anything travels
-            with repo.storage.read() as tx:
-                known = repo.storage.commits.seq_of(tx, their_id)
-                forward = known is not None and known in repo.storage.commits.ancestors(tx, local)
-            if not forward:
-                raise NotFastForwardError(f"push of {branch!r} to {remote!r} refused: the remote's {branch} "
-                                          f"({their_id[:10]}) has commits {branch} here lacks; fetch and merge, or force")
-        ours_there = _transfer(repo.storage, other.storage, [local])[local_id]
-        with other.storage.write() as tx:
-            exists, now = other.storage.refs.get(tx, BRANCH, branch)
-            if now != theirs:
-                raise SyncError(f"push of {branch!r} to {remote!r}: the remote's {branch} moved meanwhile; try again")
-            if not exists:
-                other.storage.create_branch(tx, branch, ours_there, None)
-            elif theirs != ours_there:
-                forward = theirs is None or theirs in other.storage.commits.ancestors(tx, ours_there)
-                if not forward:  # forced: the commits it drops stay in the remote's reflog
-                    other.storage.refs.log(tx, BRANCH, branch, theirs)
-                other.storage.fast_forward(tx, branch, theirs if forward else None, ours_there)
-        with repo.storage.write() as tx:
-            repo.storage.refs.set(tx, REMOTE, f"{remote}/{branch}", repo.storage.commits.seq_of(tx, local_id))
-    finally:
-        other.close()
-    return local_id
+def held_ids(storage: Storage) -> set[str]:
+    """The id of every commit a store holds: its haves."""
+    with storage.read() as tx:
+        return {record["id"] for _, record in storage.commits.all(tx)}
+
+
+def send(storage: Storage, wants: Iterable[str], haves: set[str]) -> Iterator[dict]:
+    """The payloads of the commits ``wants`` reach that ``haves`` lacks, parents first,
+    read in one read transaction (iterate to the end or close the iterator)."""
+    with storage.read() as tx:
+        heads = []
+        for want in wants:
+            seq = storage.commits.seq_of(tx, want)
+            if seq is None:
+                raise SyncError(f"commit {want} is not in this store")
+            heads.append(seq)
+        yield from commit_payloads(storage, tx, heads, haves)
+
+
+def receive_all(storage: Storage, payloads: Iterable[dict]) -> int:
+    """Check and write every payload, in transactions of about ``BATCH_RECORDS`` records;
+    returns how many commits came. No ref moves."""
+    payloads = iter(payloads)
+    count, done = 0, False
+    while not done:
+        with storage.write() as tx:
+            written = 0
+            for payload in payloads:
+                receive(storage, tx, payload)
+                count += 1
+                written += len(payload["records"]) + 1
+                if written >= BATCH_RECORDS:
+                    break
+            else:
+                done = True
+    return count
+
+
+def accept_push(storage: Storage, updates: list[RefUpdate], payloads: Iterable[dict], *, force: bool = False) -> None:
+    """The receiving end of a push: write the commits, then move every ref in one
+    transaction. Each ref must still be at the ``old`` the pusher saw, and a branch must
+    move forward (or ``force``: the commit it leaves goes to the reflog); a tag is never
+    moved without ``force``. Nothing moves if one update is refused."""
+    receive_all(storage, payloads)
+    with storage.write() as tx:
+        for update in updates:
+            _move_ref(storage, tx, update, force)
+
+
+def _move_ref(storage: Storage, tx: OkvsTransaction, update: RefUpdate, force: bool) -> None:
+    kind = _KINDS.get(update.kind)
+    if kind is None:
+        raise SyncError(f"a push names ref kind {update.kind!r} (branch or tag)")
+    new = storage.commits.seq_of(tx, update.new)
+    if new is None:
+        raise SyncError(f"push of {update.kind} {update.name!r}: commit {update.new} was not sent")
+    exists, now = storage.refs.get(tx, kind, update.name)
+    if storage.commit_id(tx, now) != update.old or (update.old is not None) != exists:
+        raise RefMovedError(f"push of {update.kind} {update.name!r}: it moved here meanwhile "
+                        f"(now {(storage.commit_id(tx, now) or 'absent')[:10]}); fetch and try again")
+    if not exists:
+        if kind == BRANCH:
+            storage.create_branch(tx, update.name, new, None)
+        else:
+            storage.refs.create(tx, TAG, update.name, new)
+        return
+    if now == new:
+        return
+    forward = kind == BRANCH and (now is None or now in storage.commits.ancestors(tx, new))
+    if not forward and not force:
+        why = (f"the branch here ({update.old[:10]}) has commits the pushed one lacks; fetch and merge, or force"
+               if kind == BRANCH else f"the tag is at {update.old[:10]} here, and a tag moves only by force")
+        raise NotFastForwardError(f"push of {update.kind} {update.name!r} refused: {why}")
+    if not forward and now is not None:  # forced: the commits it drops stay in the reflog
+        storage.refs.log(tx, kind, update.name, now)
+    if kind == BRANCH:
+        storage.fast_forward(tx, update.name, now if forward else None, new)
+    else:
+        storage.refs.set(tx, TAG, update.name, new)

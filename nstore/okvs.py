@@ -269,6 +269,14 @@ class Okvs:
         except lmdb.Error as exc:
             raise StoreWriteError(f"cannot copy the store at {self.path} to {directory}: {exc}") from None
 
+    def copy_to_fd(self, fd: int) -> None:
+        """Write the same consistent copy as :meth:`copy_to` to the open file descriptor
+        ``fd`` (a file, a pipe, a socket) as one stream of bytes: a whole ``data.mdb``."""
+        try:
+            self._require_open().env.copyfd(fd, compact=True)
+        except lmdb.Error as exc:
+            raise StoreWriteError(f"cannot copy the store at {self.path}: {exc}") from None
+
     def live_bytes(self) -> int:
         """The bytes of the pages the store's keys use, and its two meta pages (the file
         may hold more: LMDB never shrinks it; compaction gives the rest back)."""

@@ -164,9 +164,13 @@ def test_bad_remotes_are_typed_errors(tmp_path):
     repo.remote_add("other", str(tmp_path / "other"))
     with pytest.raises(SyncError, match="share no commit"):
         repo.pull("other", "main")
-    repo.remote_add("web", "http://example.org:8000")
-    with pytest.raises(SyncError, match="only stores on a path"):
+    repo.remote_add("web", "http://127.0.0.1:9")  # the discard port: nothing serves there
+    with pytest.raises(SyncError, match="cannot reach the datae server at http://127.0.0.1:9"):
         repo.fetch("web")
+    with pytest.raises(SyncError, match="must not hold a token"):
+        repo.remote_add("leaky", "http://user:secret@127.0.0.1:9")
+    with pytest.raises(SyncError, match="a path to a store or an http:// URL"):
+        repo.remote_add("ftp", "ftp://example.org/store")
     assert repo.verify() == []
     repo.close()
 

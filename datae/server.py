@@ -1,0 +1,345 @@
+"""``datae serve``: one store over HTTP (starlette on uvicorn).
+
+It serves the sync transport of ``docs/sync.md`` (``/sync/v1/...``: what ``http://``
+remotes fetch, push and clone through), the SPARQL 1.1 Protocol at ``/sparql``
+(:mod:`datae.sparql_http`), and merge requests as JSON (``/requests``). Writes (a push, a
+SPARQL update, a merge request) need ``Authorization: Bearer TOKEN`` when the server has a
+token, and are refused on a read-only server. The token is compared in constant time and
+never written anywhere: not to the store, not to a log line.
+
+Every request runs in a worker thread on one open repository: LMDB readers never wait
+for the writer, so queries, fetches and clones are served while a push lands. A push is
+spooled to a temporary file as it arrives (memory stays flat) and written only once it
+is all there. Errors are JSON ``{"error": message, "kind": class name}`` with a 4xx status
+(5xx only for a limit or a fault), never a traceback.
+
+    datae serve --port 8000 --token-file ~/.datae-token      # on the shared machine
+    datae remote add origin http://HOST:8000                  # on a laptop
+    DATAE_TOKEN=... datae push origin main
+    curl 'http://HOST:8000/sparql?query=ASK%7B%3Fs%20%3Fp%20%3Fo%7D'
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import queue
+import socket
+import tempfile
+import threading
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import msgpack
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+import fstore
+from fstore import sync
+from fstore.errors import MergeConflict, UnknownRefError
+from fstore.http_remote import FRAMES_TYPE, MAX_FRAME
+from nstore.errors import DataeError
+from query.errors import QueryError
+from query.limits import Limits, QueryTimeoutError, ResultTooLargeError
+from query.outcomes import UpdateResult
+
+from .sparql_http import ProtocolError, negotiate, read_operation, run_operation
+
+__all__ = ["ServerConfig", "create_app", "serve", "ReadOnlyError"]
+
+log = logging.getLogger("datae.server")
+_STREAM_CHUNK = 1 << 20
+_SPOOL_IN_MEMORY = 8 << 20
+
+
+class ReadOnlyError(DataeError):
+    """A write sent to a read-only server."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What ``datae serve`` serves and how: the store's directory, the bearer token
+    writes need (None: none), whether writes are refused, the query limits, the largest
+    query or update text accepted (bytes)."""
+
+    store: str
+    token: str | None = None
+    read_only: bool = False
+    limits: Limits = field(default_factory=Limits)
+    max_request_bytes: int = 1 << 20
+
+
+_STATUS: list[tuple[type[BaseException], int]] = [
+    (sync.AuthenticationError, 401), (ReadOnlyError, 403), (sync.NotFastForwardError, 409),
+    (sync.RefMovedError, 409), (MergeConflict, 409), (UnknownRefError, 404),
+    (QueryTimeoutError, 503), (ResultTooLargeError, 503), (DataeError, 400),
+]
+
+
+def _error(exc: BaseException) -> JSONResponse:
+    status = getattr(exc, "status", None) or next(code for kind, code in _STATUS if isinstance(exc, kind))
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"error": str(exc), "kind": type(exc).__name__}, status_code=status, headers=headers)
+
+
+def create_app(config: ServerConfig) -> Starlette:
+    """The ASGI application serving the store at ``config.store``."""
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        state["repo"] = fstore.open(config.store)
+        try:
+            yield
+        finally:
+            state.pop("repo").close()
+
+    def repo() -> fstore.Repository:
+        return state["repo"]
+
+    def require_write(request: Request) -> None:
+        if config.read_only:
+            raise ReadOnlyError("this server is read-only (datae serve --read-only)")
+        if config.token is None:
+            return
+        given = request.headers.get("authorization", "")
+        scheme, _, token = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), config.token.encode()):
+            raise sync.AuthenticationError("this write needs Authorization: Bearer TOKEN with the server's token"
+                                           if not given else "the token is wrong")
+
+    async def body_of(request: Request, limit: int) -> bytes:
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ProtocolError(f"the request body is larger than {limit} bytes", 413)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    # -- sync ---------------------------------------------------------------------------
+
+    async def refs(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(sync.advertise, repo().storage))
+
+    async def ids(request: Request) -> Response:
+        held = await run_in_threadpool(sync.held_ids, repo().storage)
+        return Response(b"".join(bytes.fromhex(i) for i in sorted(held)), media_type="application/octet-stream")
+
+    async def fetch(request: Request) -> Response:
+        asked = _json(await body_of(request, 1 << 30))
+        wants, haves = asked.get("wants") if isinstance(asked, dict) else None, asked.get("haves", [])
+        if not _strings(wants) or not _strings(haves):
+            raise ProtocolError('a fetch body is {"wants": [commit ids], "haves": [commit ids]}')
+        storage = repo().storage
+        await run_in_threadpool(_check_held, storage, wants)
+        return StreamingResponse(_from_thread(lambda put: _send_commits(storage, wants, set(haves), put)),
+                                 media_type=FRAMES_TYPE)
+
+    async def push(request: Request) -> Response:
+        require_write(request)
+        spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
+        try:
+            async for chunk in request.stream():
+                spool.write(chunk)
+            spool.seek(0)
+            await run_in_threadpool(_accept_push, repo().storage, spool)
+        finally:
+            spool.close()
+        return JSONResponse({"ok": True})
+
+    async def store_file(request: Request) -> Response:
+        okvs = repo().storage.okvs
+        return StreamingResponse(_copy_stream(okvs.copy_to_fd), media_type="application/octet-stream",
+                                 headers={"X-Datae-Format": str(fstore.FORMAT_VERSION)})
+
+    # -- SPARQL ---------------------------------------------------------------------------
+
+    async def sparql(request: Request) -> Response:
+        body = await body_of(request, config.max_request_bytes) if request.method == "POST" else b""
+        operation = read_operation(request.method, request.url.query, request.headers.get("content-type"), body,
+                                   dict(request.headers))
+        if operation.kind == "update":
+            require_write(request)
+        outcome = await run_in_threadpool(run_operation, repo(), operation, config.limits)
+        if isinstance(outcome, UpdateResult):
+            return JSONResponse({"branch": outcome.branch, "commit": outcome.commit_id, "added": outcome.added,
+                                 "removed": outcome.removed})
+        fmt, media = negotiate(request.headers.get("accept"), outcome.form, operation.format)
+        text = await run_in_threadpool(outcome.serialize, fmt)
+        return Response(text, media_type=media if media.startswith("text/") else None,
+                        headers=None if media.startswith("text/") else {"Content-Type": media})
+
+    async def about(request: Request) -> Response:
+        return JSONResponse({"datae": True, "sync_protocol": sync.PROTOCOL_VERSION, "read_only": config.read_only,
+                             "sparql": "/sparql", "requests": "/requests"})
+
+    async def on_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, (DataeError, QueryError)):
+            return _error(exc)
+        if isinstance(exc, HTTPException):
+            return JSONResponse({"error": exc.detail, "kind": "HTTPError"}, status_code=exc.status_code)
+        if isinstance(exc, ClientDisconnect):
+            return Response(status_code=499)
+        log.exception("unexpected error serving %s %s", request.method, request.url.path)
+        return JSONResponse({"error": f"internal error ({type(exc).__name__}); the server's log has the details",
+                             "kind": "InternalError"}, status_code=500)
+
+    routes = [
+        Route("/", about),
+        Route("/sync/v1/refs", refs),
+        Route("/sync/v1/ids", ids),
+        Route("/sync/v1/fetch", fetch, methods=["POST"]),
+        Route("/sync/v1/push", push, methods=["POST"]),
+        Route("/sync/v1/store", store_file),
+        Route("/sparql", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+    ]
+    handlers = {DataeError: on_error, QueryError: on_error, HTTPException: on_error, ClientDisconnect: on_error,
+                Exception: on_error}
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise ProtocolError("the request body is not JSON") from None
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _check_held(storage: Any, wants: list[str]) -> None:
+    with storage.read() as tx:
+        for want in wants:
+            if storage.commits.seq_of(tx, want) is None:
+                raise sync.SyncError(f"commit {want} is not in this store")
+
+
+def _send_commits(storage: Any, wants: list[str], haves: set[str], put: Callable[[bytes], None]) -> None:
+    count = 0
+    for payload in sync.send(storage, wants, haves):
+        put(sync.encode_payload(payload))
+        count += 1
+    put(msgpack.packb({"end": count}))
+
+
+def _accept_push(storage: Any, spool: Any) -> None:
+    frames = msgpack.Unpacker(spool, raw=False, max_buffer_size=MAX_FRAME)
+    try:
+        header = next(frames)
+        updates = [sync.RefUpdate(*update) for update in header["updates"]]
+        force = bool(header.get("force", False))
+    except (StopIteration, KeyError, TypeError, ValueError, msgpack.UnpackException):
+        raise sync.SyncError("a push body starts with {updates, force}") from None
+    sync.accept_push(storage, updates, _pushed_commits(frames), force=force)
+
+
+def _pushed_commits(frames: Any) -> Iterator[dict]:
+    count = 0
+    try:
+        for frame in frames:
+            if isinstance(frame, dict) and "end" in frame:
+                if frame["end"] != count:
+                    raise sync.SyncError(f"the push ended after {count} commits but says {frame['end']}")
+                return
+            count += 1
+            yield sync.check_payload(frame)
+    except (ValueError, msgpack.UnpackException) as exc:
+        raise sync.SyncError(f"commit {count + 1} of the push is not msgpack: {exc}") from None
+    raise sync.SyncError(f"the push was cut after {count} commits; no ref moved")
+
+
+class _Stopped(Exception):
+    """The client went away: the producing thread stops."""
+
+
+def _from_thread(produce: Callable[[Callable[[bytes], None]], None]) -> Iterator[bytes]:
+    """The chunks ``produce`` puts, made in a thread of their own (one read transaction
+    stays in one thread) and handed over through a small queue, so memory stays flat."""
+    chunks: queue.Queue = queue.Queue(maxsize=16)
+    stopped = threading.Event()
+    done = object()
+
+    def put(chunk: bytes) -> None:
+        while not stopped.is_set():
+            try:
+                chunks.put(chunk, timeout=0.5)
+                return
+            except queue.Full:
+                continue
+        raise _Stopped
+
+    def run() -> None:
+        try:
+            produce(put)
+            put(done)  # type: ignore[arg-type]
+        except _Stopped:
+            pass
+        except BaseException as exc:  # sent to the client as an error frame
+            try:
+                put(msgpack.packb({"error": str(exc), "kind": type(exc).__name__}))
+                put(done)  # type: ignore[arg-type]
+            except _Stopped:
+                pass
+            if not isinstance(exc, DataeError):
+                log.exception("unexpected error while streaming")
+
+    threading.Thread(target=run, daemon=True).start()
+    try:
+        while (chunk := chunks.get()) is not done:
+            yield chunk
+    finally:
+        stopped.set()
+
+
+def _copy_stream(copy_to_fd: Callable[[int], None]) -> Iterator[bytes]:
+    """The bytes ``copy_to_fd`` writes, through a pipe from a thread of its own. If the
+    copy fails the stream stops short (the client sees a cut transfer, never a whole-
+    looking file)."""
+    read_end, write_end = os.pipe()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            copy_to_fd(write_end)
+        except BaseException as exc:
+            failure.append(exc)
+        finally:
+            os.close(write_end)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        while chunk := os.read(read_end, _STREAM_CHUNK):
+            yield chunk
+        thread.join()
+        if failure:
+            raise failure[0]
+    finally:
+        os.close(read_end)
+
+
+def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *,
+          announce: Callable[[str], None] = print) -> None:
+    """Serve until interrupted; ``announce`` is told the URL once the socket listens
+    (port 0 picks a free one)."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"datae serve: http://{shown}:{bound} (store {config.store}; "
+             f"{'read-only' if config.read_only else 'writes need the token' if config.token else 'writes open to anyone'})")
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="info"))
+    server.run(sockets=[sock])

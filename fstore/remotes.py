@@ -1,0 +1,275 @@
+"""The fetching and pushing side of sync: remotes, clone, fetch and push.
+
+A remote is a URL: a path to a directory holding a store (``DIR/.datae`` or ``DIR``), or
+``http://HOST:PORT`` for a store served by ``datae serve`` (:mod:`fstore.http_remote`).
+Both answer the same calls (:class:`Remote`), which are the serving side of
+:mod:`fstore.sync`, so a store on a path and a server send and check exactly the same
+payloads; a store on a path has them encoded and decoded as on the wire.
+
+The API is on :class:`fstore.Repository` (``remote_add``, ``fetch``, ``push``, ``pull``)
+and :func:`fstore.clone`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
+from urllib.parse import urlsplit
+
+from nstore.lmdbfile import DATA_FILE
+
+from . import sync
+from .refs import BRANCH, REMOTE, TAG
+from .sync import NotFastForwardError, RefUpdate, SyncError
+
+if TYPE_CHECKING:
+    from .repository import Repository
+
+__all__ = ["Remote", "PathRemote", "connect", "fetch", "push", "clone_into", "check_url", "Progress", "TOKEN_ENV"]
+
+TOKEN_ENV = "DATAE_TOKEN"
+
+Progress = Callable[[int, int], None]
+"""Told ``(commits, records)`` received or sent so far, as a transfer runs."""
+
+
+class Remote(Protocol):
+    """What fetch, push and clone ask of the other store."""
+
+    url: str
+
+    def advertise(self) -> dict: ...
+
+    def held_ids(self) -> set[str]: ...
+
+    def send(self, wants: list[str], haves: set[str]) -> Iterator[dict]: ...
+
+    def accept_push(self, updates: list[RefUpdate], payloads: Iterable[dict], force: bool) -> None: ...
+
+    def copy_store(self, directory: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class PathRemote:
+    """A store on a path, opened here; its payloads go through the wire encoding."""
+
+    def __init__(self, url: str, repo: Repository) -> None:
+        self.url = url
+        self.repo = repo
+
+    def advertise(self) -> dict:
+        return sync.advertise(self.repo.storage)
+
+    def held_ids(self) -> set[str]:
+        return sync.held_ids(self.repo.storage)
+
+    def send(self, wants: list[str], haves: set[str]) -> Iterator[dict]:
+        return (sync.decode_payload(sync.encode_payload(p)) for p in sync.send(self.repo.storage, wants, haves))
+
+    def accept_push(self, updates: list[RefUpdate], payloads: Iterable[dict], force: bool) -> None:
+        sync.accept_push(self.repo.storage, updates, (sync.decode_payload(sync.encode_payload(p)) for p in payloads),
+                         force=force)
+
+    def copy_store(self, directory: str) -> None:
+        self.repo.storage.okvs.copy_to(directory)
+
+    def close(self) -> None:
+        self.repo.close()
+
+
+def connect(url: str, opener: Callable[[str], Repository], token: str | None = None) -> Remote:
+    """The remote ``url`` names: an HTTP server (``token``: its bearer token; default
+    ``$DATAE_TOKEN``) or a store on a path, opened with ``opener`` (the Repository class)."""
+    if check_url(url).startswith(("http://", "https://")):
+        from .http_remote import HttpRemote  # the HTTP client only when a remote needs it
+
+        return HttpRemote(url, token if token is not None else os.environ.get(TOKEN_ENV))
+    path = url.removeprefix("file://")
+    for candidate in (os.path.join(path, ".datae"), path):
+        if os.path.isfile(os.path.join(candidate, DATA_FILE)):
+            return PathRemote(url, opener(candidate))
+    raise SyncError(f"remote {url!r}: no datae store there")
+
+
+def check_url(url: str) -> str:
+    """``url`` if it can name a remote; a token or password in it is refused, since a
+    remote's URL is stored in the store (send tokens with ``token=`` or ``$DATAE_TOKEN``)."""
+    if url.startswith(("http://", "https://")):
+        parts = urlsplit(url)
+        if parts.username is not None or parts.password is not None:
+            raise SyncError(f"remote URL {parts.scheme}://...@{parts.hostname}: a remote's URL is stored in the store, "
+                            "so it must not hold a token or password (use --token, --token-file or $DATAE_TOKEN)")
+        if not parts.hostname:
+            raise SyncError(f"remote URL {url!r} has no host")
+    elif "://" in url and not url.startswith("file://"):
+        raise SyncError(f"remote {url!r}: a remote is a path to a store or an http:// URL")
+    return url
+
+
+def _offer(remote: Remote) -> dict:
+    offer = remote.advertise()
+    if offer.get("protocol") != sync.PROTOCOL_VERSION:
+        raise SyncError(f"remote {remote.url!r} speaks sync protocol {offer.get('protocol')!r}; this datae speaks "
+                        f"{sync.PROTOCOL_VERSION}")
+    return offer
+
+
+def _counted(payloads: Iterable[dict], progress: Progress | None) -> Iterator[dict]:
+    commits = records = 0
+    for payload in payloads:
+        yield payload
+        commits += 1
+        records += len(payload["records"])
+        if progress is not None:
+            progress(commits, records)
+
+
+def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Progress | None = None) -> dict[str, str | None]:
+    """Bring remote ``name``'s commits here; set the remote-tracking branches
+    ``name/BRANCH`` to its heads (dropping those of branches it deleted) and create its
+    tags that are not here (a tag here is never moved). Returns ``{name/BRANCH: id}``."""
+    remote = connect(repo.remote_url(name), type(repo), token)
+    try:
+        offer = _offer(remote)
+        branches, tags = offer["branches"], offer["tags"]
+        haves = sync.held_ids(repo.storage)
+        wants = sorted({i for i in (*branches.values(), *tags.values()) if i is not None and i not in haves})
+        if wants:
+            sync.receive_all(repo.storage, _counted(remote.send(wants, haves), progress))
+    finally:
+        remote.close()
+    with repo.storage.write() as tx:
+        refs, seq_of = repo.storage.refs, repo.storage.commits.seq_of
+        for ref, _ in list(refs.items(tx, REMOTE)):
+            if ref.startswith(name + "/") and ref[len(name) + 1:] not in branches:
+                refs.delete(tx, REMOTE, ref, log=False)  # pruned: the remote deleted it
+        for branch, commit_id in branches.items():
+            refs.set(tx, REMOTE, f"{name}/{branch}", None if commit_id is None else seq_of(tx, commit_id))
+        for tag, commit_id in tags.items():
+            if not refs.get(tx, TAG, tag)[0]:
+                refs.set(tx, TAG, tag, seq_of(tx, commit_id))
+    return {f"{name}/{branch}": commit_id for branch, commit_id in branches.items()}
+
+
+def push(repo: Repository, name: str, branch: str | None, *, force: bool = False, tags: bool = False,
+         token: str | None = None, progress: Progress | None = None) -> str | None:
+    """Send ``branch`` (and with ``tags`` every tag) to remote ``name`` and move its refs
+    of those names: a fast-forward, unless ``force``. Refused before anything travels if
+    it would not be one as far as this store knows the remote; refused at the end if a
+    ref moved there meanwhile. Returns the id pushed for ``branch``."""
+    remote = connect(repo.remote_url(name), type(repo), token)
+    try:
+        offer = _offer(remote)
+        updates = _updates(repo, name, offer, branch, tags, force)
+        if updates:
+            payloads = _counted(sync.send(repo.storage, sorted({u.new for u in updates}), remote.held_ids()), progress)
+            remote.accept_push(updates, payloads, force)
+    finally:
+        remote.close()
+    pushed = next((u.new for u in updates if u.kind == "branch"), None)
+    if branch is not None:
+        with repo.storage.read() as tx:
+            pushed = pushed or repo.storage.commit_id(tx, repo.storage.refs.head(tx, branch))
+        with repo.storage.write() as tx:
+            repo.storage.refs.set(tx, REMOTE, f"{name}/{branch}", repo.storage.commits.seq_of(tx, pushed))
+    return pushed
+
+
+def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags: bool, force: bool) -> list[RefUpdate]:
+    """The refs a push moves, each checked to be a fast-forward unless ``force``."""
+    storage = repo.storage
+    updates = []
+    with storage.read() as tx:
+        if branch is not None:
+            local = storage.commit_id(tx, storage.refs.head(tx, branch))
+            if local is None:
+                raise SyncError(f"branch {branch!r} has no commits to push")
+            theirs = offer["branches"].get(branch)
+            if theirs != local:
+                known = storage.commits.seq_of(tx, theirs) if theirs else None
+                if theirs is not None and not force and (
+                        known is None or known not in storage.commits.ancestors(tx, storage.commits.seq_of(tx, local))):
+                    raise NotFastForwardError(
+                        f"push of {branch!r} to {name!r} refused: the remote's {branch} ({theirs[:10]}) has commits "
+                        f"{branch} here lacks; fetch and merge, or force")
+                updates.append(RefUpdate("branch", branch, theirs, local))
+        if tags:
+            for tag, seq in storage.refs.items(tx, TAG):
+                ours, theirs = storage.commit_id(tx, seq), offer["tags"].get(tag)
+                if theirs == ours:
+                    continue
+                if theirs is not None and not force:
+                    raise NotFastForwardError(f"push of tag {tag!r} to {name!r} refused: it is at {theirs[:10]} there "
+                                              "and a tag moves only by force")
+                updates.append(RefUpdate("tag", tag, theirs, ours))
+    return updates
+
+
+def clone_into(url: str, path: str, opener: Callable[[str], Repository], *, local: bool = True,
+               token: str | None = None, progress: Progress | None = None) -> Repository:
+    """Make the store at ``path`` a clone of ``url`` (see :func:`fstore.clone`); on any
+    failure ``path`` is left as it was found (absent, or empty)."""
+    if os.path.exists(os.path.join(path, DATA_FILE)):
+        raise SyncError(f"cannot clone into {path}: a store is there already")
+    if os.path.isdir(path) and os.listdir(path):
+        raise SyncError(f"cannot clone into {path}: the directory is not empty")
+    created = not os.path.exists(path)
+    on_path = "://" not in url
+    origin_url = os.path.abspath(url) if on_path else url
+    try:
+        remote = connect(url, opener, token)
+        try:
+            offer = _offer(remote)
+            os.makedirs(path, exist_ok=True)
+            if local:
+                remote.copy_store(path)
+        finally:
+            remote.close()
+        repo = opener(path)
+        try:
+            if local:
+                _adopt_copy(repo, origin_url, offer["current"])
+            else:
+                _fetch_all(repo, origin_url, offer["current"], token, progress)
+        except BaseException:
+            repo.close()
+            raise
+        return repo
+    except BaseException:
+        _undo_clone(path, created)
+        raise
+
+
+def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
+    """The refs of a store that is a copy of origin's file: origin's branches as
+    ``origin/BRANCH``, its current branch the only local one."""
+    with repo.storage.write() as tx:
+        refs = repo.storage.refs
+        refs.forget_remote_state(tx)
+        refs.set_remote(tx, "origin", origin_url)
+        for branch, seq in list(refs.items(tx, BRANCH)):
+            refs.set(tx, REMOTE, f"origin/{branch}", seq)
+            if branch != current:
+                repo.storage.delete_branch(tx, branch, log=False)
+
+
+def _fetch_all(repo: Repository, origin_url: str, current: str, token: str | None, progress: Progress | None) -> None:
+    repo.remote_add("origin", origin_url)
+    head = fetch(repo, "origin", token=token, progress=progress).get(f"origin/{current}")
+    with repo.storage.write() as tx:
+        if current != repo.storage.current_branch(tx):
+            repo.storage.create_branch(tx, current, None, None)
+        if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's
+            repo.storage.fast_forward(tx, current, None, repo.storage.commits.seq_of(tx, head))
+    repo.switch(current)
+
+
+def _undo_clone(path: str, created: bool) -> None:
+    if created:
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    for entry in os.listdir(path) if os.path.isdir(path) else ():
+        target = os.path.join(path, entry)
+        shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else os.remove(target)

@@ -1,0 +1,113 @@
+"""Bounds on a running query: a time limit and a cap on the solutions it returns.
+
+:class:`LimitedSource` wraps a source (:mod:`query.source`) and checks the deadline as
+rows come out of the store, so a query stops within a few thousand rows of its deadline
+whatever its plan: every join, path and aggregate reads through the source. (A single
+expression that runs long on its own, such as a backtracking regular expression on one
+value, is not interrupted.) :func:`collect` reads a result's rows under both limits.
+
+>>> from query import MemorySource, IRI, Literal, execute
+>>> quads = [(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i))) for i in range(10)]
+>>> limits = Limits(timeout=5.0, max_rows=3)
+>>> source = LimitedSource(MemorySource(quads), limits.deadline())
+>>> collect(execute(source, "SELECT * WHERE { ?s ?p ?o }"), limits)
+Traceback (most recent call last):
+...
+query.limits.ResultTooLargeError: the result has more than 3 rows (the limit)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from .errors import QueryEvaluationError
+from .results import Result
+
+__all__ = ["Limits", "Deadline", "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect"]
+
+_CHECK_EVERY = 1024
+
+
+class QueryTimeoutError(QueryEvaluationError):
+    """A query ran past its time limit and was stopped."""
+
+
+class ResultTooLargeError(QueryEvaluationError):
+    """A query's result has more rows than allowed."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """``timeout`` seconds (None: none) and ``max_rows`` solutions or triples (None: any)."""
+
+    timeout: float | None = 30.0
+    max_rows: int | None = 100_000
+
+    def deadline(self) -> Deadline:
+        return Deadline(None if self.timeout is None else time.monotonic() + self.timeout, self.timeout)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When a query must stop (``monotonic`` seconds; None: never)."""
+
+    at: float | None
+    seconds: float | None
+
+    def check(self) -> None:
+        if self.at is not None and time.monotonic() > self.at:
+            raise QueryTimeoutError(f"the query ran past its time limit of {self.seconds:g} s and was stopped")
+
+
+class LimitedSource:
+    """``source`` with ``deadline`` checked every 1,024 rows it yields (and at every
+    lookup a prepared pattern makes); everything else is ``source``'s own."""
+
+    def __init__(self, source: Any, deadline: Deadline) -> None:
+        self._source = source
+        self._deadline = deadline
+        if hasattr(source, "prepare"):
+            self.prepare = self._prepare
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._source, name)
+
+    def match(self, pattern: tuple, *within: Any) -> Iterator[dict]:
+        return self._checked(self._source.match(pattern, *within))
+
+    def _prepare(self, pattern: tuple) -> Callable[..., Iterator[dict]]:
+        lookup = self._source.prepare(pattern)
+
+        def run(*values: Any) -> Iterator[dict]:
+            self._deadline.check()
+            return self._checked(lookup(*values))
+
+        return run
+
+    def _checked(self, rows: Iterator[dict]) -> Iterator[dict]:
+        check = self._deadline.check
+        check()
+        for count, row in enumerate(rows, 1):
+            if count % _CHECK_EVERY == 0:
+                check()
+            yield row
+
+
+def collect(result: Result, limits: Limits, deadline: Deadline | None = None) -> Result:
+    """``result``, its rows (or triples) read now under ``limits``."""
+    deadline = deadline or limits.deadline()
+    cap = limits.max_rows
+    if result.form in ("CONSTRUCT", "DESCRIBE"):
+        if cap is not None and len(result.triples) > cap:
+            raise ResultTooLargeError(f"the result has more than {cap} triples (the limit)")
+        return result
+    if result.form != "SELECT":
+        return result
+    for count, _ in enumerate(result, 1):  # the result keeps the rows it reads
+        if cap is not None and count > cap:
+            raise ResultTooLargeError(f"the result has more than {cap} rows (the limit)")
+        if count % _CHECK_EVERY == 0:
+            deadline.check()
+    return result

@@ -1,0 +1,219 @@
+"""``datae serve`` over real HTTP, in a process of its own (issue 14): clone, fetch and
+push through ``http://`` remotes between stores in separate directories; tokens and
+read-only; tampered, truncated and malformed requests refused with a 4xx and nothing
+changed; a connection dropped or a server killed in the middle of a clone or a push
+leaves both sides as they were, and the retry completes."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+
+import msgpack
+import pytest
+
+import fstore
+from fstore.http_remote import FRAMES_TYPE
+from fstore.sync import AuthenticationError, NotFastForwardError, SyncError, commit_payloads, encode_payload
+from server_fixtures import CutProxy, Server, write_token
+from test_sync import EVERYTHING, commit, state, store
+
+
+def seeded(path, commits: int = 12, quads: int = 400) -> None:
+    repo = store(path)
+    rng = random.Random(7)
+    for n in range(commits):
+        with repo.transaction("main", message=f"seed {n}", author="t") as tx:
+            for _ in range(quads):
+                fstore.add(tx, fstore.IRI(f"urn:g{rng.randrange(3)}"), fstore.IRI(f"urn:s{rng.randrange(10**6)}"),
+                           fstore.IRI("urn:p"), f"value {rng.random()}")
+    repo.tag("v1", "main")
+    repo.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    seeded(tmp_path / "origin")
+    token_file, token = write_token(tmp_path)
+    server = Server(tmp_path / "origin", "--token-file", str(token_file))
+    server.token = token
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("local", [True, False], ids=["file stream", "commit by commit"])
+def test_clone_fetch_and_push_over_http(tmp_path, served, local):
+    copy = fstore.clone(served.url, tmp_path / "copy" / ".datae", local=local)
+    status, offer = served.json("GET", "/sync/v1/refs")
+    assert status == 200 and copy.head("main") == offer["branches"]["main"] and copy.tags() == offer["tags"]
+    assert copy.remotes() == {"origin": served.url} and copy.verify() == []
+    added = [commit(copy, n) for n in range(3)]
+    with pytest.raises(AuthenticationError, match="needs Authorization: Bearer"):
+        copy.push("origin")
+    assert served.json("GET", "/sync/v1/refs")[1] == offer  # refused: nothing changed
+    with pytest.raises(AuthenticationError, match="the token is wrong"):
+        copy.push("origin", token="not-it")
+    assert copy.push("origin", token=served.token) == added[-1]
+    assert served.json("GET", "/sync/v1/refs")[1]["branches"]["main"] == added[-1]
+    other = fstore.clone(served.url, tmp_path / "other" / ".datae")
+    assert state(other, "main") == state(copy, "main") and other.head("main") == added[-1]
+    commit(other, 10)
+    other.push(token=served.token)
+    assert copy.fetch()["origin/main"] == other.head("main")
+    with pytest.raises(NotFastForwardError):
+        commit(copy, 11)
+        copy.push(token=served.token)
+    copy.tag("v2", "main")
+    copy.push(token=served.token, force=True, tags=True)
+    assert served.json("GET", "/sync/v1/refs")[1]["tags"]["v2"] == copy.head("main")
+    assert other.fetch() and other.tags()["v2"] == copy.head("main")
+    copy.close()
+    other.close()
+
+
+def test_the_token_never_lands_in_a_log_line_or_a_store(tmp_path, served):
+    copy = fstore.clone(served.url, tmp_path / "copy" / ".datae")
+    commit(copy, 1)
+    os.environ["DATAE_TOKEN"] = served.token
+    try:
+        copy.push()
+    finally:
+        del os.environ["DATAE_TOKEN"]
+    copy.close()
+    served.stop()
+    secret = served.token.encode()
+    for path in [served.log, *(tmp_path / "copy" / ".datae").iterdir(), *(tmp_path / "origin" / ".datae").iterdir()]:
+        assert secret not in path.read_bytes(), path
+
+
+def test_a_read_only_server_refuses_every_write(tmp_path):
+    seeded(tmp_path / "origin", commits=2, quads=10)
+    server = Server(tmp_path / "origin", "--read-only")
+    try:
+        copy = fstore.clone(server.url, tmp_path / "copy" / ".datae")
+        commit(copy, 1)
+        with pytest.raises(SyncError, match="read-only"):
+            copy.push()
+        status, _, answer = server.request("POST", "/sparql", b"INSERT DATA { <urn:a> <urn:b> 1 }",
+                                           {"Content-Type": "application/sparql-update"})
+        assert status == 403 and b"ReadOnlyError" in answer
+        copy.close()
+    finally:
+        server.stop()
+
+
+def _push_body(header: dict, frames: list[bytes], end: int | None) -> bytes:
+    body = msgpack.packb(header) + b"".join(frames)
+    return body if end is None else body + msgpack.packb({"end": end})
+
+
+def test_tampered_truncated_and_malformed_requests_get_4xx_and_change_nothing(tmp_path, served):
+    copy = fstore.clone(served.url, tmp_path / "copy" / ".datae")
+    base = copy.head("main")
+    new = commit(copy, 1)
+    with copy.storage.read() as tx:
+        payload = next(commit_payloads(copy.storage, tx, [copy.commit(new).seq], {base}))
+    auth = {"Authorization": f"Bearer {served.token}", "Content-Type": FRAMES_TYPE}
+    header = {"updates": [["branch", "main", base, new]], "force": False}
+    before = served.json("GET", "/sync/v1/refs")[1]
+    tampered = dict(payload, message="not what was committed")
+    cases = {
+        "TamperedError": _push_body(header, [encode_payload(tampered)], 1),
+        "cut after": _push_body(header, [encode_payload(payload)], None),
+        "starts with": b"\x93not a header",
+        "lacks a field": _push_body(header, [msgpack.packb({"id": new})], 1),
+        "says 5": _push_body(header, [encode_payload(payload)], 5),
+    }
+    for expected, body in cases.items():
+        status, _, answer = served.request("POST", "/sync/v1/push", body, auth)
+        assert 400 <= status < 500 and expected.encode() in answer, (expected, status, answer)
+        assert served.json("GET", "/sync/v1/refs")[1] == before
+    for method, path, body in [("POST", "/sync/v1/fetch", b"{not json"), ("POST", "/sync/v1/fetch", b'{"wants": 3}'),
+                               ("POST", "/sync/v1/fetch", b'{"wants": ["' + b"0" * 64 + b'"]}'),
+                               ("GET", "/no/such/path", None), ("DELETE", "/sync/v1/refs", None),
+                               ("PUT", "/sparql", b"x"), ("GET", "/sparql?query=SELECT%20WHERE", None)]:
+        status, headers, answer = served.request(method, path, body, {"Content-Type": "application/json"})
+        assert 400 <= status < 500 and b"Traceback" not in answer, (method, path, status, answer)
+        assert headers["content-type"] == "application/json" and b'"error"' in answer
+    assert b"Traceback" not in served.log.read_bytes()
+    copy.close()
+
+
+def test_a_connection_dropped_mid_clone_leaves_nothing_and_the_retry_completes(tmp_path, served):
+    for local in (True, False):
+        proxy = CutProxy(served.port, limit=60_000, way="down")
+        target = tmp_path / f"copy-{local}" / ".datae"
+        with pytest.raises(SyncError, match="cut|dropped|closed"):
+            fstore.clone(proxy.url, target, local=local)
+        proxy.close()
+        assert not target.exists()
+        copy = fstore.clone(served.url, target, local=local)
+        assert copy.verify() == [] and copy.head("main") == served.json("GET", "/sync/v1/refs")[1]["branches"]["main"]
+        copy.close()
+
+
+def test_a_server_killed_mid_push_keeps_its_refs_and_the_retry_completes(tmp_path, served):
+    copy = fstore.clone(served.url, tmp_path / "copy" / ".datae")
+    rng = random.Random(3)
+    with copy.transaction("main", message="big", author="t") as tx:
+        for n in range(3000):
+            fstore.add(tx, None, fstore.IRI(f"urn:big{n}"), fstore.IRI("urn:p"), rng.random())
+    pushed = copy.head("main")
+    before = served.json("GET", "/sync/v1/refs")[1]
+    local_before = copy.remote_branches()
+    proxy = CutProxy(served.port, limit=40_000, way="up", stall=True)
+    copy.remote_add("cut", proxy.url)
+    failure: list[BaseException] = []
+
+    def push() -> None:
+        try:
+            copy.push("cut", token=served.token)
+        except BaseException as exc:
+            failure.append(exc)
+
+    pusher = threading.Thread(target=push)
+    pusher.start()
+    assert proxy.reached.wait(30), (failure, proxy.passed)
+    served.kill()  # in the middle of receiving the push
+    proxy.close()
+    pusher.join(30)
+    assert failure and isinstance(failure[0], SyncError)
+    assert copy.remote_branches() == local_before and copy.head("main") == pushed
+    served.start()
+    assert served.json("GET", "/sync/v1/refs")[1] == before
+    assert copy.push(token=served.token) == pushed
+    assert served.json("GET", "/sync/v1/refs")[1]["branches"]["main"] == pushed
+    check = fstore.clone(served.url, tmp_path / "check" / ".datae", local=False)
+    assert state(check, "main") == state(copy, "main") and check.verify() == []
+    copy.close()
+    check.close()
+
+
+def test_readers_are_served_while_pushes_land(tmp_path, served):
+    copy = fstore.clone(served.url, tmp_path / "copy" / ".datae")
+    errors: list[BaseException] = []
+
+    def pushes() -> None:
+        try:
+            for n in range(15):
+                commit(copy, 100 + n)
+                copy.push(token=served.token)
+        except BaseException as exc:
+            errors.append(exc)
+
+    pusher = threading.Thread(target=pushes)
+    pusher.start()
+    answers = 0
+    while pusher.is_alive():
+        status, _, body = served.request("GET", "/sparql?query=ASK%7BGRAPH%20%3Fg%7B%3Fs%20%3Fp%20%3Fo%7D%7D",
+                                         headers={"Accept": "application/sparql-results+json"})
+        assert status == 200 and b'"boolean": true' in body
+        answers += 1
+    pusher.join()
+    assert not errors and answers > 0
+    fresh = fstore.clone(served.url, tmp_path / "fresh" / ".datae")
+    assert state(fresh, "main") == state(copy, "main")
+    assert len(list(fstore.quads(fresh.at("main"), *EVERYTHING))) > 0
+    copy.close()
+    fresh.close()
