@@ -164,8 +164,9 @@ def create_app(config: ServerConfig) -> Starlette:
 
     async def sparql(request: Request) -> Response:
         body = await body_of(request, config.max_request_bytes) if request.method == "POST" else b""
+        endpoint = str(request.url.replace(query=""))
         operation = read_operation(request.method, request.url.query, request.headers.get("content-type"), body,
-                                   dict(request.headers))
+                                   dict(request.headers), base=endpoint)
         if operation.kind == "update":
             require_write(request)
         outcome = await run_in_threadpool(run_operation, repo(), operation, config.limits)

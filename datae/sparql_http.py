@@ -70,11 +70,13 @@ class Operation:
     message: str | None = None
     author: str | None = None
     format: str | None = None
+    base: str | None = None
 
 
 def read_operation(method: str, query_string: str, content_type: str | None, body: bytes,
-                   headers: dict[str, str]) -> Operation:
-    """The operation an HTTP request carries (ProtocolError when it breaks the protocol)."""
+                   headers: dict[str, str], base: str | None = None) -> Operation:
+    """The operation an HTTP request carries (ProtocolError when it breaks the protocol);
+    ``base`` resolves its relative IRIs (the endpoint's URL, as the protocol suggests)."""
     params = _params(query_string, "the URL")
     media, charset = _media_type(content_type)
     if method == "GET":
@@ -94,6 +96,11 @@ def read_operation(method: str, query_string: str, content_type: str | None, bod
         if kind in params:
             raise ProtocolError(f"a direct POST carries the {kind} in its body, not in the URL too")
         params = {**params, kind: [_utf8(body, charset)]}
+    elif media is None and not body:  # a POST with everything in its URL
+        kinds = [name for name in ("query", "update") if name in params]
+        if len(kinds) != 1:
+            raise ProtocolError("a POST carries exactly one of query= or update=")
+        kind = kinds[0]
     elif media is None:
         raise ProtocolError("a POST needs a Content-Type: application/x-www-form-urlencoded, "
                             "application/sparql-query or application/sparql-update")
@@ -105,7 +112,7 @@ def read_operation(method: str, query_string: str, content_type: str | None, bod
     dataset = ("default-graph-uri", "named-graph-uri") if kind == "query" else ("using-graph-uri", "using-named-graph-uri")
     return Operation(kind, texts[0], tuple(params.get(dataset[0], ())), tuple(params.get(dataset[1], ())),
                      _one(params, "ref"), _one(params, "message") or headers.get("x-datae-message"),
-                     _one(params, "author") or headers.get("x-datae-author"), _one(params, "format"))
+                     _one(params, "author") or headers.get("x-datae-author"), _one(params, "format"), base)
 
 
 def _params(text: str, where: str) -> dict[str, list[str]]:
@@ -181,11 +188,11 @@ def negotiate(accept: str | None, form: str, fmt: str | None = None) -> tuple[st
 def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits) -> Result | UpdateResult:
     """Run a query under ``limits`` (its rows read), or an update as one commit."""
     if operation.kind == "update":
-        request = _with_using(parse_update(operation.text), operation)
+        request = _with_using(parse_update(operation.text, base=operation.base), operation)
         session = Session(repo, operation.ref, operation.author or "")
         branch = session.branch_for(request)
         return session.update(request, operation.message or operation.text, branch)
-    query = parse_query(operation.text)
+    query = parse_query(operation.text, base=operation.base)
     if operation.default_graphs or operation.named_graphs:
         query = dataclasses.replace(query, dataset=Dataset(tuple(map(IRI, operation.default_graphs)),
                                                            tuple(map(IRI, operation.named_graphs))))

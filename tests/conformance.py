@@ -73,7 +73,7 @@ SKIP_DIRS = {
     "entailment": "entailment regimes (RDFS/OWL/D inference)",
     "service": "SERVICE (federated query)",
     "syntax-fed": "SERVICE (federated query)",
-    "protocol": "the SPARQL protocol (HTTP)",
+    "protocol": "the SPARQL protocol over HTTP: run against datae serve by tests/test_sparql_protocol.py",
     "http-rdf-update": "the graph store protocol (HTTP)",
     "service-description": "service descriptions",
 }
