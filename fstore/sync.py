@@ -31,6 +31,7 @@ from nstore.pack import decode_item, split
 from .commits import commit_hash
 from .layout import QUADS, TABLES
 from .refs import BRANCH, REMOTE
+from .requests import mirror_requests
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
@@ -194,6 +195,7 @@ def fetch(repo: Repository, remote: str) -> dict[str, str | None]:
                     repo.storage.refs.delete(tx, REMOTE, name, log=False)  # pruned: the remote deleted it
             for name, commit_id in ids.items():
                 repo.storage.refs.set(tx, REMOTE, f"{remote}/{name}", None if commit_id is None else sent[commit_id])
+        mirror_requests(repo, other, remote)  # "fetched with branches": read-only copies
     finally:
         other.close()
     return {f"{remote}/{name}": commit_id for name, commit_id in ids.items()}
