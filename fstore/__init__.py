@@ -30,6 +30,7 @@ from .errors import (
 from .merge import Conflict
 from .ranges import NumericRange
 from .repository import FORMAT_VERSION, Repository, clone, open
+from .requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
 from .transaction import Transaction
 from .values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
 from .view import View
@@ -76,4 +77,9 @@ __all__ = [
     "ReadOnlyViewError",
     "MergeError",
     "MergeConflict",
+    "RequestError",
+    "UnknownRequestError",
+    "RequestStateError",
+    "RequestRefusedError",
+    "RequestConflictError",
 ]

@@ -29,7 +29,7 @@ None), since the same calls are to travel over HTTP to a server.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote
 
 from nstore.okvs import Transaction as OkvsTransaction
@@ -273,7 +273,7 @@ def open_request(repo: Repository, source: str, target: str, title: str, author:
     return number
 
 
-def _update(repo: Repository, number: int, change: Any) -> None:
+def _update(repo: Repository, number: int, change: Callable[[Storage, OkvsTransaction, dict], None]) -> None:
     """Apply ``change(storage, tx, record)`` to request ``number`` in one write transaction
     (an exception inside leaves it as it was) and stamp it updated."""
     storage = repo.storage
