@@ -711,6 +711,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expire", type=float, default=30.0, metavar="DAYS",
                    help="keep deleted branches' and tags' commits this many days (default 30; 0: drop them now)")
     command("reflog", cmd_reflog, "the deleted branches and tags, and the commits they reached")
+    from .requests_cli import register as register_requests  # imported here: it imports this module
+
+    register_requests(command)
     return parser
 
 

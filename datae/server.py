@@ -44,6 +44,7 @@ from starlette.routing import Route
 import fstore
 from fstore import sync
 from fstore.errors import MergeConflict, UnknownRefError
+from fstore.requests import RequestConflictError, RequestStateError, UnknownRequestError
 from fstore.http_remote import FRAMES_TYPE, MAX_FRAME
 from nstore.errors import DataeError
 from query.errors import QueryError
@@ -78,7 +79,8 @@ class ServerConfig:
 
 _STATUS: list[tuple[type[BaseException], int]] = [
     (sync.AuthenticationError, 401), (ReadOnlyError, 403), (sync.NotFastForwardError, 409),
-    (sync.RefMovedError, 409), (MergeConflict, 409), (UnknownRefError, 404),
+    (sync.RefMovedError, 409), (MergeConflict, 409), (UnknownRefError, 404), (UnknownRequestError, 404),
+    (RequestStateError, 409), (RequestConflictError, 409),
     (QueryTimeoutError, 503), (ResultTooLargeError, 503), (DataeError, 400),
 ]
 
@@ -86,7 +88,10 @@ _STATUS: list[tuple[type[BaseException], int]] = [
 def _error(exc: BaseException) -> JSONResponse:
     status = getattr(exc, "status", None) or next(code for kind, code in _STATUS if isinstance(exc, kind))
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse({"error": str(exc), "kind": type(exc).__name__}, status_code=status, headers=headers)
+    answer = {"error": str(exc), "kind": type(exc).__name__}
+    if isinstance(exc, RequestConflictError):
+        answer["conflicts"] = exc.conflicts
+    return JSONResponse(answer, status_code=status, headers=headers)
 
 
 def create_app(config: ServerConfig) -> Starlette:
@@ -178,6 +183,54 @@ def create_app(config: ServerConfig) -> Starlette:
         return Response(text, media_type=media if media.startswith("text/") else None,
                         headers=None if media.startswith("text/") else {"Content-Type": media})
 
+    # -- merge requests: the Repository methods of the same names, as JSON ----------------
+
+    async def fields(request: Request, *names: str) -> list[Any]:
+        given = _json(await body_of(request, config.max_request_bytes))
+        if not isinstance(given, dict):
+            raise ProtocolError(f"the request body is a JSON object with {', '.join(names)}")
+        return [given.get(name) for name in names]
+
+    def number(request: Request) -> int:
+        return int(request.path_params["n"])
+
+    async def requests_list(request: Request) -> Response:
+        if request.method == "GET":
+            state = request.query_params.get("state")
+            return JSONResponse(await run_in_threadpool(repo().requests, state))
+        require_write(request)
+        source, target, title, author = await fields(request, "source", "target", "title", "author")
+        opened = await run_in_threadpool(repo().request_open, _text(source, "source"), _text(target or "main", "target"),
+                                         _text(title or "", "title"), _text(author or "", "author"))
+        return JSONResponse({"number": opened}, status_code=201)
+
+    async def request_show(request: Request) -> Response:
+        limit = request.query_params.get("limit", "20")
+        if not limit.isdigit():
+            raise ProtocolError(f"limit must be a number, not {limit!r}")
+        return JSONResponse(await run_in_threadpool(lambda: repo().request(number(request), limit=int(limit))))
+
+    async def request_action(request: Request) -> Response:
+        require_write(request)
+        action, n = request.path_params["action"], number(request)
+        if action == "comments":
+            text, author = await fields(request, "text", "author")
+            await run_in_threadpool(repo().request_comment, n, _text(text, "text"), _text(author or "", "author"))
+        elif action == "approve":
+            (author,) = await fields(request, "author")
+            await run_in_threadpool(repo().request_approve, n, _text(author, "author"))
+        elif action == "merge":
+            author, message = await fields(request, "author", "message")
+            commit = await run_in_threadpool(repo().request_merge, n, _text(author or "", "author"),
+                                             None if message is None else _text(message, "message"))
+            return JSONResponse({"commit": commit})
+        elif action == "close":
+            (author,) = await fields(request, "author")
+            await run_in_threadpool(repo().request_close, n, _text(author or "", "author"))
+        else:
+            raise HTTPException(404, f"no action {action!r} on a request (comments, approve, merge, close)")
+        return JSONResponse({"ok": True})
+
     async def about(request: Request) -> Response:
         return JSONResponse({"datae": True, "sync_protocol": sync.PROTOCOL_VERSION, "read_only": config.read_only,
                              "sparql": "/sparql", "requests": "/requests"})
@@ -201,6 +254,9 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/sync/v1/push", push, methods=["POST"]),
         Route("/sync/v1/store", store_file),
         Route("/sparql", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Route("/requests", requests_list, methods=["GET", "POST"]),
+        Route("/requests/{n:int}", request_show),
+        Route("/requests/{n:int}/{action}", request_action, methods=["POST"]),
     ]
     handlers = {DataeError: on_error, QueryError: on_error, HTTPException: on_error, ClientDisconnect: on_error,
                 Exception: on_error}
@@ -212,6 +268,12 @@ def _json(body: bytes) -> Any:
         return json.loads(body)
     except ValueError:
         raise ProtocolError("the request body is not JSON") from None
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise ProtocolError(f"{name} must be a string")
+    return value
 
 
 def _strings(value: Any) -> bool:

@@ -31,6 +31,7 @@ from .merge import Conflict
 from .ranges import NumericRange
 from .repository import FORMAT_VERSION, Repository, clone, open
 from .sync import AuthenticationError, NotFastForwardError, SyncError, TamperedError
+from .requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
 from .transaction import Transaction
 from .values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
 from .view import View
@@ -81,4 +82,9 @@ __all__ = [
     "TamperedError",
     "NotFastForwardError",
     "AuthenticationError",
+    "RequestError",
+    "UnknownRequestError",
+    "RequestStateError",
+    "RequestRefusedError",
+    "RequestConflictError",
 ]

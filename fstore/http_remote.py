@@ -1,5 +1,7 @@
 """A remote served over HTTP by ``datae serve``: the client of ``docs/sync.md``'s HTTP
-transport (``/sync/v1/...``), answering the calls of :class:`fstore.remotes.Remote`.
+transport (``/sync/v1/...``), answering the calls of :class:`fstore.remotes.Remote` and the merge-request methods of
+:class:`fstore.Repository` (``/requests``), so a reviewer works on a server's requests
+as on a local store's.
 
 Everything streams: commits arrive as a sequence of msgpack frames, read as they come
 and checked one by one (:func:`fstore.sync.check_payload`); a push sends its frames in a
@@ -15,13 +17,17 @@ import http.client
 import json
 import os
 from typing import Any, Iterable, Iterator
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import msgpack
 
 from nstore.lmdbfile import DATA_FILE
 
+from nstore.errors import DataeError
+
+from . import requests as _requests
 from . import sync
+from .errors import MergeConflict, UnknownRefError
 from .sync import AuthenticationError, NotFastForwardError, RefMovedError, RefUpdate, SyncError, TamperedError
 
 __all__ = ["HttpRemote", "FRAMES_TYPE", "ERROR_KINDS", "MAX_FRAME", "CHUNK"]
@@ -29,9 +35,9 @@ __all__ = ["HttpRemote", "FRAMES_TYPE", "ERROR_KINDS", "MAX_FRAME", "CHUNK"]
 FRAMES_TYPE = "application/x-datae-commits"
 MAX_FRAME = 1 << 30  # one commit's payload; msgpack's buffer for a frame never grows past it
 CHUNK = 1 << 20
-ERROR_KINDS: dict[str, type[SyncError]] = {cls.__name__: cls for cls in
-                                           (SyncError, TamperedError, NotFastForwardError, AuthenticationError,
-                                            RefMovedError)}
+ERROR_KINDS: dict[str, type[DataeError]] = {cls.__name__: cls for cls in (
+    SyncError, TamperedError, NotFastForwardError, AuthenticationError, RefMovedError, UnknownRefError, MergeConflict,
+    _requests.RequestError, _requests.UnknownRequestError, _requests.RequestStateError, _requests.RequestRefusedError)}
 
 
 class HttpRemote:
@@ -85,10 +91,31 @@ class HttpRemote:
     def close(self) -> None:
         pass  # each call uses its own connection
 
-    # -- JSON calls (merge requests) --------------------------------------------------------
+    # -- merge requests, as the Repository methods of the same names ----------------------------
 
-    def call(self, method: str, path: str, payload: Any = None) -> Any:
-        """A JSON request to the server (``path`` under its prefix); its JSON answer."""
+    def requests(self, state: str | None = None) -> list[dict]:
+        return self._call("GET", "/requests" + ("" if state is None else f"?state={quote(state)}"))
+
+    def request(self, n: int, *, limit: int = _requests.PREVIEW_LIMIT) -> dict:
+        return self._call("GET", f"/requests/{int(n)}?limit={int(limit)}")
+
+    def request_open(self, source: str, target: str = "main", title: str = "", author: str = "") -> int:
+        return self._call("POST", "/requests", {"source": source, "target": target, "title": title,
+                                                "author": author})["number"]
+
+    def request_comment(self, n: int, text: str, author: str = "") -> None:
+        self._call("POST", f"/requests/{int(n)}/comments", {"text": text, "author": author})
+
+    def request_approve(self, n: int, author: str) -> None:
+        self._call("POST", f"/requests/{int(n)}/approve", {"author": author})
+
+    def request_merge(self, n: int, author: str = "", message: str | None = None) -> str:
+        return self._call("POST", f"/requests/{int(n)}/merge", {"author": author, "message": message})["commit"]
+
+    def request_close(self, n: int, author: str = "") -> None:
+        self._call("POST", f"/requests/{int(n)}/close", {"author": author})
+
+    def _call(self, method: str, path: str, payload: Any = None) -> Any:
         body = None if payload is None else json.dumps(payload).encode()
         return self._json(method, path, body)
 
@@ -136,19 +163,23 @@ def _read(response: http.client.HTTPResponse, size: int, url: str) -> bytes:
         raise SyncError(f"{url}: the connection dropped ({type(exc).__name__}: {exc}); nothing moved") from None
 
 
-def _error(response: http.client.HTTPResponse, url: str, path: str) -> SyncError:
+def _error(response: http.client.HTTPResponse, url: str, path: str) -> DataeError:
     """The typed error a refusing server sent (its JSON ``{"error", "kind"}``)."""
     data = response.read(1 << 16)
     try:
         answer = json.loads(data)
         message, kind = answer["error"], answer.get("kind", "")
     except (ValueError, KeyError, TypeError):
-        message, kind = data.decode("utf-8", "replace").strip()[:200] or response.reason, ""
+        answer, kind = {}, ""
+        message = data.decode("utf-8", "replace").strip()[:200] or response.reason
     if response.status == 401:
         kind = "AuthenticationError"
     if response.status == 404 and not kind:
         message = f"not a datae server ({path} is not found)"
-    return ERROR_KINDS.get(kind, SyncError)(f"{url}: {message} (HTTP {response.status})")
+    text = f"{url}: {message} (HTTP {response.status})"
+    if kind == "RequestConflictError":
+        return _requests.RequestConflictError(text, answer.get("conflicts", []))
+    return ERROR_KINDS.get(kind, SyncError)(text)
 
 
 def _frames(response: http.client.HTTPResponse, url: str) -> Iterator[dict]:

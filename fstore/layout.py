@@ -22,11 +22,17 @@ from dataclasses import dataclass
 
 from nstore.pack import pack
 
-__all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY"]
+__all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "REQUEST",
+           "REQUEST_MIRROR"]
 
 FORMAT_KEY = pack("datae", "format")
 CURRENT_BRANCH_KEY = pack("datae", "current-branch")
 DICTIONARY = b"\x90"
+# Merge requests (fstore.requests): repository metadata, in no commit. ``pack(REQUEST, n)`` is
+# this store's request n; ``pack(REQUEST_MIRROR, remote, n)`` a read-only copy of a remote's,
+# made by fetch.
+REQUEST = "q"
+REQUEST_MIRROR = "Q"
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 from urllib.parse import urlsplit
 
 from nstore.lmdbfile import DATA_FILE
 
+from . import requests as _requests
 from . import sync
 from .refs import BRANCH, REMOTE, TAG
 from .sync import NotFastForwardError, RefUpdate, SyncError
@@ -49,6 +50,8 @@ class Remote(Protocol):
 
     def copy_store(self, directory: str) -> None: ...
 
+    def requests(self, state: str | None = None) -> list[dict]: ...
+
     def close(self) -> None: ...
 
 
@@ -77,6 +80,12 @@ class PathRemote:
 
     def close(self) -> None:
         self.repo.close()
+
+    def __getattr__(self, name: str) -> Any:
+        """The merge-request calls (``requests``, ``request_open``, ...) are the store's own."""
+        if name.startswith("request"):
+            return getattr(self.repo, name)
+        raise AttributeError(name)
 
 
 def connect(url: str, opener: Callable[[str], Repository], token: str | None = None) -> Remote:
@@ -138,6 +147,7 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         wants = sorted({i for i in (*branches.values(), *tags.values()) if i is not None and i not in haves})
         if wants:
             sync.receive_all(repo.storage, _counted(remote.send(wants, haves), progress))
+        _requests.mirror_requests(repo, remote, name)  # fetched with the branches: read-only copies
     finally:
         remote.close()
     with repo.storage.write() as tx:
@@ -249,6 +259,7 @@ def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
         refs = repo.storage.refs
         refs.forget_remote_state(tx)
         refs.set_remote(tx, "origin", origin_url)
+        _requests.adopt_copied_requests(repo.storage, tx, "origin")
         for branch, seq in list(refs.items(tx, BRANCH)):
             refs.set(tx, REMOTE, f"origin/{branch}", seq)
             if branch != current:

@@ -28,6 +28,7 @@ from nstore.lmdbfile import DATA_FILE, compact, exclusive
 from .commits import Commit, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
 from . import remotes, sync
+from . import requests as _requests
 from .errors import MergeConflict, MergeError, RefExistsError, RefInUseError, UnknownRefError
 from .extensions import provided
 from .gc import DEFAULT_EXPIRY, GcReport, collect
@@ -194,10 +195,12 @@ class Repository:
             self.storage.refs.set_remote(tx, name, url)
 
     def remote_remove(self, name: str) -> None:
-        """Remove remote ``name`` and its remote-tracking branches."""
+        """Remove remote ``name``, its remote-tracking branches and the copies of its
+        merge requests."""
         with self.storage.write() as tx:
             self.remote_url(name, tx)
             self.storage.refs.set_remote(tx, name, None)
+            self.storage.drop_requests(tx, name)
 
     def remotes(self) -> dict[str, str]:
         """Every remote and its URL."""
@@ -303,6 +306,43 @@ class Repository:
             return self.storage.write_commit(tx, into, [ours, theirs], {name: o.records for name, o in outcomes.items()}, message,
                                       author or "", time, sum(o.added for o in outcomes.values()),
                                       sum(o.removed for o in outcomes.values()))
+
+    # -- merge requests (see fstore.requests; arguments and results are JSON) -------------
+
+    def request_open(self, source: str, target: str = DEFAULT_BRANCH, title: str = "", author: str = "") -> int:
+        """Open a merge request of branch ``source`` into branch ``target``; returns its
+        number. See :mod:`fstore.requests` for an example."""
+        return _requests.open_request(self, source, target, title, author)
+
+    def requests(self, state: str | None = None) -> list[dict]:
+        """Every merge request (``state``: only "open", "merged" or "closed" ones)."""
+        return _requests.list_requests(self, state)
+
+    def request(self, n: int, *, limit: int = _requests.PREVIEW_LIMIT) -> dict:
+        """Merge request ``n`` and its ``preview``: the changes it would apply (the first
+        ``limit`` as text) and its conflicts, from a dry run of the merge."""
+        return _requests.show_request(self, n, limit)
+
+    def request_comment(self, n: int, text: str, author: str = "") -> None:
+        """Comment on merge request ``n``."""
+        _requests.comment_request(self, n, text, author)
+
+    def request_approve(self, n: int, author: str) -> None:
+        """Approve open merge request ``n`` (not its own author's)."""
+        _requests.approve_request(self, n, author)
+
+    def request_merge(self, n: int, author: str = "", message: str | None = None) -> str:
+        """Merge open request ``n``'s source into its target; returns the new head.
+        Refused (nothing written) when it conflicts: ``RequestConflictError``."""
+        return _requests.merge_request(self, n, author, message)
+
+    def request_close(self, n: int, author: str = "") -> None:
+        """Close open merge request ``n`` without merging it."""
+        _requests.close_request(self, n, author)
+
+    def request_mirror(self, remote: str) -> _requests.Mirror:
+        """The copies of ``remote``'s merge requests the last fetch made (read-only)."""
+        return _requests.Mirror(self, remote)
 
     # -- history --------------------------------------------------------------------
 

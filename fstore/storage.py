@@ -21,18 +21,23 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+from typing import Iterator
+
+import msgpack
+
 from nstore import Var
 from nstore import okvs as _okvs
 from nstore.dictionary import Dictionary
 from nstore.errors import FormatVersionError
-from nstore.okvs import Transaction as OkvsTransaction
+from nstore.okvs import Transaction as OkvsTransaction, prefix_end
+from nstore.pack import pack, unpack
 
 from .commits import CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved
 from .errors import UnknownRefError
 from .heads import Reader
 from .history import ALIVE, History, Quad
-from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, TABLES
+from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES
 from .refs import BRANCH, REMOTE, TAG, Refs
 
 __all__ = ["Storage", "FORMAT_VERSION", "DEFAULT_BRANCH"]
@@ -244,6 +249,45 @@ class Storage:
         self.refs.set(tx, BRANCH, branch, theirs)
         for space in self.spaces:
             space.heads.moved(tx, branch, [] if ours is None else [ours], theirs, None)
+
+    # -- merge requests (fstore.requests): metadata, in no commit ------------------------
+
+    def request_record(self, tx: OkvsTransaction, number: int, remote: str | None = None) -> dict | None:
+        """Request ``number`` of this store (or the copy of ``remote``'s), None if absent."""
+        raw = tx.get(_request_key(number, remote))
+        return None if raw is None else msgpack.unpackb(raw, raw=False)
+
+    def put_request(self, tx: OkvsTransaction, number: int, record: dict, remote: str | None = None) -> None:
+        tx.set(_request_key(number, remote), msgpack.packb(record, use_bin_type=True))
+
+    def request_records(self, tx: OkvsTransaction, remote: str | None = None) -> Iterator[tuple[int, dict]]:
+        """Every request (of this store, or the copies of ``remote``'s), by number."""
+        start = pack(REQUEST) if remote is None else pack(REQUEST_MIRROR, remote)
+        for key, value in tx.range(start, prefix_end(start)):
+            yield unpack(key)[-1], msgpack.unpackb(value, raw=False)
+
+    def next_request_number(self, tx: OkvsTransaction) -> int:
+        """The greatest request number + 1 (requests are closed, never deleted, so a
+        number is never given twice)."""
+        start = pack(REQUEST)
+        last = next(iter(tx.range(start, prefix_end(start), reverse=True, limit=1)), None)
+        return 1 if last is None else unpack(last[0])[-1] + 1
+
+    def drop_requests(self, tx: OkvsTransaction, remote: str | None = None) -> None:
+        """Delete every request of this store (or every copy of ``remote``'s)."""
+        start = pack(REQUEST) if remote is None else pack(REQUEST_MIRROR, remote)
+        for key, _ in list(tx.range(start, prefix_end(start))):
+            tx.delete(key)
+
+    def drop_request_mirrors(self, tx: OkvsTransaction) -> None:
+        """Delete the copies of every remote's requests."""
+        start = pack(REQUEST_MIRROR)
+        for key, _ in list(tx.range(start, prefix_end(start))):
+            tx.delete(key)
+
+
+def _request_key(number: int, remote: str | None) -> bytes:
+    return pack(REQUEST, number) if remote is None else pack(REQUEST_MIRROR, remote, number)
 
 
 def _marked(space: History, records: list[bytes]) -> list[bytes]:

@@ -15,6 +15,7 @@ import pytest
 
 import fstore
 from fstore.http_remote import FRAMES_TYPE
+from fstore.remotes import connect
 from fstore.sync import AuthenticationError, NotFastForwardError, SyncError, commit_payloads, encode_payload
 from server_fixtures import CutProxy, Server, write_token
 from test_sync import EVERYTHING, commit, state, store
@@ -217,3 +218,43 @@ def test_readers_are_served_while_pushes_land(tmp_path, served):
     assert len(list(fstore.quads(fresh.at("main"), *EVERYTHING))) > 0
     copy.close()
     fresh.close()
+
+
+def test_a_merge_request_round_trip_through_a_server_between_two_clones(tmp_path, served, capsys):
+    from datae.cli import main
+
+    def datae(repo: str, *argv: str) -> str:
+        capsys.readouterr()
+        code = main(["--repo", str(tmp_path / repo), *argv])
+        captured = capsys.readouterr()
+        assert code == 0, captured.err
+        return captured.out
+
+    bea = fstore.clone(served.url, tmp_path / "bea" / ".datae")
+    cy = fstore.clone(served.url, tmp_path / "cy" / ".datae")
+    bea.branch("feature")
+    proposed = [commit(bea, n, "feature") for n in (20, 21)]
+    bea.close()
+    token = ("--token", served.token)
+    datae("bea", "request", "open", "--remote", "origin", "--from", "feature", "-m", "two more", "--author", "bea", *token)
+    assert "#1 [open] feature -> main: two more" in datae("cy", "request", "list", "--remote", "origin")
+    shown = datae("cy", "request", "show", "1", "--remote", "origin")
+    assert "conflict" not in shown.lower() or "no conflicts" in shown.lower()
+    with pytest.raises(AuthenticationError):  # no token: refused, nothing changed
+        connect(served.url, fstore.Repository).request_approve(1, "cy")
+    assert main(["--repo", str(tmp_path / "cy"), "request", "approve", "1", "--remote", "origin", "--author", "cy"]) != 0
+    status, record = served.json("GET", "/requests/1")
+    assert status == 200 and record["approvals"] == [] and record["state"] == "open"
+    datae("cy", "request", "comment", "1", "-m", "looks right", "--remote", "origin", "--author", "cy", *token)
+    datae("cy", "request", "approve", "1", "--remote", "origin", "--author", "cy", *token)
+    datae("cy", "request", "merge", "1", "--remote", "origin", "--author", "cy", *token)
+    status, record = served.json("GET", "/requests/1")
+    assert record["state"] == "merged" and [a["author"] for a in record["approvals"]] == ["cy"]
+    assert cy.fetch()["origin/main"] == record["merge_commit"] == proposed[-1]
+    [mirrored] = cy.request_mirror("origin").requests()
+    assert mirrored["state"] == "merged" and mirrored["comments"][0]["text"] == "looks right"
+    status, answer = served.json("POST", "/requests/1/merge", {"author": "cy"},
+                                 {"Authorization": f"Bearer {served.token}"})
+    assert status == 409 and answer["kind"] == "RequestStateError"
+    assert served.json("GET", "/requests/99")[0] == 404
+    cy.close()
