@@ -18,15 +18,25 @@ from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prep
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
+    ConflictsRecorded,
     FstoreError,
     InvalidRefNameError,
     MergeConflict,
     MergeError,
+    MergeInProgressError,
+    MergeStaleError,
+    NoMergeInProgressError,
     ReadOnlyViewError,
     RefExistsError,
     RefInUseError,
+    ResetRefusedError,
+    ResolutionError,
+    RevertConflict,
+    UnknownConflictError,
     UnknownRefError,
+    UnresolvedConflictsError,
 )
+from .conflicts import ConflictItem, MergeState
 from .merge import Conflict
 from .ranges import NumericRange
 from .repository import FORMAT_VERSION, Repository, clone, open
@@ -43,6 +53,8 @@ __all__ = [
     "View",
     "Commit",
     "Conflict",
+    "ConflictItem",
+    "MergeState",
     "add",
     "add_many",
     "rm_many",
@@ -76,4 +88,13 @@ __all__ = [
     "ReadOnlyViewError",
     "MergeError",
     "MergeConflict",
+    "ConflictsRecorded",
+    "RevertConflict",
+    "MergeInProgressError",
+    "NoMergeInProgressError",
+    "UnresolvedConflictsError",
+    "UnknownConflictError",
+    "MergeStaleError",
+    "ResolutionError",
+    "ResetRefusedError",
 ]

@@ -22,11 +22,18 @@ from dataclasses import dataclass
 
 from nstore.pack import pack
 
-__all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY"]
+__all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "MERGE_STATE_KEY",
+           "MERGE_CONFLICT", "MERGE_RESOLUTION", "MERGE_PREFIX"]
 
 FORMAT_KEY = pack("datae", "format")
 CURRENT_BRANCH_KEY = pack("datae", "current-branch")
 DICTIONARY = b"\x90"
+# A merge stopped on conflicts (optional keys, absent unless a merge is in progress; see
+# fstore.merge_state): its state, each conflict by key, and each resolution by key.
+MERGE_PREFIX = pack("merge")
+MERGE_STATE_KEY = pack("merge", "state")
+MERGE_CONFLICT = pack("merge", "conflict")
+MERGE_RESOLUTION = pack("merge", "resolution")
 
 
 @dataclass(frozen=True)
