@@ -34,7 +34,7 @@ second merge, a pull and a revert are refused meanwhile.
 >>> [item.key for item in repo.resolve_conflicts(side="theirs")] == [item.key for item in repo.conflicts()]
 True
 >>> merged = repo.merge_continue()
->>> [quad[3].value for quad in fstore.quads(repo.at("main"), None, s, p, None)], repo.merge_state()
+>>> [quad[3].value for quad in fstore.quads(repo.at("main"), None, s, p, fstore.Var("o"))], repo.merge_state()
 (['dev'], None)
 >>> repo.close()
 """
