@@ -515,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", "--message")
     p.add_argument("--author")
     command("conflicts", merging.cmd_conflicts, "the conflicts of the merge in progress (KEY, where, base/ours/theirs)")
-    p = command("resolve", merging.cmd_resolve, "settle conflicts KEY... (default: all) of the merge in progress")
+    p = command("resolve", merging.cmd_resolve, "settle conflicts KEY... (default: every unresolved one) of the merge in progress")
     side = p.add_mutually_exclusive_group()
     side.add_argument("--ours", action="store_true", help="keep the branch's side (the default)")
     side.add_argument("--theirs", action="store_true", help="keep the merged side")

@@ -134,7 +134,7 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    """``datae resolve [--ours|--theirs] [KEY...]``."""
+    """``datae resolve [--ours|--theirs] [KEY...]`` (no KEY: every unresolved conflict)."""
     side = "theirs" if args.theirs else "ours"
     with open_repo(args) as repo:
         settled = repo.resolve_conflicts(args.keys or None, side)

@@ -118,9 +118,8 @@ def conflicts(repo: Repository) -> list[ConflictItem]:
         return _items(repo.storage, tx)
 
 
-def _select(items: list[ConflictItem], keys: Iterable[str] | None) -> list[ConflictItem]:
-    if keys is None:
-        return items
+def _select(items: list[ConflictItem], keys: Iterable[str]) -> list[ConflictItem]:
+    """The items ``keys`` name (a key or an unambiguous start of one)."""
     by_key = {item.key: item for item in items}
     chosen = []
     for key in keys:
@@ -132,12 +131,14 @@ def _select(items: list[ConflictItem], keys: Iterable[str] | None) -> list[Confl
 
 
 def resolve(repo: Repository, keys: Iterable[str] | None, side: str) -> list[ConflictItem]:
-    """Settle the conflicts ``keys`` (None: every one) on ``side``; returns them."""
+    """Settle the conflicts ``keys`` (None: every one still unresolved) on ``side``;
+    returns them. A key settles its conflict anew even if it was resolved."""
     if side not in SIDES:
         raise ValueError(f"side must be one of {SIDES}, not {side!r}")
     with repo.storage.write() as tx:
         _current(repo.storage, tx)
-        chosen = _select(_items(repo.storage, tx), None if keys is None else list(keys))
+        items = _items(repo.storage, tx)
+        chosen = [item for item in items if not item.resolved] if keys is None else _select(items, list(keys))
         for item in chosen:
             repo.storage.set_resolution(tx, item.key, encode_resolution(item, side))
     return chosen

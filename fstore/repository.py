@@ -367,7 +367,7 @@ class Repository:
         return merge_state.conflicts(self)
 
     def resolve_conflicts(self, keys: list[str] | None = None, side: str = "ours") -> list[ConflictItem]:
-        """Settle the conflicts ``keys`` (each key, or a prefix of it; None: all) on ``side``
+        """Settle the conflicts ``keys`` (each key, or a prefix of it; None: all unresolved) on ``side``
         (``"ours"``: the branch merged into, ``"theirs"``); returns them. (Not ``resolve``:
         that names the commit of a ref.)"""
         return merge_state.resolve(self, keys, side)
