@@ -123,10 +123,11 @@ def _select(items: list[ConflictItem], keys: Iterable[str]) -> list[ConflictItem
     by_key = {item.key: item for item in items}
     chosen = []
     for key in keys:
-        found = by_key.get(key) or next((item for item in items if key and item.key.startswith(key)), None)
-        if found is None:
-            raise UnknownConflictError(f"no conflict {key!r} in the merge in progress (datae conflicts lists them)")
-        chosen.append(found)
+        found = [by_key[key]] if key in by_key else [item for item in items if key and item.key.startswith(key)]
+        if len(found) != 1:
+            what = "several conflicts start with" if found else "no conflict"
+            raise UnknownConflictError(f"{what} {key!r} in the merge in progress (datae conflicts lists them)")
+        chosen.append(found[0])
     return chosen
 
 
