@@ -4,7 +4,8 @@ Against the merge base (the most significant common ancestor), a quad one side c
 takes that side's state. A (graph, subject, predicate) whose object set *both* sides changed,
 to different results, is a conflict: the policy resolves it (``"ours"``, ``"theirs"``, or a
 callable returning the objects to keep) or, with ``"abort"``, the merge raises
-:class:`MergeConflict` and writes nothing.
+:class:`MergeConflict` and writes nothing (``"record"``, the repository's, keeps it as the
+merge in progress: :mod:`fstore.merge_state`).
 
 The merge commit writes a *resolution record* for every quad whose merged state differs from
 what history significance alone would give over the union of both ancestries, so the

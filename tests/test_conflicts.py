@@ -128,7 +128,11 @@ def test_abort_leaves_the_branch_exactly_as_before(repo):
     head, digest = repo.head("main"), repo.commit("main").digest
     with pytest.raises(fstore.ConflictsRecorded) as first:
         repo.merge("main", "dev", policy="record")
-    assert _merge_keys(repo)
+    keys = _merge_keys(repo)  # the layout docs/format.md gives, byte for byte
+    conflict_prefix = bytes.fromhex("02 6d 65 72 67 65 00 02 63 6f 6e 66 6c 69 63 74 00")
+    assert bytes.fromhex("02 6d 65 72 67 65 00 02 73 74 61 74 65 00") in keys
+    assert sorted(key for key in keys if key.startswith(conflict_prefix)) == sorted(
+        conflict_prefix + b"\x02" + item.key.encode() + b"\x00" for item in first.value.items)
     state = repo.merge_abort()
     assert state.ours == head and repo.merge_state() is None and _merge_keys(repo) == []
     assert repo.head("main") == head and repo.commit("main").digest == digest
