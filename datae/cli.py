@@ -255,13 +255,6 @@ def cmd_push(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_pull(args: argparse.Namespace) -> int:
-    with open_repo(args) as repo:
-        head = repo.pull(args.remote, args.branch, token=token(args))
-        out(f"{repo.current_branch} is at {(head or '')[:10]}")
-    return 0
-
-
 @contextmanager
 def transfer_progress(verb: str) -> Iterator[Callable[[int, int], None] | None]:
     """A progress line on a terminal (commits and records so far, and their rate) for a
@@ -311,7 +304,10 @@ def cmd_switch(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     with open_repo(args) as repo:
         status = repo.status()
+        merging = repo.merge_state()
     out(f"On branch {status['branch']} at {(status['head'] or '(no commits)')[:10]}")
+    if merging is not None:
+        out(f"merging {merging.other} into {merging.into}: {merging.unresolved} unresolved conflict(s)")
     for name, counts in sorted(status["tracking"].items()):
         ahead, behind = counts["ahead"], counts["behind"]
         if not ahead and not behind:
@@ -331,34 +327,6 @@ def cmd_tag(args: argparse.Namespace) -> int:
     else:
         for name, commit in sorted(repo.tags().items()):
             out(f"{name:<20} {commit[:10]}")
-    repo.close()
-    return 0
-
-
-def cmd_merge(args: argparse.Namespace) -> int:
-    repo = open_repo(args)
-    into = args.into or repo.current_branch
-    before = repo.head(into)
-    try:
-        result = repo.merge(into, args.other, message=args.message, author=args.author or default_author(),
-                            policy=args.policy)
-    except fstore.MergeConflict as conflict:
-        for c in conflict.conflicts:
-            where = " ".join(format_term(v) for v in (c.subject, c.predicate, c.graph) if v is not None)
-            out(f"CONFLICT ({where})")
-            for side in ("base", "ours", "theirs"):
-                out(f"  {side:<7}" + " ".join(format_term(o) for o in getattr(c, side)))
-        out(f"Automatic merge failed: {len(conflict.conflicts)} conflict(s); nothing was written. "
-            "Use --policy ours|theirs to resolve.")
-        repo.close()
-        return EXIT_CONFLICT
-    if result == before:
-        out("Already up to date.")
-    elif before is not None and repo.commit(result).parents == (before,) or before is None:
-        out(f"Fast-forward {into} to {result[:10]}")
-    else:
-        commit = repo.commit(result)
-        out(f"Merge made: [{into} {commit.short_id}] {commit.message} (+{commit.added} -{commit.removed})")
     repo.close()
     return 0
 
@@ -533,6 +501,8 @@ def default_author() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import merging, undo  # they import this module's helpers
+
     parser = argparse.ArgumentParser(prog="datae", description="datae: a versioned quad store.")
     parser.add_argument("--repo", help="the store (a .datae directory or its parent); default: found from the cwd")
     parser.add_argument("--map-size", metavar="SIZE",
@@ -605,7 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="move the remote's branch even if it drops commits (they stay in its reflog)")
     p.add_argument("--tags", action="store_true", help="push every tag too (a tag there is moved only with --force)")
     token_options(p)
-    p = command("pull", cmd_pull, "fetch a remote, then merge its branch into the current one")
+    p = command("pull", merging.cmd_pull, "fetch a remote, then merge its branch into the current one")
     p.add_argument("remote", nargs="?", default="origin")
     p.add_argument("branch", nargs="?")
     token_options(p)
@@ -631,12 +601,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("status", cmd_status, "the current branch, and how far it is from its remote-tracking branches")
 
-    p = command("merge", cmd_merge, "merge OTHER into the current branch (or --into BRANCH)")
-    p.add_argument("other")
+    p = command("merge", merging.cmd_merge, "merge OTHER into the current branch (or --into BRANCH); conflicts stop "
+                "it as the merge in progress: --continue or --abort it")
+    p.add_argument("other", nargs="?")
     p.add_argument("--into")
-    p.add_argument("--policy", default="abort", choices=["abort", "ours", "theirs"])
+    p.add_argument("--policy", choices=["abort", "ours", "theirs"],
+                   help="settle every conflict on one side, or (abort) write nothing; default: stop on conflicts")
+    p.add_argument("--continue", dest="cont", action="store_true", help="commit the merge in progress once resolved")
+    p.add_argument("--abort", action="store_true", help="forget the merge in progress")
     p.add_argument("-m", "--message")
     p.add_argument("--author")
+    command("conflicts", merging.cmd_conflicts, "the conflicts of the merge in progress (KEY, where, base/ours/theirs)")
+    p = command("resolve", merging.cmd_resolve, "settle conflicts KEY... (default: every unresolved one) of the merge in progress")
+    side = p.add_mutually_exclusive_group()
+    side.add_argument("--ours", action="store_true", help="keep the branch's side (the default)")
+    side.add_argument("--theirs", action="store_true", help="keep the merged side")
+    p.add_argument("keys", nargs="*", metavar="KEY")
+
+    p = command("show", undo.cmd_show, "a commit (default: the current branch's head) and its changes")
+    p.add_argument("ref", nargs="?")
+    p = command("revert", undo.cmd_revert, "a new commit undoing the changes of commit REF")
+    p.add_argument("ref")
+    p.add_argument("--branch", help="the branch to commit on (default: the current branch)")
+    p.add_argument("-m", "--message")
+    p.add_argument("--author")
+    p = command("reset", undo.cmd_reset, "move the current branch to REF (--hard: even if commits only it reached "
+                "are dropped; they stay in the reflog)")
+    p.add_argument("ref")
+    p.add_argument("--branch", help="the branch to move (default: the current branch)")
+    p.add_argument("--hard", action="store_true")
 
     p = command("log", cmd_log, "the commits reachable from REF, newest first")
     p.add_argument("ref", nargs="?")

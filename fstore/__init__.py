@@ -18,15 +18,25 @@ from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prep
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
+    ConflictsRecorded,
     FstoreError,
     InvalidRefNameError,
     MergeConflict,
     MergeError,
+    MergeInProgressError,
+    MergeStaleError,
+    NoMergeInProgressError,
     ReadOnlyViewError,
     RefExistsError,
     RefInUseError,
+    ResetRefusedError,
+    ResolutionError,
+    RevertConflict,
+    UnknownConflictError,
     UnknownRefError,
+    UnresolvedConflictsError,
 )
+from .conflicts import ConflictItem, MergeState
 from .merge import Conflict
 from .ranges import NumericRange
 from .repository import FORMAT_VERSION, Repository, clone, open
@@ -45,6 +55,8 @@ __all__ = [
     "View",
     "Commit",
     "Conflict",
+    "ConflictItem",
+    "MergeState",
     "add",
     "add_many",
     "rm_many",
@@ -87,4 +99,13 @@ __all__ = [
     "RequestStateError",
     "RequestRefusedError",
     "RequestConflictError",
+    "ConflictsRecorded",
+    "RevertConflict",
+    "MergeInProgressError",
+    "NoMergeInProgressError",
+    "UnresolvedConflictsError",
+    "UnknownConflictError",
+    "MergeStaleError",
+    "ResolutionError",
+    "ResetRefusedError",
 ]

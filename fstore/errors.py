@@ -14,6 +14,15 @@ __all__ = [
     "ReadOnlyViewError",
     "MergeError",
     "MergeConflict",
+    "ConflictsRecorded",
+    "RevertConflict",
+    "MergeInProgressError",
+    "NoMergeInProgressError",
+    "UnresolvedConflictsError",
+    "UnknownConflictError",
+    "MergeStaleError",
+    "ResolutionError",
+    "ResetRefusedError",
 ]
 
 
@@ -66,3 +75,55 @@ class MergeConflict(FstoreError):
         shown = "; ".join(str(c) for c in conflicts[:5])
         more = f" (and {len(conflicts) - 5} more)" if len(conflicts) > 5 else ""
         super().__init__(f"{len(conflicts)} merge conflict(s): {shown}{more}")
+
+
+class ConflictsRecorded(MergeConflict):
+    """A merge stopped on conflicts and recorded them as the merge in progress (git's
+    "Automatic merge failed"): nothing was committed; settle each conflict
+    (``Repository.resolve_conflicts``) then ``merge_continue``, or ``merge_abort``. ``items`` lists
+    them as :class:`fstore.conflicts.ConflictItem`, each with its key."""
+
+    def __init__(self, conflicts: list, items: list) -> None:
+        self.items = items
+        super().__init__(conflicts)
+        self.args = (f"{self.args[0]}; the merge is in progress: resolve them and continue, or abort",)
+
+
+class RevertConflict(MergeConflict):
+    """A revert would undo changes that later commits changed again; nothing was written."""
+
+
+class MergeInProgressError(MergeError):
+    """Refused while a merge is in progress (continue or abort it first)."""
+
+
+class NoMergeInProgressError(MergeError):
+    """A continue, abort or resolve with no merge in progress."""
+
+
+class UnresolvedConflictsError(MergeError):
+    """A merge cannot be continued: ``keys`` name the conflicts still unresolved."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = list(keys)
+        super().__init__(f"{len(self.keys)} unresolved conflict(s): {', '.join(self.keys)}; "
+                         "resolve them first (datae resolve --ours|--theirs KEY)")
+
+
+class UnknownConflictError(MergeError, KeyError):
+    """No conflict of the merge in progress has that key."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class MergeStaleError(MergeError):
+    """The branch being merged into moved since the merge started (abort and merge again)."""
+
+
+class ResolutionError(MergeError, ValueError):
+    """A value given to settle a conflict does not fit it."""
+
+
+class ResetRefusedError(FstoreError):
+    """A reset would drop commits that no other ref reaches (``hard`` to drop them)."""

@@ -4,7 +4,7 @@
 
 1. reflog entries older than the expiry are dropped (git's ``gc.reflogExpire``: a
    deleted branch's commits stay reachable for that long, 30 days by default);
-2. the commits no branch, tag or remaining reflog entry reaches are dropped with their
+2. the commits no branch, tag, remaining reflog entry or merge in progress reaches are dropped with their
    change records (a long value's blob loses a reference each; one that no record holds
    any more is deleted);
 3. snapshots no branch reads are dropped;
@@ -60,6 +60,7 @@ def collect(storage, tx: OkvsTransaction, expire: datetime.timedelta, now: datet
     report.reflog_entries = refs.expire_reflog(tx, now - expire)
     roots = [seq for kind in (BRANCH, TAG) for _, seq in refs.items(tx, kind) if seq is not None]
     roots += [seq for _, _, _, seq in refs.reflog(tx)]
+    roots += storage.merge_roots(tx)
     reachable: set[int] = set()
     for seq in roots:
         if seq not in reachable:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from nstore.pack import pack
 
 __all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "REQUEST",
-           "REQUEST_MIRROR"]
+           "REQUEST_MIRROR", "MERGE_STATE_KEY", "MERGE_CONFLICT", "MERGE_RESOLUTION", "MERGE_PREFIX"]
 
 FORMAT_KEY = pack("datae", "format")
 CURRENT_BRANCH_KEY = pack("datae", "current-branch")
@@ -33,6 +33,12 @@ DICTIONARY = b"\x90"
 # made by fetch.
 REQUEST = "q"
 REQUEST_MIRROR = "Q"
+# A merge stopped on conflicts (optional keys, absent unless a merge is in progress; see
+# fstore.merge_state): its state, each conflict by key, and each resolution by key.
+MERGE_PREFIX = pack("merge")
+MERGE_STATE_KEY = pack("merge", "state")
+MERGE_CONFLICT = pack("merge", "conflict")
+MERGE_RESOLUTION = pack("merge", "resolution")
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ Against the merge base (the most significant common ancestor), a quad one side c
 takes that side's state. A (graph, subject, predicate) whose object set *both* sides changed,
 to different results, is a conflict: the policy resolves it (``"ours"``, ``"theirs"``, or a
 callable returning the objects to keep) or, with ``"abort"``, the merge raises
-:class:`MergeConflict` and writes nothing.
+:class:`MergeConflict` and writes nothing (``"record"``, the repository's, keeps it as the
+merge in progress: :mod:`fstore.merge_state`).
 
 The merge commit writes a *resolution record* for every quad whose merged state differs from
 what history significance alone would give over the union of both ancestries, so the
@@ -21,6 +22,7 @@ from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
 
+from .conflicts import Choose, ConflictItem
 from .history import History, Quad, winner
 from .values import check_value, to_rdf
 
@@ -62,6 +64,17 @@ class Conflict:
         return Conflict(*map(to_rdf, (self.graph, self.subject, self.predicate)),
                         *(tuple(map(to_rdf, objects)) for objects in (self.base, self.ours, self.theirs)))
 
+    def items(self) -> list[ConflictItem]:
+        """This conflict as the one item a user settles (see :mod:`fstore.conflicts`)."""
+        return [ConflictItem("quad", (self.graph, self.subject, self.predicate), self.base, self.ours, self.theirs,
+                             "objects changed differently on each side")]
+
+    def settle(self, choose: Choose) -> Iterable[Any]:
+        """The objects to keep, as ``choose`` resolves this conflict's item (what a
+        callable merge policy returns)."""
+        item = self.items()[0]
+        return item.value_for(choose(item))
+
     def __str__(self) -> str:
         return (
             f"({self.graph!r}, {self.subject!r}, {self.predicate!r}): base {list(self.base)!r}, "
@@ -70,7 +83,7 @@ class Conflict:
 
 
 Policy = Union[str, Callable[[Conflict], Iterable[Any]]]
-POLICIES = ("abort", "ours", "theirs")
+POLICIES = ("abort", "ours", "theirs", "record")
 
 
 @dataclass

@@ -258,6 +258,7 @@ def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
     with repo.storage.write() as tx:
         refs = repo.storage.refs
         refs.forget_remote_state(tx)
+        repo.storage.clear_merge(tx)  # a merge in progress there is not one here
         refs.set_remote(tx, "origin", origin_url)
         _requests.adopt_copied_requests(repo.storage, tx, "origin")
         for branch, seq in list(refs.items(tx, BRANCH)):

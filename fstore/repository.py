@@ -27,16 +27,19 @@ from nstore.lmdbfile import DATA_FILE, compact, exclusive
 
 from .commits import Commit, commit_hash
 from .diff import blame_seq, diff_seqs, history_of, versions_of
-from . import remotes, sync
+from . import merge_state, remotes, sync
 from . import requests as _requests
-from .errors import MergeConflict, MergeError, RefExistsError, RefInUseError, UnknownRefError
+from .conflicts import ConflictItem, MergeState, decode_state
+from .errors import (ConflictsRecorded, MergeConflict, MergeError, RefExistsError, RefInUseError, RevertConflict,
+                     UnknownRefError)
 from .extensions import provided
 from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
-from .merge import Policy, check_policy, plan_merge
+from .merge import Policy, check_policy
 from .refs import BRANCH, REMOTE, TAG, check_ref_name
 from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
+from .undo import Shown, lost_by_reset, plan_revert, refuse_reset
 from .values import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
@@ -236,11 +239,14 @@ class Repository:
         return remotes.push(self, remote, branch or self.current_branch, force=force, tags=tags, token=token,
                             progress=progress)
 
-    def pull(self, remote: str = "origin", branch: str | None = None, *, policy: Policy = "abort",
+    def pull(self, remote: str = "origin", branch: str | None = None, *, policy: Policy = "record",
              token: str | None = None) -> str | None:
         """Fetch ``remote`` and merge its ``branch`` (default: the current branch's name)
-        into the current branch; returns the new head."""
+        into the current branch; returns the new head. Conflicts stop it as the merge in
+        progress (``ConflictsRecorded``; see :meth:`merge`), unless another ``policy``."""
         into = self.current_branch
+        with self.storage.read() as tx:
+            merge_state.refuse_while_merging(self.storage, tx, f"pull {remote!r}")
         self.fetch(remote, token=token)
         other = f"{remote}/{branch or into}"
         with self.storage.read() as tx:
@@ -281,12 +287,17 @@ class Repository:
 
         Fast-forwards when ``into`` is an ancestor of ``other``; does nothing when ``other``
         is already merged. Conflicts go to ``policy``: "abort" (raise MergeConflict and write
-        nothing), "ours", "theirs", or a callable ``f(conflict) -> objects to keep``.
+        nothing), "ours", "theirs", a callable ``f(conflict) -> objects to keep``, or
+        "record": store the merge in progress (git's way; see :mod:`fstore.merge_state`)
+        and raise :class:`ConflictsRecorded`, listing each conflict with the key to settle
+        it by (:meth:`resolve_conflicts`, :meth:`resolve_with`), then :meth:`merge_continue` or
+        :meth:`merge_abort`. Refused while a merge is in progress.
         """
         check_policy(policy)
         if into == other:
             raise MergeError(f"cannot merge branch {into!r} into itself")
         with self.storage.write() as tx:
+            merge_state.refuse_while_merging(self.storage, tx, f"merge {other!r} into {into!r}")
             ours = self.storage.refs.head(tx, into)
             theirs = self.storage.resolve(tx, other)
             if theirs is None or theirs == ours:
@@ -297,15 +308,128 @@ class Repository:
             if theirs in self.storage.commits.ancestors(tx, ours):
                 return self.storage.commit_id(tx, ours)  # already merged
             base = self.storage.commits.merge_base(tx, ours, theirs)
-            outcomes = {space.space.name: plan_merge(self, tx, space, ours, theirs, base, policy) for space in self.storage.spaces}
-            conflicts = [conflict for outcome in outcomes.values() for conflict in outcome.conflicts]
-            if conflicts and policy == "abort":
-                raise MergeConflict(conflicts)
+            planned = "abort" if policy == "record" else policy
+            outcomes, conflicts = merge_state.plan(self, tx, ours, theirs, base, planned)
             if message is None:
                 message = f"Merge {other!r} into {into!r}"
-            return self.storage.write_commit(tx, into, [ours, theirs], {name: o.records for name, o in outcomes.items()}, message,
-                                      author or "", time, sum(o.added for o in outcomes.values()),
-                                      sum(o.removed for o in outcomes.values()))
+            if conflicts and policy == "abort":
+                raise MergeConflict(conflicts)
+            if not conflicts or policy != "record":
+                return self.storage.write_commit(tx, into, [ours, theirs], {name: o.records for name, o in outcomes.items()},
+                                                 message, author or "", time, sum(o.added for o in outcomes.values()),
+                                                 sum(o.removed for o in outcomes.values()))
+            items = merge_state.items_of(conflicts)
+            ids = [self.storage.commit_id(tx, seq) for seq in (ours, theirs, base)]
+            merge_state.record(self.storage, tx, MergeState(into, other, *ids, message, author or ""), items)
+        raise ConflictsRecorded(conflicts, items)  # after the state is committed
+
+    # -- a merge in progress (see fstore.merge_state) ----------------------------------
+
+    def merge_state(self) -> MergeState | None:
+        """The merge in progress (None: none is), with its counts of conflicts.
+
+        >>> import tempfile
+        >>> open(tempfile.mkdtemp()).merge_state() is None
+        True
+        """
+        return merge_state.state(self)
+
+    def conflicts(self) -> list[ConflictItem]:
+        """Every conflict of the merge in progress (resolved or not), each with its ``key``;
+        :class:`~fstore.errors.NoMergeInProgressError` if none is."""
+        return merge_state.conflicts(self)
+
+    def resolve_conflicts(self, keys: list[str] | None = None, side: str = "ours") -> list[ConflictItem]:
+        """Settle the conflicts ``keys`` (each key, or a prefix of it; None: all unresolved) on ``side``
+        (``"ours"``: the branch merged into, ``"theirs"``); returns them. (Not ``resolve``:
+        that names the commit of a ref.)"""
+        return merge_state.resolve(self, keys, side)
+
+    def resolve_with(self, key: str, value: Any) -> ConflictItem:
+        """Settle conflict ``key`` with an explicit value: the objects to keep (a quad
+        conflict), the cell's value (a cell), the row as a dict or None to delete it (a row),
+        the ``schema.json`` text (a schema)."""
+        return merge_state.resolve_with(self, key, value)
+
+    def merge_continue(self, message: str | None = None, author: str | None = None,
+                       time: _dt.datetime | None = None) -> str:
+        """Make the merge commit of the merge in progress (parents: the branch's head and
+        the commit merged), with the changes that merged and each conflict as resolved;
+        forgets the merge state. Refused (nothing written) while a conflict is unresolved
+        (:class:`~fstore.errors.UnresolvedConflictsError` names them) or if the branch moved
+        since the merge began (:class:`~fstore.errors.MergeStaleError`)."""
+        return merge_state.continue_merge(self, message, author, time)
+
+    def merge_abort(self) -> MergeState:
+        """Forget the merge in progress; the branch stays as it was (nothing was committed)."""
+        return merge_state.abort(self)
+
+    # -- show, revert, reset (see fstore.undo) -------------------------------------------
+
+    def show(self, ref: str) -> Shown:
+        """The commit ``ref`` names and its changes against its first parent: quads, and
+        each table's rows (a :class:`fstore.tables.TableDiff`)."""
+        commit = self.commit(ref)
+        parent = commit.parents[0] if commit.parents else None
+        with self.storage.read() as tx:
+            seq, first = commit.seq, None if parent is None else self.storage.commits.seq_of(tx, parent)
+            quads = [(op, _terms(quad)) for op, quad in diff_seqs(self.storage, tx, first, seq)]
+        return Shown(commit, quads, provided("table_diffs")(self, first, seq))
+
+    def revert(self, ref: str, branch: str | None = None, *, message: str | None = None, author: str | None = None,
+               time: _dt.datetime | None = None) -> str | None:
+        """A new commit on ``branch`` (default: the current one) undoing the changes of
+        commit ``ref`` against its first parent; returns its id (None: nothing to undo).
+        If the branch changed them again since: :class:`~fstore.errors.RevertConflict`,
+        nothing written."""
+        with self.storage.write() as tx:
+            branch = branch or self.storage.current_branch(tx)
+            merge_state.refuse_while_merging(self.storage, tx, f"revert {ref!r}")
+            head = self.storage.refs.head(tx, branch)
+            seq = self.storage.resolve(tx, ref)
+            if seq is None or head is None:
+                raise UnknownRefError(f"cannot revert {ref!r} on {branch!r}: no commits")
+            commit = self.storage.commits.get(tx, seq)
+            parents = self.storage.commits.parents(tx, seq)
+            changes, conflicts = {}, []
+            for space in self.storage.spaces:
+                found, met = plan_revert(self, tx, space, head, seq, parents[0] if parents else None)
+                changes[space.space.name], conflicts = found, conflicts + met
+            if conflicts:
+                raise RevertConflict(conflicts)
+            if not any(changes.values()):
+                return None
+            added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
+            removed = sum(map(len, changes.values())) - added
+            if message is None:
+                message = f'Revert "{commit.message}"\n\nThis reverts commit {commit.id}.'
+            return self.storage.write_commit(tx, branch, [head], changes, message, author or "", time, added, removed)
+
+    def reset(self, ref: str, branch: str | None = None, *, hard: bool = False) -> str:
+        """Move ``branch`` (default: the current one) to commit ``ref``; returns its id.
+        datae has no working tree, so this is all a reset does. Refused if it would drop
+        commits no other branch, tag or remote-tracking branch reaches, unless ``hard``;
+        the old head goes to the reflog whenever it is not an ancestor of the new one, so
+        gc keeps what it reached until the entry expires. Refused on the branch of a merge
+        in progress."""
+        with self.storage.write() as tx:
+            branch = branch or self.storage.current_branch(tx)
+            raw = self.storage.merge_state(tx)
+            if raw is not None and decode_state(raw).into == branch:
+                merge_state.refuse_while_merging(self.storage, tx, f"reset {branch!r}")
+            old = self.storage.refs.head(tx, branch)
+            new = self.storage.resolve(tx, ref)
+            if new is None:
+                raise UnknownRefError(f"cannot reset {branch!r} to {ref!r}: it has no commits")
+            if new == old:
+                return self.storage.commit_id(tx, new)
+            if not hard:
+                refuse_reset(branch, lost_by_reset(self.storage, tx, branch, old, new), ref)
+            forward = old is None or old in self.storage.commits.ancestors(tx, new)
+            if not forward:
+                self.storage.refs.log(tx, BRANCH, branch, old)
+            self.storage.fast_forward(tx, branch, old if forward else None, new)
+            return self.storage.commit_id(tx, new)
 
     # -- merge requests (see fstore.requests; arguments and results are JSON) -------------
 

@@ -37,7 +37,8 @@ from .digest import EMPTY, as_hex, from_hex, moved
 from .errors import UnknownRefError
 from .heads import Reader
 from .history import ALIVE, History, Quad
-from .layout import CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES
+from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
+                     MERGE_STATE_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES)
 from .refs import BRANCH, REMOTE, TAG, Refs
 
 __all__ = ["Storage", "FORMAT_VERSION", "DEFAULT_BRANCH"]
@@ -107,6 +108,40 @@ class Storage:
     def set_current_branch(self, tx: OkvsTransaction, branch: str) -> None:
         self.refs.head(tx, branch)  # it must exist
         tx.set(CURRENT_BRANCH_KEY, branch.encode("utf-8"))
+
+    # -- a merge in progress (optional keys under pack("merge"); see fstore.merge_state) ----
+
+    def merge_state(self, tx: OkvsTransaction) -> bytes | None:
+        """The encoded state of the merge in progress (None: no merge is)."""
+        return tx.get(MERGE_STATE_KEY)
+
+    def start_merge(self, tx: OkvsTransaction, state: bytes, conflicts: dict[str, bytes]) -> None:
+        """Record a merge stopped on ``conflicts`` (encoded, by key)."""
+        self.clear_merge(tx)
+        tx.set(MERGE_STATE_KEY, state)
+        for key, record in conflicts.items():
+            tx.set(MERGE_CONFLICT + pack(key), record)
+
+    def merge_records(self, tx: OkvsTransaction, resolutions: bool = False) -> dict[str, bytes]:
+        """The merge's conflicts (or, with ``resolutions``, its resolutions), by key."""
+        start = MERGE_RESOLUTION if resolutions else MERGE_CONFLICT
+        return {unpack(key[len(start):])[0]: value for key, value in tx.range(start, prefix_end(start))}
+
+    def set_resolution(self, tx: OkvsTransaction, key: str, resolution: bytes) -> None:
+        tx.set(MERGE_RESOLUTION + pack(key), resolution)
+
+    def merge_roots(self, tx: OkvsTransaction) -> list[int]:
+        """The commits the merge in progress names (ours, theirs, base), for gc to keep."""
+        raw = self.merge_state(tx)
+        if raw is None:
+            return []
+        fields = msgpack.unpackb(raw)
+        seqs = (self.commits.seq_of(tx, fields.get(name)) for name in ("ours", "theirs", "base") if fields.get(name))
+        return [seq for seq in seqs if seq is not None]
+
+    def clear_merge(self, tx: OkvsTransaction) -> None:
+        """Forget the merge in progress (every key under ``pack("merge")``)."""
+        tx.remove_range(MERGE_PREFIX, prefix_end(MERGE_PREFIX))
 
     def resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
         """The commit a branch, tag, ``HEAD``, id or id prefix names, with git's ``~N`` and

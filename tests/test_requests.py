@@ -15,7 +15,6 @@ from datae.cli import main
 from fstore import IRI, Var
 from fstore.requests import (RequestConflictError, RequestRefusedError, RequestStateError, UnknownRequestError,
                              mirror_requests)
-from fstore.remotes import connect
 
 EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
 S, NAME, AGE = IRI("urn:alice"), IRI("urn:name"), IRI("urn:age")

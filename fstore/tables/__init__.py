@@ -72,7 +72,7 @@ from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, dataset_name, is_
 from .dataset import Table, list_datasets  # noqa: E402
 from .store import TableWriter, as_schema, create, drop, tables_in  # noqa: E402
 from .access import tuples  # noqa: E402
-from .changes import LogEntry, RowChange, TableDiff, raw_diff, table_blame, table_diff, table_log  # noqa: E402
+from .changes import LogEntry, RowChange, TableDiff, raw_diff, table_blame, table_diff, table_diffs, table_log  # noqa: E402
 from .merging import RowConflict, SchemaConflict  # noqa: E402
 from .kart_import import import_kart  # noqa: E402
 from .kart_export import export_kart_tree  # noqa: E402
@@ -85,7 +85,7 @@ from ..extensions import provide  # noqa: E402
 
 # What View.table, Transaction.table and Repository.table_* call (the core never imports us).
 for _name, _function in (("table_at", table_at), ("open_table", open_table), ("table_diff", table_diff),
-                         ("table_log", table_log), ("table_blame", table_blame)):
+                         ("table_log", table_log), ("table_blame", table_blame), ("table_diffs", table_diffs)):
     provide(_name, _function)
 
 

@@ -42,14 +42,14 @@ from ..history import winner
 from .access import legend_finder, seq_source
 from .dataset import DatasetState, RowReader, find_dataset, pk_of_path, pk_tuple
 from .errors import TableNotFoundError
-from .mapping import FEATURE, dataset_graph
+from .mapping import FEATURE, dataset_graph, dataset_name
 from .packing import pack
 from .schema import SchemaDiff
 
 if TYPE_CHECKING:
     from ..repository import Repository
 
-__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_log", "table_blame", "raw_diff"]
+__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_diffs", "table_log", "table_blame", "raw_diff"]
 
 
 def raw_diff(repo: Repository, a: str, b: str, name: str | None = None) -> Iterator[tuple[str, tuple]]:
@@ -157,32 +157,46 @@ def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = Tr
     """Rows of table ``name`` inserted, deleted and updated from ref ``a`` to ref ``b``
     (rows in Python values, or stored values with ``python=False``), in feature-path
     order. :class:`TableNotFoundError` if the table is at neither."""
-    graph = dataset_graph(name)
     with repo.storage.read() as otx:
         seq_a, seq_b = repo.storage.resolve(otx, a), repo.storage.resolve(otx, b)
-        at_a, at_b = _At(repo, otx, seq_a, name), _At(repo, otx, seq_b, name)
-        if at_a.state is None and at_b.state is None:
-            raise TableNotFoundError(name, f"at {a!r} or {b!r}")
-        result = TableDiff(name)
-        if at_a.state is not None and at_b.state is not None:
-            result.schema = at_a.state.schema.diff(at_b.state.schema) or None
-        changes: dict[str, list[Any]] = {}
-        for op, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo.storage.tables):
-            changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
-        for path, (old, new) in changes.items():
-            if old is None and new is not None:
-                read = at_b.reader.python if python else at_b.reader.stored
-                result.inserted.append(read(path, new))
-            elif new is None and old is not None:
-                read = at_a.reader.python if python else at_a.reader.stored
-                result.deleted.append(read(path, old))
-            elif old is not None and new is not None:
-                cells = _cells(at_a.reader, at_b.reader, path, old, new, python)
-                if cells:
-                    read_a = at_a.reader.python if python else at_a.reader.stored
-                    read_b = at_b.reader.python if python else at_b.reader.stored
-                    result.updated.append(RowChange(pk_of_path(path), read_a(path, old), read_b(path, new), cells))
-        return result
+        return _diff_at(repo, otx, seq_a, seq_b, name, python, f"at {a!r} or {b!r}")
+
+
+def table_diffs(repo: Repository, seq_a: int | None, seq_b: int | None, *, python: bool = True) -> dict[str, TableDiff]:
+    """The diff of every table that changed from commit ``seq_a`` to ``seq_b`` (seqs;
+    None: no commit), by name (what ``Repository.show`` gives)."""
+    with repo.storage.read() as otx:
+        names = sorted({dataset_name(quad[0]) for _, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, None,
+                                                                        repo.storage.tables)} - {None})
+        return {name: _diff_at(repo, otx, seq_a, seq_b, name, python, "at either commit") for name in names}
+
+
+def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, name: str, python: bool,
+             where: str) -> TableDiff:
+    graph = dataset_graph(name)
+    at_a, at_b = _At(repo, otx, seq_a, name), _At(repo, otx, seq_b, name)
+    if at_a.state is None and at_b.state is None:
+        raise TableNotFoundError(name, where)
+    result = TableDiff(name)
+    if at_a.state is not None and at_b.state is not None:
+        result.schema = at_a.state.schema.diff(at_b.state.schema) or None
+    changes: dict[str, list[Any]] = {}
+    for op, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo.storage.tables):
+        changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
+    for path, (old, new) in changes.items():
+        if old is None and new is not None:
+            read = at_b.reader.python if python else at_b.reader.stored
+            result.inserted.append(read(path, new))
+        elif new is None and old is not None:
+            read = at_a.reader.python if python else at_a.reader.stored
+            result.deleted.append(read(path, old))
+        elif old is not None and new is not None:
+            cells = _cells(at_a.reader, at_b.reader, path, old, new, python)
+            if cells:
+                read_a = at_a.reader.python if python else at_a.reader.stored
+                read_b = at_b.reader.python if python else at_b.reader.stored
+                result.updated.append(RowChange(pk_of_path(path), read_a(path, old), read_b(path, new), cells))
+    return result
 
 
 def _path(repo: Repository, otx: Any, seq: int | None, name: str, pk: Any) -> tuple[DatasetState, tuple, str]:

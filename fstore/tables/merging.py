@@ -34,14 +34,16 @@ receiving plain :class:`fstore.Conflict` objects for other quads.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..conflicts import Choose, ConflictItem
 from ..merge import Conflict, GraphResolution, MergeSides, Policy, register_graph_merger
 from .access import legend_finder
 from .dataset import DatasetState, RowReader, find_dataset, pk_of_path
 from .errors import ColumnValueError, RowValueError, SchemaError, TablesError
 from .features import encode_feature, from_python_row
+from .geometry import Geometry
 from .mapping import FEATURE, META, SCHEMA_ITEM, dataset_name, is_dataset_graph, legend_item
 from .packing import pack
 from .schema import Column, Schema
@@ -54,7 +56,9 @@ __all__ = ["RowConflict", "SchemaConflict", "merge_schemas", "merge_cells", "Tab
 class RowConflict:
     """A row both sides changed incompatibly. ``cells`` maps each conflicting column to
     ``(base, ours, theirs)`` (Python values); ``base`` / ``ours`` / ``theirs`` are the
-    whole rows (None where the row does not exist), in the merged schema."""
+    whole rows (None where the row does not exist), in the merged schema. ``stored`` is
+    ``cells`` as stored (Kart's encoding, a geometry as bytes); ``merged`` the row with
+    every cell that does not conflict merged (Python values; None: no row)."""
 
     table: str
     pk: tuple[Any, ...]
@@ -63,6 +67,41 @@ class RowConflict:
     base: dict[str, Any] | None = None
     ours: dict[str, Any] | None = None
     theirs: dict[str, Any] | None = None
+    stored: dict[str, tuple[Any, Any, Any]] = field(default_factory=dict)
+    merged: dict[str, Any] | None = None
+
+    @property
+    def by_cell(self) -> bool:
+        """Settled cell by cell (both sides have the row), rather than as a whole row."""
+        return self.kind in ("update/update", "insert/insert")
+
+    def items(self) -> list[ConflictItem]:
+        """The items a user settles: each conflicting cell, or the row (deleted on one side,
+        changed on the other: each side is None or its changed cells)."""
+        if self.by_cell:
+            return [ConflictItem("cell", (self.table, self.pk, column), *self.stored[column], self.kind)
+                    for column in self.cells]
+
+        def side(index: int, row: dict | None) -> tuple | None:
+            return None if row is None else tuple((column, values[index]) for column, values in self.stored.items())
+
+        return [ConflictItem("row", (self.table, self.pk), side(0, self.base), side(1, self.ours),
+                             side(2, self.theirs), self.kind)]
+
+    def settle(self, choose: Choose) -> dict[str, Any] | None:
+        """The row to keep (None: delete it), as ``choose`` resolves this conflict's items
+        (what a callable merge policy returns)."""
+        if not self.by_cell:
+            resolution = choose(self.items()[0])
+            if resolution[0] == "value":
+                return None if resolution[1] is None else dict(resolution[1])
+            return self.ours if resolution[0] == "ours" else self.theirs
+        row = dict(self.merged or {})
+        for item in self.items():
+            resolution = choose(item)
+            base, ours, theirs = self.cells[item.where[2]]
+            row[item.where[2]] = {"ours": ours, "theirs": theirs}.get(resolution[0], resolution[-1])
+        return row
 
     def __str__(self) -> str:
         pk = self.pk[0] if len(self.pk) == 1 else self.pk
@@ -80,6 +119,21 @@ class SchemaConflict:
     base: Schema | None
     ours: Schema | None
     theirs: Schema | None
+
+    def items(self) -> list[ConflictItem]:
+        """The one item a user settles: each side is its ``schema.json`` text."""
+        def text(schema: Schema | None) -> str | None:
+            return None if schema is None else schema.dumps().decode("utf-8")
+
+        detail = "; ".join(f"column {name!r} {reason}" for name, reason in self.columns.items())
+        return [ConflictItem("schema", (self.table,), text(self.base), text(self.ours), text(self.theirs), detail)]
+
+    def settle(self, choose: Choose) -> Schema | str | None:
+        """The schema to keep, as ``choose`` resolves this conflict's item."""
+        resolution = choose(self.items()[0])
+        if resolution[0] == "value":
+            return resolution[1]
+        return self.ours if resolution[0] == "ours" else self.theirs
 
     def __str__(self) -> str:
         what = "; ".join(f"column {name!r} {reason}" for name, reason in self.columns.items())
@@ -308,7 +362,10 @@ class TableMerger:
                     columns[i].name: tuple(None if vals is None else _python(columns[i], vals[i]) for vals in cells)
                     for i in conflicting
                 }
-                conflict = RowConflict(name, pk, kind, detail, row(cells[0]), row(cells[1]), row(cells[2]))
+                stored = {columns[i].name: tuple(None if vals is None else _plain(vals[i]) for vals in cells)
+                          for i in conflicting}
+                conflict = RowConflict(name, pk, kind, detail, row(cells[0]), row(cells[1]), row(cells[2]), stored,
+                                       row(merged))
                 resolution.conflicts.append(conflict)
                 if policy == "abort":
                     continue
@@ -349,6 +406,11 @@ class TableMerger:
             raise RowValueError(conflict.table, schema.pk_columns[0].name, tuple(stored[c.name] for c in schema.pk_columns),
                                 f"is not the primary key of the conflicting row {conflict.pk!r}", pk=conflict.pk)
         return values
+
+
+def _plain(value: Any) -> Any:
+    """A stored cell as plain data (a geometry as its GeoPackage bytes)."""
+    return bytes(value) if isinstance(value, Geometry) else value
 
 
 def _same_cells(a: list[Any], b: list[Any]) -> bool:
