@@ -199,7 +199,7 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
     versions = VersionContext(repo, operation.ref)
     deadline = limits.deadline()
     source = LimitedSource(as_source(versions.view(None)), deadline)
-    return collect(run_query(source, query, versions=versions), limits, deadline)
+    return collect(run_query(source, query, versions=versions, check=deadline.check), limits, deadline)
 
 
 def _with_using(request: UpdateRequest, operation: Operation) -> UpdateRequest:

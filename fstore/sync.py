@@ -137,6 +137,14 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
             raise SyncError(f"commit {claimed}: its parent {parent} was neither sent nor held")
         parents.append(seq)
     changes: dict[str, list] = {QUADS.name: [], TABLES.name: []}
+    values: dict[bytes, Any] = {}  # each distinct term decoded (and so checked) once
+
+    def value(part: bytes) -> Any:
+        found = values.get(part, values)
+        if found is values:
+            found = values[part] = decode_item(part)
+        return found
+
     try:
         for record in records:
             space = TABLES.name if record[:1] == _TABLES_MARK else QUADS.name
@@ -144,7 +152,7 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
             parts = split(identity, 0, 4)
             if len(parts) != 4 or record[-1:] not in (b"\x00", b"\x01"):
                 raise SyncError(f"commit {claimed}: a change record is not a tuple of 4 and a state")
-            changes[space].append((tuple(map(decode_item, parts)), record[-1:] == b"\x01", parts))
+            changes[space].append((tuple(map(value, parts)), record[-1:] == b"\x01", parts))
     except PackError as exc:
         raise SyncError(f"commit {claimed}: a change record is malformed: {exc}") from None
     seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,

@@ -17,7 +17,7 @@ it through an fstore view or transaction, or takes a :class:`~query.versioning.V
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .algebra import BNode, Query, Var
 from .errors import QueryEvaluationError
@@ -33,13 +33,14 @@ from .versioning import VersionContext, require
 __all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]
 
 
-def prepare(source: Any, query: Query, versions: VersionContext | None = None) -> tuple[Executor, Any]:
+def prepare(source: Any, query: Query, versions: VersionContext | None = None,
+            check: Callable[[], None] | None = None) -> tuple[Executor, Any]:
     """An executor and the physical plan of ``query`` over ``source`` (over the view at the
-    query's ``AT`` ref if it has one)."""
+    query's ``AT`` ref if it has one); ``check`` is called as rows flow (a deadline)."""
     if query.at is not None:
         source = as_source(require(versions, "AT").view(query.at))
     ctx = ExprContext(base=query.base)
-    executor = Executor(source, dataset=query.dataset, ctx=ctx)
+    executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check)
     planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs), versions=versions)
     return executor, planner.plan(query.pattern)
 
@@ -57,9 +58,11 @@ def execute(source_or_view: Any, text: str, *, base: str | None = None, versions
     return run_query(as_source(source_or_view), parse_query(text, base=base), versions=versions)
 
 
-def run_query(source: Any, query: Query, *, versions: VersionContext | None = None) -> Result:
-    """Evaluate a parsed query."""
-    executor, plan = prepare(source, query, versions)
+def run_query(source: Any, query: Query, *, versions: VersionContext | None = None,
+              check: Callable[[], None] | None = None) -> Result:
+    """Evaluate a parsed query; ``check`` is called every few thousand rows and may stop
+    it by raising (what :mod:`query.limits` does with a deadline)."""
+    executor, plan = prepare(source, query, versions, check)
     solutions = _read_together(executor.source, executor.solutions(plan))
     names = [v.name for v in query.vars]
     if query.form == "SELECT":

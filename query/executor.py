@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import heapq
 from itertools import islice
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from fstore import Param
 from nstore.collector import paused_gc
@@ -199,11 +199,26 @@ def compatible(a: Solution, b: Solution) -> bool:
     return True
 
 
-class Executor:
-    """Runs plans against a source for one query (its dataset and expression context)."""
+_CHECK_EVERY = 1024
 
-    def __init__(self, source: Any, *, dataset: Dataset | None = None, ctx: ExprContext | None = None) -> None:
+
+def _checked(rows: Iterator[Solution], check: Callable[[], None]) -> Iterator[Solution]:
+    """``rows``, calling ``check`` before the first and every 1,024th (it may raise)."""
+    check()
+    for count, row in enumerate(rows, 1):
+        if not count % _CHECK_EVERY:
+            check()
+        yield row
+
+
+class Executor:
+    """Runs plans against a source for one query (its dataset and expression context);
+    ``check``, if given, is called as rows flow between operators (e.g. a deadline)."""
+
+    def __init__(self, source: Any, *, dataset: Dataset | None = None, ctx: ExprContext | None = None,
+                 check: Callable[[], None] | None = None) -> None:
         self.source = source
+        self.check = check  # called every _CHECK_EVERY rows an operator yields (a deadline)
         self.ctx = ctx or ExprContext()
         self.ctx.exists = self.exists
         dataset = dataset or Dataset()
@@ -332,6 +347,11 @@ class Executor:
 
     def run(self, node: PlanNode, hint: Solution, graph: Any) -> Iterator[Solution]:
         """Solutions of ``node`` joined with ``hint`` in the active graph ``graph``."""
+        if self.check is not None:
+            return _checked(self._run(node, hint, graph), self.check)
+        return self._run(node, hint, graph)
+
+    def _run(self, node: PlanNode, hint: Solution, graph: Any) -> Iterator[Solution]:
         fn = self._dispatch[type(node)]
         if hint:
             keep = node.keep

@@ -1,10 +1,11 @@
 """Bounds on a running query: a time limit and a cap on the solutions it returns.
 
-:class:`LimitedSource` wraps a source (:mod:`query.source`) and checks the deadline as
-rows come out of the store, so a query stops within a few thousand rows of its deadline
-whatever its plan: every join, path and aggregate reads through the source. (A single
-expression that runs long on its own, such as a backtracking regular expression on one
-value, is not interrupted.) :func:`collect` reads a result's rows under both limits.
+The deadline is checked as rows come out of the store (:class:`LimitedSource` wraps a
+source, :mod:`query.source`) and as they flow between the operators of a plan
+(``run_query(..., check=deadline.check)``), so a query stops within a few thousand rows
+of its deadline whatever its plan. (A single expression that runs long on its own, such
+as a backtracking regular expression on one value, is not interrupted.) :func:`collect`
+reads a result's rows under both limits.
 
 >>> from query import MemorySource, IRI, Literal, execute
 >>> quads = [(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i))) for i in range(10)]

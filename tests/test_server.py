@@ -258,3 +258,33 @@ def test_a_merge_request_round_trip_through_a_server_between_two_clones(tmp_path
     assert status == 409 and answer["kind"] == "RequestStateError"
     assert served.json("GET", "/requests/99")[0] == 404
     cy.close()
+
+
+def test_queries_run_under_the_time_and_size_limits_and_results_follow_accept(tmp_path):
+    seeded(tmp_path / "origin", commits=1, quads=400)
+    server = Server(tmp_path / "origin", "--timeout", "0.5", "--max-results", "50")
+    try:
+        def sparql(query: str, accept: str | None = None, *extra: tuple[str, str]) -> tuple[int, dict, bytes]:
+            from urllib.parse import urlencode
+            return server.request("GET", "/sparql?" + urlencode([("query", query), *extra]),
+                                  headers={"Accept": accept} if accept else {})
+
+        status, _, body = sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } GRAPH ?h { ?t ?q ?r } "
+                                 "GRAPH ?i { ?u ?v ?w } }")
+        assert status == 503 and b"QueryTimeoutError" in body and b"0.5 s" in body
+        status, _, body = sparql("SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }")
+        assert status == 503 and b"ResultTooLargeError" in body and b"50 rows" in body
+        query = "SELECT ?s WHERE { GRAPH ?g { ?s ?p ?o } } ORDER BY ?s LIMIT 3"
+        status, headers, body = sparql(query, "text/csv;q=0.9, application/sparql-results+xml;q=0.5")
+        assert status == 200 and headers["content-type"].startswith("text/csv") and body.count(b"\r\n") == 4
+        status, headers, body = sparql(query, "application/sparql-results+xml")
+        assert headers["content-type"] == "application/sparql-results+xml" and body.count(b"<result>") == 3
+        assert sparql(query, "image/png")[0] == 406
+        status, headers, body = sparql(query, None, ("format", "tsv"))
+        assert status == 200 and headers["content-type"].startswith("text/tab-separated-values")
+        status, headers, body = sparql("CONSTRUCT { ?s <urn:q> 1 } WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 2",
+                                       "application/n-triples")
+        assert status == 200 and headers["content-type"] == "application/n-triples" and body.count(b" .\n") == 2
+        assert sparql("SELECT * WHERE { ?s ?p ?o }", None, ("ref", "no-such-ref"))[0] == 404
+    finally:
+        server.stop()
