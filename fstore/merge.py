@@ -269,7 +269,14 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
             merged = state["theirs"]
         else:
             merged = state["ours"]
-        if merged != state["union"]:
+        # A quad both sides changed, to different states, gets a record even when the union
+        # of the two histories already holds the merged state: which side's record wins in
+        # that union follows the significance order, and that order is each store's own
+        # (commits arrive in different orders). The merge's record comes after both in
+        # every store, so the state at the merge, its digest and its id are the same
+        # wherever it is received.
+        contested = state["ours"] != state["theirs"] and key in ours_side and key in theirs_side
+        if merged != state["union"] or contested:
             records.append((quad, merged, None))
         if merged != state["ours"]:
             if merged:

@@ -288,3 +288,53 @@ def test_queries_run_under_the_time_and_size_limits_and_results_follow_accept(tm
         assert sparql("SELECT * WHERE { ?s ?p ?o }", None, ("ref", "no-such-ref"))[0] == 404
     finally:
         server.stop()
+
+
+def test_three_stores_with_random_histories_agree_over_http(tmp_path, served):
+    """Random commits, pushes, fetches and pulls between two clones of a served store,
+    against a model: the state each commit id had where it was made. Every store that
+    holds an id gives that state, and all end at one head."""
+    rng = random.Random(14)
+    clones = [fstore.clone(served.url, tmp_path / name / ".datae", local=name == "a") for name in ("a", "b")]
+    model: dict[str, list[str]] = {}
+
+    def remember(repo: fstore.Repository) -> None:
+        head = repo.head("main")
+        model.setdefault(head, state(repo, head))
+
+    for step in range(30):
+        repo = rng.choice(clones)
+        action = rng.choice(["commit", "commit", "push", "pull", "fetch"])
+        if action == "commit":
+            commit(repo, 200 + step, rng=rng)
+        elif action == "push":
+            try:
+                repo.push(token=served.token)
+            except NotFastForwardError:
+                repo.pull(policy="theirs")
+                remember(repo)
+                repo.push(token=served.token)
+        elif action == "pull":
+            repo.pull(policy="ours")
+        else:
+            repo.fetch()
+        remember(repo)
+    for repo in clones:
+        repo.pull(policy="ours")
+        remember(repo)
+        repo.push(token=served.token)
+    clones[0].pull()
+    heads = {repo.head("main") for repo in clones} | {served.json("GET", "/sync/v1/refs")[1]["branches"]["main"]}
+    assert len(heads) == 1
+    check = fstore.clone(served.url, tmp_path / "check" / ".datae", local=False)
+    for repo in (*clones, check):
+        for commit_id, expected in model.items():
+            if _holds(repo, commit_id):
+                assert state(repo, commit_id) == expected, commit_id
+        assert repo.verify() == []
+        repo.close()
+
+
+def _holds(repo: fstore.Repository, commit_id: str) -> bool:
+    with repo.storage.read() as tx:
+        return repo.storage.commits.seq_of(tx, commit_id) is not None

@@ -317,3 +317,31 @@ def test_an_interrupted_fetch_moves_no_ref_and_the_next_one_completes(tmp_path, 
     assert copy.fetch()["origin/main"] == new[-1]
     assert [c.id for c in copy.log("origin/main")][:6] == new[::-1] and copy.verify() == []
     copy.close()
+
+
+def test_a_merge_has_the_same_state_in_stores_that_received_its_parents_in_another_order(tmp_path):
+    """Two stores number the same commits in different orders (each its own first). A merge
+    of a quad both sides changed must not lean on that order: pushed to the other store,
+    it gives the state digest it claims and the state it had where it was made."""
+    q = (None, IRI("urn:s"), IRI("urn:p"), 1)
+    a = store(tmp_path / "a")
+    with a.transaction("main", message="base", author="t") as tx:
+        fstore.add(tx, *q)
+    a.close()
+    b = fstore.clone(str(tmp_path / "a"), tmp_path / "b" / ".datae", local=False)
+    a = store(tmp_path / "a")
+    with a.transaction("main", message="a removes", author="t") as tx:
+        fstore.rm(tx, *q)
+    a.close()
+    with b.transaction("main", message="b removes", author="t") as tx:
+        fstore.rm(tx, *q)
+    with b.transaction("main", message="b puts it back", author="t") as tx:
+        fstore.add(tx, *q)
+    merged = b.pull(policy="ours")  # in b, a's removal arrives last; in a, it came first
+    made_here = state(b, merged)
+    assert made_here == []  # ours kept base's quad, theirs removed it: the removal wins
+    b.push()
+    a = store(tmp_path / "a")
+    assert a.head("main") == merged and state(a, merged) == made_here and a.verify() == []
+    a.close()
+    b.close()
