@@ -18,7 +18,7 @@ from fstore.http_remote import FRAMES_TYPE
 from fstore.remotes import connect
 from fstore.sync import AuthenticationError, NotFastForwardError, SyncError, commit_payloads, encode_payload
 from server_fixtures import CutProxy, Server, write_token
-from test_sync import EVERYTHING, commit, state, store
+from test_sync import EVERYTHING, commit, random_sync, state, store
 
 
 def seeded(path, commits: int = 12, quads: int = 400) -> None:
@@ -302,28 +302,7 @@ def test_three_stores_with_random_histories_agree_over_http(tmp_path, served):
         head = repo.head("main")
         model.setdefault(head, state(repo, head))
 
-    for step in range(30):
-        repo = rng.choice(clones)
-        action = rng.choice(["commit", "commit", "push", "pull", "fetch"])
-        if action == "commit":
-            commit(repo, 200 + step, rng=rng)
-        elif action == "push":
-            try:
-                repo.push(token=served.token)
-            except NotFastForwardError:
-                repo.pull(policy="theirs")
-                remember(repo)
-                repo.push(token=served.token)
-        elif action == "pull":
-            repo.pull(policy="ours")
-        else:
-            repo.fetch()
-        remember(repo)
-    for repo in clones:
-        repo.pull(policy="ours")
-        remember(repo)
-        repo.push(token=served.token)
-    clones[0].pull()
+    random_sync(clones, rng, 30, token=served.token, seen=remember)
     heads = {repo.head("main") for repo in clones} | {served.json("GET", "/sync/v1/refs")[1]["branches"]["main"]}
     assert len(heads) == 1
     check = fstore.clone(served.url, tmp_path / "check" / ".datae", local=False)

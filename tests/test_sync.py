@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from typing import Callable
 
 import pytest
 
@@ -175,31 +176,42 @@ def test_bad_remotes_are_typed_errors(tmp_path):
     repo.close()
 
 
-def test_three_stores_with_random_histories_agree(tmp_path):
-    """Random commits, pushes, fetches and pulls between two clones of a third store:
-    every commit id that two stores hold names the same state in both."""
-    rng = random.Random(2026)
-    clones = [fstore.clone(seeded_origin(tmp_path) if name == "a" else str(tmp_path / "origin"), tmp_path / name / ".datae",
-                           local=name == "a") for name in ("a", "b")]
-    for step in range(40):
+def random_sync(clones: list[fstore.Repository], rng: random.Random, steps: int, *, token: str | None = None,
+                seen: Callable[[fstore.Repository], None] = lambda repo: None) -> None:
+    """``steps`` random commits, pushes, fetches and pulls by ``clones`` of one origin, then
+    every clone pulled and pushed until all are at one head; ``seen`` is told each store
+    after each step that may have made a commit."""
+    for step in range(steps):
         repo = rng.choice(clones)
         action = rng.choice(["commit", "commit", "push", "pull", "fetch"])
         if action == "commit":
             commit(repo, 100 + step, rng=rng)
         elif action == "push":
             try:
-                repo.push()
+                repo.push(token=token)
             except NotFastForwardError:
                 repo.pull(policy="theirs")
-                repo.push()
+                seen(repo)
+                repo.push(token=token)
         elif action == "pull":
             repo.pull(policy="ours")
         else:
             repo.fetch()
+        seen(repo)
     for repo in clones:
         repo.pull(policy="ours")
-        repo.push()
+        seen(repo)
+        repo.push(token=token)
     clones[0].pull()
+
+
+def test_three_stores_with_random_histories_agree(tmp_path):
+    """Random commits, pushes, fetches and pulls between two clones of a third store:
+    every commit id that two stores hold names the same state in both."""
+    rng = random.Random(2026)
+    clones = [fstore.clone(seeded_origin(tmp_path) if name == "a" else str(tmp_path / "origin"), tmp_path / name / ".datae",
+                           local=name == "a") for name in ("a", "b")]
+    random_sync(clones, rng, 40)
     origin = store(tmp_path / "origin")
     everyone = [origin, *clones]
     assert len({repo.head("main") for repo in everyone}) == 1
