@@ -141,9 +141,13 @@ class HttpRemote:
             connection.request(method, self._prefix + path, body=body, headers=headers, encode_chunked=chunked)
             response = connection.getresponse()
         except (OSError, http.client.HTTPException) as exc:
-            connection.close()
             if isinstance(exc, BrokenPipeError | ConnectionResetError):
+                refused = _early_answer(connection)  # a server may refuse a body before reading it all
+                connection.close()
+                if refused is not None and refused.status >= 400:
+                    raise _error(refused, self.url, path) from None
                 raise SyncError(f"{self.url}: the server closed the connection during {method} {path} ({exc})") from None
+            connection.close()
             raise SyncError(f"cannot reach the datae server at {self.url}: {exc}") from None
         if response.status >= 400:
             raise _error(response, self.url, path)
@@ -154,6 +158,14 @@ class HttpRemote:
         while chunk := _read(response, CHUNK, self.url):
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _early_answer(connection: http.client.HTTPConnection) -> http.client.HTTPResponse | None:
+    """The answer a server sent before it stopped reading the request, if any."""
+    try:
+        return connection.getresponse()
+    except (OSError, http.client.HTTPException):
+        return None
 
 
 def _read(response: http.client.HTTPResponse, size: int, url: str) -> bytes:
