@@ -21,6 +21,7 @@ is all there. Errors are JSON ``{"error": message, "kind": class name}`` with a 
 
 from __future__ import annotations
 
+import copy
 import hmac
 import json
 import logging
@@ -404,5 +405,9 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *,
     shown = f"[{host}]" if ":" in host else host
     announce(f"datae serve: http://{shown}:{bound} (store {config.store}; "
              f"{'read-only' if config.read_only else 'writes need the token' if config.token else 'writes open to anyone'})")
-    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="info"))
+    # Every log line to stderr (uvicorn's access log goes to stdout by default): stdout
+    # carries only the announcement, so a parent that reads one line never blocks us.
+    logging_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    logging_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="info", log_config=logging_config))
     server.run(sockets=[sock])

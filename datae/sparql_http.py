@@ -15,6 +15,8 @@ update's commit (or the headers ``X-Datae-Message`` / ``X-Datae-Author``).
 from __future__ import annotations
 
 import dataclasses
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -198,8 +200,37 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
                                                            tuple(map(IRI, operation.named_graphs))))
     versions = VersionContext(repo, operation.ref)
     deadline = limits.deadline()
-    source = LimitedSource(as_source(versions.view(None)), deadline)
+    source = LimitedSource(as_source(_views.at(versions)), deadline)
     return collect(run_query(source, query, versions=versions, check=deadline.check), limits, deadline)
+
+
+class _Views:
+    """The views of the last few commits queried, kept so that the planner's estimates
+    (kept per view, :mod:`query.source`) serve every later query of the same commit: a
+    server answers many queries at one head, and estimating afresh was a third of a
+    small query's time. A view is pinned to its commit, so a kept one is never stale."""
+
+    def __init__(self, size: int = 16) -> None:
+        self._size = size
+        self._views: OrderedDict[tuple[int, str | None], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def at(self, versions: VersionContext) -> Any:
+        key = (id(versions.repo), versions.resolve(None))
+        with self._lock:
+            view = self._views.get(key)
+            if view is not None:
+                self._views.move_to_end(key)
+                return view
+        view = versions.view(None)
+        with self._lock:
+            self._views[key] = view
+            while len(self._views) > self._size:
+                self._views.popitem(last=False)
+        return view
+
+
+_views = _Views()
 
 
 def _with_using(request: UpdateRequest, operation: Operation) -> UpdateRequest:

@@ -1,0 +1,317 @@
+"""Server benchmark (issue 14): ``/sparql`` of ``datae serve`` under concurrent clients,
+against pyoxigraph's in-process query and Oxigraph's own HTTP server on the same data.
+
+    python -m bench.server_bench                                   # 100k quads, 8 clients, 5 s
+    python -m bench.server_bench --quads 100000 300000 --seconds 5 # two sizes: growth
+
+For each size N: the social graph of ``bench/query_bench.py`` (``social_graph``) goes into
+a datae store (``fstore.add_many``, one commit) and a pyoxigraph on-disk ``Store``; the
+same quads, dumped as N-Quads, are loaded with ``oxigraph load`` for the ``oxigraph``
+server CLI (PyPI package ``oxigraph``; the column is skipped, saying why, if it cannot
+run). Loading is not timed. Then, for each query of ``query_bench.QUERIES`` and for the
+mix of all of them (each client cycles through the set), ``--clients`` threads run
+queries back to back for ``--seconds`` and the throughput (queries a second, all clients
+together) is printed for:
+
+* **datae**: ``datae serve`` in its own process; one keep-alive ``http.client``
+  connection per thread, ``GET /sparql?query=...`` with ``Accept:
+  application/sparql-results+json``, the whole answer read, every status checked (200);
+* **pyoxigraph**: ``store.query(q)`` in-process from the same number of threads, every
+  solution consumed (no HTTP, no serialisation: the floor);
+* **oxigraph server**: ``oxigraph serve-read-only``, the same client code as datae's
+  against its ``/query``.
+
+Before timing, each query's row count through datae's server is checked against
+pyoxigraph's (a mismatch is printed loudly). After the runs, the peak RSS (``VmHWM``) of
+each server process is printed. The ratios are datae q/s / peer q/s: **>= 1 means datae
+is as fast or faster**. The clients are Python threads in this process: on a small
+machine they compete with the servers for CPU (and with pyoxigraph for the GIL between
+solutions), so the figures are a lower bound for every column alike.
+
+Cost growth: a query's cost is the cost of the query itself (see ``query_bench``: the
+star join, filter and OPTIONAL grow with the rows they match, the chain join and the
+aggregate with N) plus, over HTTP, a per-request cost (parsing, planning, the request
+and serialisation of the result: O(rows)); so q/s falls with N as the queries' results
+and scans grow, and concurrency helps only as far as the server's CPUs (datae's query
+engine runs in Python threads of one process: the GIL serialises them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from typing import IO, Callable
+from urllib.parse import quote
+
+import pyoxigraph as ox
+
+import fstore
+
+from .nstore_bench import machine
+from .query_bench import QUERIES, ox_quad, social_graph
+
+JSON_RESULTS = "application/sparql-results+json"
+MIX = "mix"
+
+
+# -- the engines ------------------------------------------------------------------------
+
+
+def build_stores(size: int, workdir: str) -> tuple[str, ox.Store, int]:
+    """The datae store (its directory) and the pyoxigraph store holding the same
+    ``size`` generated quads (one commit for datae), and the number of quads."""
+    quads = list(social_graph(size))
+    path = os.path.join(workdir, "datae")
+    repo = fstore.open(path)
+    with repo.transaction("main", message="social graph", author="bench") as tx:
+        fstore.add_many(tx, quads)
+    repo.close()
+    store = ox.Store(os.path.join(workdir, "pyoxigraph"))
+    store.bulk_extend(ox_quad(q) for q in quads)
+    store.flush()
+    count = len(quads)
+    del quads
+    gc.collect()
+    return path, store, count
+
+
+class Process:
+    """A server in a process of its own, listening on ``127.0.0.1:port``."""
+
+    def __init__(self, argv: list[str], port: int, path: str) -> None:
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.port, self.path = port, path
+
+    def peak_rss_mb(self) -> int:
+        """The process's peak resident set (``VmHWM``), in MB."""
+        with open(f"/proc/{self.process.pid}/status") as status:
+            return int(next(line for line in status if line.startswith("VmHWM:")).split()[1]) // 1024
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout:
+            self.process.stdout.close()
+
+
+def start_datae(store: str) -> Process:
+    """``datae --repo STORE serve --port 0``; the port is read from its first line."""
+    argv = [sys.executable, "-m", "datae", "--repo", store, "serve", "--port", "0", "--read-only"]
+    server = Process(argv, 0, "/sparql")
+    line = server.process.stdout.readline().decode()  # type: ignore[union-attr]
+    if "http://" not in line:
+        server.stop()
+        raise RuntimeError(f"datae serve did not start: {line!r}")
+    server.port = int(line.split()[2].rsplit(":", 1)[1])
+    # uvicorn writes an access-log line per request to stdout: drain the pipe, or the
+    # server blocks once its buffer (64 KiB, ~700 requests) is full.
+    threading.Thread(target=drain, args=(server.process.stdout,), daemon=True).start()
+    wait_ready(server)
+    return server
+
+
+def drain(stream: IO[bytes]) -> None:
+    """Read ``stream`` to its end, dropping what it says."""
+    while stream.read(1 << 16):
+        pass
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 (for Oxigraph's server, which cannot pick one)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_oxigraph(store: ox.Store, workdir: str) -> tuple[Process | None, str]:
+    """Oxigraph's server on a copy of ``store`` (dumped as N-Quads, ``oxigraph load``ed),
+    or None and why not."""
+    binary = shutil.which("oxigraph") or os.path.join(os.path.dirname(sys.executable), "oxigraph")
+    if not os.path.exists(binary):
+        return None, "no oxigraph command (pip install oxigraph)"
+    dump, location = os.path.join(workdir, "data.nq"), os.path.join(workdir, "oxigraph-server")
+    store.dump(dump, ox.RdfFormat.N_QUADS)
+    loaded = subprocess.run([binary, "load", "--location", location, "--file", dump], capture_output=True, text=True)
+    if loaded.returncode:
+        return None, f"oxigraph load failed: {loaded.stderr.strip()[-300:]}"
+    port = free_port()
+    server = Process([binary, "serve-read-only", "--location", location, "--bind", f"127.0.0.1:{port}"], port, "/query")
+    try:
+        wait_ready(server)
+    except RuntimeError as exc:
+        server.stop()
+        return None, str(exc)
+    return server, ""
+
+
+def wait_ready(server: Process) -> None:
+    """Until the server answers an ASK (or fails to start)."""
+    for _ in range(400):
+        if server.process.poll() is not None:
+            raise RuntimeError(f"server exited with status {server.process.returncode}")
+        try:
+            if http_query(http.client.HTTPConnection("127.0.0.1", server.port, timeout=5), server.path, "ASK {}")[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing answers on port {server.port}")
+
+
+def http_query(connection: http.client.HTTPConnection, path: str, query: str) -> tuple[int, bytes]:
+    """One ``GET path?query=...`` on a kept-alive connection: (status, body)."""
+    connection.request("GET", f"{path}?query={quote(query)}", headers={"Accept": JSON_RESULTS})
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+def http_rows(server: Process, query: str) -> int:
+    """The number of rows of ``query``'s JSON answer from ``server`` (-1 if not 200)."""
+    status, body = http_query(http.client.HTTPConnection("127.0.0.1", server.port, timeout=120), server.path, query)
+    return len(json.loads(body)["results"]["bindings"]) if status == 200 else -1
+
+
+# -- load generation --------------------------------------------------------------------
+
+Client = Callable[[str], int]  # runs one query, returns its HTTP status (200 in-process)
+
+
+def http_client(server: Process) -> Callable[[], Client]:
+    """A factory of clients, each with its own keep-alive connection to ``server``."""
+
+    def make() -> Client:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        return lambda query: http_query(connection, server.path, query)[0]
+
+    return make
+
+
+def in_process_client(store: ox.Store) -> Callable[[], Client]:
+    """A factory of clients querying ``store`` in-process, consuming every solution."""
+
+    def run(query: str) -> int:
+        for _ in store.query(query):  # type: ignore[union-attr]
+            pass
+        return 200
+
+    return lambda: run
+
+
+def throughput(make_client: Callable[[], Client], queries: list[str], clients: int, seconds: float) -> tuple[float, Counter]:
+    """Queries a second of ``clients`` threads, each running ``queries`` in turn (from its
+    own offset) back to back for ``seconds``; and the statuses seen (an exception's name
+    for a failed request: that client stops)."""
+    barrier = threading.Barrier(clients + 1)
+    statuses: Counter = Counter()
+    lock = threading.Lock()
+    deadline = [0.0]
+
+    def work(offset: int) -> None:
+        client, seen = make_client(), Counter()
+        barrier.wait()
+        i = offset
+        while time.perf_counter() < deadline[0]:
+            try:
+                seen[client(queries[i % len(queries)])] += 1
+            except Exception as exc:  # noqa: BLE001 - counted and shown, not fatal
+                seen[type(exc).__name__] += 1
+                break
+            i += 1
+        with lock:
+            statuses.update(seen)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    deadline[0] = time.perf_counter() + seconds
+    start = time.perf_counter()
+    barrier.wait()
+    for thread in threads:
+        thread.join()
+    return sum(statuses.values()) / (time.perf_counter() - start), statuses
+
+
+# -- the run ----------------------------------------------------------------------------
+
+
+def check_rows(datae: Process, store: ox.Store) -> None:
+    """Each query's row count through datae's server against pyoxigraph's."""
+    for label, text in QUERIES.items():
+        mine, theirs = http_rows(datae, text), sum(1 for _ in store.query(text))  # type: ignore[union-attr]
+        if mine != theirs:
+            print(f"!!! ROW COUNTS DIFFER for {label}: datae {mine}, pyoxigraph {theirs}")
+
+
+def rate(make_client: Callable[[], Client], queries: list[str], args: argparse.Namespace, name: str) -> float:
+    """``throughput``, complaining loudly about any answer that is not a 200."""
+    qps, statuses = throughput(make_client, queries, args.clients, args.seconds)
+    if set(statuses) - {200}:
+        print(f"!!! {name}: statuses {dict(statuses)}")
+    return qps
+
+
+def ratio(mine: float, theirs: float | None) -> str:
+    """``mine / theirs`` as a column, or a dash without a peer figure."""
+    return f"{mine / theirs:>7.2f}x" if theirs else f"{'-':>8}"
+
+
+def run_size(size: int, args: argparse.Namespace) -> None:
+    """Build both stores at ``size``, start the servers, print the table, clean up."""
+    workdir = tempfile.mkdtemp(prefix="datae-server-bench-")
+    datae = oxigraph = None
+    try:
+        start = time.perf_counter()
+        path, store, count = build_stores(size, workdir)
+        oxigraph, why = start_oxigraph(store, workdir)
+        datae = start_datae(path)
+        print(f"\n{count:,} quads, {args.clients} clients, {args.seconds:g} s a query "
+              f"(stores built in {time.perf_counter() - start:.1f} s, not timed)")
+        if oxigraph is None:
+            print(f"oxigraph server skipped: {why}")
+        check_rows(datae, store)
+        print(f"{'query':<12} {'datae q/s':>10} {'pyoxigraph':>11} {'ox server':>10} {'d/pyox':>8} {'d/oxsrv':>8}")
+        workloads = {label: [text] for label, text in QUERIES.items()} | {MIX: list(QUERIES.values())}
+        for label, queries in workloads.items():
+            mine = rate(http_client(datae), queries, args, f"datae {label}")
+            local = rate(in_process_client(store), queries, args, f"pyoxigraph {label}")
+            server = rate(http_client(oxigraph), queries, args, f"oxigraph {label}") if oxigraph else None
+            shown = f"{server:>10.1f}" if server else f"{'-':>10}"
+            print(f"{label:<12} {mine:>10.1f} {local:>11.1f} {shown} {ratio(mine, local)} {ratio(mine, server)}", flush=True)
+        peaks = f"datae serve {datae.peak_rss_mb()} MB" + (f", oxigraph serve {oxigraph.peak_rss_mb()} MB" if oxigraph else "")
+        print(f"peak RSS (VmHWM) of the servers: {peaks}")
+        del store
+    finally:
+        for server in (datae, oxigraph):
+            if server:
+                server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="/sparql of datae serve under concurrent clients vs pyoxigraph and Oxigraph's server")
+    parser.add_argument("--quads", type=int, nargs="+", default=[100_000], help="graph size(s) (default 100,000)")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent client threads (default 8)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="run time per query and engine (default 5)")
+    args = parser.parse_args(argv)
+    print(f"# server benchmark: /sparql under {args.clients} clients; {machine()}")
+    for size in args.quads:
+        run_size(size, args)
+
+
+if __name__ == "__main__":
+    main()
