@@ -700,7 +700,7 @@ def build_parser() -> argparse.ArgumentParser:
     command("stats", cmd_stats, "counts of commits, branches, tags, quads, and the file's live and reclaimable bytes")
     p = command("verify", cmd_verify, "recompute every commit id, head digest and blob hash; check every index and the dictionary")
     p.add_argument("--quick", action="store_true", help="check the commit chain only (every commit id)")
-    p = command("gc", cmd_gc, "drop what no branch, tag or recent reflog entry reaches, then compact the file")
+    p = command("gc", cmd_gc, "drop what no branch, tag, remote-tracking branch or recent reflog entry reaches, then compact the file")
     p.add_argument("--expire", type=float, default=30.0, metavar="DAYS",
                    help="keep deleted branches' and tags' commits this many days (default 30; 0: drop them now)")
     command("reflog", cmd_reflog, "the deleted branches and tags, and the commits they reached")

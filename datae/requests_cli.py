@@ -168,8 +168,8 @@ def cmd_request_close(args: argparse.Namespace) -> int:
 def cmd_request_merge(args: argparse.Namespace) -> int:
     target, close = requests_target(args)
     try:
+        into = target.request(args.number, limit=0)["target"]
         head = target.request_merge(args.number, _author(args), args.message)
-        into = next(r["target"] for r in target.requests("merged") if r["number"] == args.number)
     finally:
         close()
     out(f"Merged request #{args.number} into {into}: {into} is at {(head or '')[:10]}")

@@ -33,6 +33,7 @@ import threading
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
+from urllib.parse import urlsplit
 
 import msgpack
 from starlette.applications import Starlette
@@ -44,7 +45,7 @@ from starlette.routing import Route
 
 import fstore
 from fstore import sync
-from fstore.errors import MergeConflict, UnknownRefError
+from fstore.errors import MergeConflict, MergeInProgressError, MergeStaleError, UnknownRefError
 from fstore.requests import RequestConflictError, RequestStateError, UnknownRequestError
 from fstore.http_remote import FRAMES_TYPE, MAX_FRAME
 from nstore.errors import DataeError
@@ -54,15 +55,20 @@ from query.outcomes import UpdateResult
 
 from .sparql_http import ProtocolError, negotiate, read_operation, run_operation
 
-__all__ = ["ServerConfig", "create_app", "serve", "ReadOnlyError"]
+__all__ = ["ServerConfig", "create_app", "serve", "ReadOnlyError", "CrossSiteError"]
 
 log = logging.getLogger("datae.server")
 _STREAM_CHUNK = 1 << 20
 _SPOOL_IN_MEMORY = 8 << 20
+MAX_FETCH_BODY = 64 << 20  # wants and haves: about 900,000 commit ids
 
 
 class ReadOnlyError(DataeError):
     """A write sent to a read-only server."""
+
+
+class CrossSiteError(DataeError):
+    """A write sent by a web page of another site (a browser's form post)."""
 
 
 @dataclass(frozen=True)
@@ -79,9 +85,9 @@ class ServerConfig:
 
 
 _STATUS: list[tuple[type[BaseException], int]] = [
-    (sync.AuthenticationError, 401), (ReadOnlyError, 403), (sync.NotFastForwardError, 409),
-    (sync.RefMovedError, 409), (MergeConflict, 409), (UnknownRefError, 404), (UnknownRequestError, 404),
-    (RequestStateError, 409), (RequestConflictError, 409),
+    (sync.AuthenticationError, 401), (ReadOnlyError, 403), (CrossSiteError, 403), (sync.NotFastForwardError, 409),
+    (sync.RefMovedError, 409), (MergeConflict, 409), (MergeInProgressError, 409), (MergeStaleError, 409),
+    (UnknownRefError, 404), (UnknownRequestError, 404), (RequestStateError, 409), (RequestConflictError, 409),
     (QueryTimeoutError, 503), (ResultTooLargeError, 503), (DataeError, 400),
 ]
 
@@ -111,6 +117,7 @@ def create_app(config: ServerConfig) -> Starlette:
         return state["repo"]
 
     def require_write(request: Request) -> None:
+        _refuse_cross_site(request)
         if config.read_only:
             raise ReadOnlyError("this server is read-only (datae serve --read-only)")
         if config.token is None:
@@ -140,8 +147,8 @@ def create_app(config: ServerConfig) -> Starlette:
         return Response(b"".join(bytes.fromhex(i) for i in sorted(held)), media_type="application/octet-stream")
 
     async def fetch(request: Request) -> Response:
-        asked = _json(await body_of(request, 1 << 30))
-        wants, haves = asked.get("wants") if isinstance(asked, dict) else None, asked.get("haves", [])
+        asked = _json(await body_of(request, MAX_FETCH_BODY))
+        wants, haves = (asked.get("wants"), asked.get("haves", [])) if isinstance(asked, dict) else (None, None)
         if not _strings(wants) or not _strings(haves):
             raise ProtocolError('a fetch body is {"wants": [commit ids], "haves": [commit ids]}')
         storage = repo().storage
@@ -151,6 +158,7 @@ def create_app(config: ServerConfig) -> Starlette:
 
     async def push(request: Request) -> Response:
         require_write(request)
+        _require_type(request, FRAMES_TYPE)
         spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
         try:
             async for chunk in request.stream():
@@ -187,6 +195,7 @@ def create_app(config: ServerConfig) -> Starlette:
     # -- merge requests: the Repository methods of the same names, as JSON ----------------
 
     async def fields(request: Request, *names: str) -> list[Any]:
+        _require_type(request, "application/json")
         given = _json(await body_of(request, config.max_request_bytes))
         if not isinstance(given, dict):
             raise ProtocolError(f"the request body is a JSON object with {', '.join(names)}")
@@ -262,6 +271,25 @@ def create_app(config: ServerConfig) -> Starlette:
     handlers = {DataeError: on_error, QueryError: on_error, HTTPException: on_error, ClientDisconnect: on_error,
                 Exception: on_error}
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+
+
+def _refuse_cross_site(request: Request) -> None:
+    """A write a web page in someone's browser sent (a form posted to localhost) is
+    refused: browsers say where a request comes from, other clients do not."""
+    site = request.headers.get("sec-fetch-site")
+    origin = request.headers.get("origin")
+    host = request.headers.get("host", "")
+    if site in ("cross-site", "same-site") or (origin and origin != "null" and urlsplit(origin).netloc != host) \
+            or origin == "null":
+        raise CrossSiteError(f"a write from a web page of another site ({origin or site}) is refused")
+
+
+def _require_type(request: Request, media: str) -> None:
+    """Writes carry their own media type, which a web page cannot send to another site
+    without the browser asking first."""
+    given = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if given != media:
+        raise ProtocolError(f"this request's body is {media}, not {given or 'untyped'}", 415)
 
 
 def _json(body: bytes) -> Any:

@@ -32,7 +32,7 @@ from query.results import Result
 from query.session import Session
 from query.source import as_source
 from query.terms import IRI
-from query.updates import Modify, UpdateRequest
+from query.updates import Load, Modify, UpdateRequest
 from query.versioning import VersionContext
 
 __all__ = ["Operation", "ProtocolError", "read_operation", "run_operation", "negotiate", "RESULT_TYPES", "GRAPH_TYPES"]
@@ -191,6 +191,10 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
     """Run a query under ``limits`` (its rows read), or an update as one commit."""
     if operation.kind == "update":
         request = _with_using(parse_update(operation.text, base=operation.base), operation)
+        if any(isinstance(op, Load) for op in request.operations):
+            # LOAD reads files of the machine it runs on: never on behalf of an HTTP client.
+            raise ProtocolError("LOAD is not served over HTTP: load files with datae import on the server's machine",
+                                403)
         session = Session(repo, operation.ref, operation.author or "")
         branch = session.branch_for(request)
         return session.update(request, operation.message or operation.text, branch)

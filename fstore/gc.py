@@ -1,12 +1,13 @@
-"""Garbage collection: drop what no branch, tag or reflog entry reaches, then compact.
+"""Garbage collection: drop what no ref or reflog entry reaches, then compact.
 
 ``collect`` runs in one write transaction (so a crash leaves the store as it was):
 
 1. reflog entries older than the expiry are dropped (git's ``gc.reflogExpire``: a
    deleted branch's commits stay reachable for that long, 30 days by default);
-2. the commits no branch, tag, remaining reflog entry or merge in progress reaches are dropped with their
-   change records (a long value's blob loses a reference each; one that no record holds
-   any more is deleted);
+2. the commits that no branch, tag, remote-tracking branch (as git keeps
+   ``refs/remotes``), remaining reflog entry or merge in progress reaches are dropped
+   with their change records (a long value's blob loses a reference each; one that no
+   record holds any more is deleted);
 3. snapshots no branch reads are dropped;
 4. dictionary terms no key holds any more are dropped.
 
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 
 from nstore.okvs import Transaction as OkvsTransaction
 
-from .refs import BRANCH, TAG
+from .refs import BRANCH, REMOTE, TAG
 
 __all__ = ["GcReport", "collect", "DEFAULT_EXPIRY"]
 
@@ -58,7 +59,7 @@ def collect(storage, tx: OkvsTransaction, expire: datetime.timedelta, now: datet
     report = GcReport()
     refs, commits = storage.refs, storage.commits
     report.reflog_entries = refs.expire_reflog(tx, now - expire)
-    roots = [seq for kind in (BRANCH, TAG) for _, seq in refs.items(tx, kind) if seq is not None]
+    roots = [seq for kind in (BRANCH, TAG, REMOTE) for _, seq in refs.items(tx, kind) if seq is not None]
     roots += [seq for _, _, _, seq in refs.reflog(tx)]
     roots += storage.merge_roots(tx)
     reachable: set[int] = set()

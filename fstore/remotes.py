@@ -21,7 +21,7 @@ from nstore.lmdbfile import DATA_FILE
 
 from . import requests as _requests
 from . import sync
-from .refs import BRANCH, REMOTE, TAG
+from .refs import BRANCH, REMOTE, TAG, check_ref_name
 from .sync import NotFastForwardError, RefUpdate, SyncError
 
 if TYPE_CHECKING:
@@ -106,12 +106,22 @@ def check_url(url: str) -> str:
     """``url`` if it can name a remote; a token or password in it is refused, since a
     remote's URL is stored in the store (send tokens with ``token=`` or ``$DATAE_TOKEN``)."""
     if url.startswith(("http://", "https://")):
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError as exc:
+            raise SyncError(f"remote URL {url!r} is malformed: {exc}") from None
         if parts.username is not None or parts.password is not None:
             raise SyncError(f"remote URL {parts.scheme}://...@{parts.hostname}: a remote's URL is stored in the store, "
                             "so it must not hold a token or password (use --token, --token-file or $DATAE_TOKEN)")
+        try:
+            parts.port
+        except ValueError:
+            raise SyncError(f"remote URL {url!r}: its port is not a number from 0 to 65535") from None
         if not parts.hostname:
             raise SyncError(f"remote URL {url!r} has no host")
+        if parts.query or parts.fragment:
+            raise SyncError(f"remote URL {parts.scheme}://{parts.netloc}{parts.path}?...: a remote's URL is stored in "
+                            "the store, so it takes no query (send a token with --token, --token-file or $DATAE_TOKEN)")
     elif "://" in url and not url.startswith("file://"):
         raise SyncError(f"remote {url!r}: a remote is a path to a store or an http:// URL")
     return url
@@ -145,6 +155,8 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         branches, tags = offer["branches"], offer["tags"]
         haves = sync.held_ids(repo.storage)
         wants = sorted({i for i in (*branches.values(), *tags.values()) if i is not None and i not in haves})
+        for ref in (*branches, *tags):
+            check_ref_name(ref)
         if wants:
             sync.receive_all(repo.storage, _counted(remote.send(wants, haves), progress))
         _requests.mirror_requests(repo, remote, name)  # fetched with the branches: read-only copies
@@ -152,6 +164,9 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         remote.close()
     with repo.storage.write() as tx:
         refs, seq_of = repo.storage.refs, repo.storage.commits.seq_of
+        missing = sorted(i for i in (*branches.values(), *tags.values()) if i is not None and seq_of(tx, i) is None)
+        if missing:
+            raise SyncError(f"remote {name!r} advertised commit {missing[0]} but did not send it; no ref moved")
         for ref, _ in list(refs.items(tx, REMOTE)):
             if ref.startswith(name + "/") and ref[len(name) + 1:] not in branches:
                 refs.delete(tx, REMOTE, ref, log=False)  # pruned: the remote deleted it

@@ -603,8 +603,8 @@ class Repository:
                     for when, kind, name, seq in self.storage.refs.reflog(tx)]
 
     def gc(self, *, expire: _dt.timedelta = DEFAULT_EXPIRY) -> GcReport:
-        """Drop what no branch, tag or reflog entry younger than ``expire`` reaches, then
-        compact the file (see :mod:`fstore.gc`). No other handle on the store may be open,
+        """Drop what no branch, tag, remote-tracking branch or reflog entry younger than
+        ``expire`` reaches, then compact the file (see :mod:`fstore.gc`). No other handle on the store may be open,
         in this process or another; views taken before are closed with it."""
         self.storage.close()
         try:

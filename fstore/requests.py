@@ -29,6 +29,7 @@ None), since the same calls are to travel over HTTP to a server.
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote
 
@@ -66,6 +67,10 @@ __all__ = [
 
 STATES = ("open", "merged", "closed")
 PREVIEW_LIMIT = 20
+MAX_PREVIEW_LIMIT = 10_000
+# Request changes in this process take turns (a server runs requests in threads): a merge
+# reads, merges and marks its request as one step. Re-entrant: a merge marks under it.
+_MERGING = threading.RLock()
 # fstore.tables.mapping owns these names; the core may not import the tables package
 # (tests/test_layers.py), and a request only needs them to count rows.
 _DATASET_PREFIX = "urn:datae:dataset:"
@@ -141,6 +146,8 @@ def list_requests(repo: Repository, state: str | None = None, remote: str | None
 def show_request(repo: Repository, number: int, limit: int = PREVIEW_LIMIT, remote: str | None = None) -> dict:
     """Request ``number`` with its ``preview`` (see :func:`_preview`; None when its
     commits are not at hand: a closed request, or a deleted branch)."""
+    if not isinstance(limit, int) or not 0 <= limit <= MAX_PREVIEW_LIMIT:
+        raise RequestRefusedError(f"a preview shows 0 to {MAX_PREVIEW_LIMIT} changes, not {limit!r}")
     storage = repo.storage
     with storage.read() as tx:
         record = _record(storage, tx, number, remote)
@@ -277,7 +284,7 @@ def _update(repo: Repository, number: int, change: Callable[[Storage, OkvsTransa
     """Apply ``change(storage, tx, record)`` to request ``number`` in one write transaction
     (an exception inside leaves it as it was) and stamp it updated."""
     storage = repo.storage
-    with storage.write() as tx:
+    with _MERGING, storage.write() as tx:
         record = _record(storage, tx, number)
         change(storage, tx, record)
         record["updated"] = _now()
@@ -329,6 +336,11 @@ def merge_request(repo: Repository, number: int, author: str, message: str | Non
     fast-forward when it can be); returns the target's new head. A conflicting merge is
     refused with :class:`RequestConflictError`, and nothing is written: the contributor
     merges the target into the source, resolves there, and pushes again."""
+    with _MERGING:  # read, merge and mark as one step: a second merge or a close waits, then is refused
+        return _merge_request(repo, number, author, message)
+
+
+def _merge_request(repo: Repository, number: int, author: str, message: str | None) -> str:
     storage = repo.storage
     with storage.read() as tx:
         record = _record(storage, tx, number)
@@ -352,6 +364,7 @@ def merge_request(repo: Repository, number: int, author: str, message: str | Non
     # A second transaction: Repository.merge commits its own. Should a crash fall between
     # the two, the request stays open and merging it again finds it up to date.
     def change(storage: Storage, tx: OkvsTransaction, record: dict) -> None:
+        _require_open(record, "mark as merged")
         record.update(state="merged", merge_commit=merged, merged_head=head, merged_onto=onto, merged_by=author)
 
     _update(repo, number, change)

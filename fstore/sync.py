@@ -244,7 +244,7 @@ def _move_ref(storage: Storage, tx: OkvsTransaction, update: RefUpdate, force: b
     if new is None:
         raise SyncError(f"push of {update.kind} {update.name!r}: commit {update.new} was not sent")
     exists, now = storage.refs.get(tx, kind, update.name)
-    if storage.commit_id(tx, now) != update.old or (update.old is not None) != exists:
+    if storage.commit_id(tx, now) != update.old:  # absent and empty (a new store's main) both have no commit
         raise RefMovedError(f"push of {update.kind} {update.name!r}: it moved here meanwhile "
                         f"(now {(storage.commit_id(tx, now) or 'absent')[:10]}); fetch and try again")
     if not exists:

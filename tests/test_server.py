@@ -317,3 +317,50 @@ def test_three_stores_with_random_histories_agree_over_http(tmp_path, served):
 def _holds(repo: fstore.Repository, commit_id: str) -> bool:
     with repo.storage.read() as tx:
         return repo.storage.commits.seq_of(tx, commit_id) is not None
+
+
+def test_pushing_into_a_new_store_and_refusing_what_a_server_must_not_do(tmp_path):
+    fstore.open(tmp_path / "shared" / ".datae").close()  # datae init: an empty main
+    token_file, token = write_token(tmp_path)
+    server = Server(tmp_path / "shared" / ".datae", "--token-file", str(token_file))
+    try:
+        laptop = store(tmp_path / "laptop")
+        first = commit(laptop, 1)
+        laptop.remote_add("origin", server.url)
+        assert laptop.push(token=token) == first  # into the new store's empty main
+        assert server.json("GET", "/sync/v1/refs")[1]["branches"]["main"] == first
+        laptop.close()
+        auth = {"Authorization": f"Bearer {token}"}
+        form = {**auth, "Content-Type": "application/x-www-form-urlencoded"}
+        status, _, body = server.request("POST", "/sparql", b"update=LOAD%20%3Cfile%3A%2F%2F%2Fetc%2Fpasswd%3E", form)
+        assert status == 403 and b"LOAD is not served" in body and b"root" not in body
+        update = b"update=DROP%20ALL"
+        for header in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}):
+            status, _, body = server.request("POST", "/sparql", update, {**form, **header})
+            assert status == 403 and b"CrossSiteError" in body
+        status, _, body = server.request("POST", "/requests/1/close", b'{"author": "x"}',
+                                         {**auth, "Content-Type": "text/plain"})
+        assert status == 415
+        status, _, body = server.request("POST", "/sync/v1/fetch", b"[]", {"Content-Type": "application/json"})
+        assert status == 400 and b"wants" in body
+        assert server.json("GET", "/sync/v1/refs")[1]["branches"]["main"] == first
+        status, _, body = server.request("POST", "/sparql", update,
+                                         {**form, "Origin": server.url, "Sec-Fetch-Site": "same-origin"})
+        assert status == 200  # the server's own origin may write
+    finally:
+        server.stop()
+
+
+def test_gc_keeps_what_remote_tracking_branches_reach(tmp_path, served):
+    import datetime as dt
+
+    copy = fstore.clone(served.url, tmp_path / "copy" / ".datae")
+    tracked = copy.resolve("origin/main")
+    copy.delete_tag("v1")  # the seeded tag is at that commit too
+    copy.reset(copy.commit(tracked).parents[0], hard=True)
+    commit(copy, 1)  # main leaves origin/main's head: only origin/main reaches it now
+    expected = state(copy, tracked)
+    copy.gc(expire=dt.timedelta(0))
+    copy = store(tmp_path / "copy")
+    assert copy.resolve("origin/main") == tracked and state(copy, tracked) == expected and copy.verify() == []
+    copy.close()

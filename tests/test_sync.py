@@ -172,6 +172,10 @@ def test_bad_remotes_are_typed_errors(tmp_path):
         repo.remote_add("leaky", "http://user:secret@127.0.0.1:9")
     with pytest.raises(SyncError, match="a path to a store or an http:// URL"):
         repo.remote_add("ftp", "ftp://example.org/store")
+    for url, reason in [("http://127.0.0.1:abc", "port"), ("http://[::1", "malformed"),
+                        ("http://127.0.0.1:8000/?token=x", "takes no query")]:
+        with pytest.raises(SyncError, match=reason):
+            repo.remote_add("bad", url)
     assert repo.verify() == []
     repo.close()
 
