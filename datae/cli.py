@@ -468,7 +468,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     try:
         if args.table_command == "import":
             result = commands.table_import(repo, args.source, name=args.name, branch=args.branch, pk=args.pk,
-                                           table=args.table, replace=args.replace, message=args.message,
+                                           table=args.table, message=args.message,
+                                           mode="upsert" if args.upsert else "replace" if args.replace else "insert",
                                            author=args.author or default_author())
             for name, counts in result.items():
                 out(f"{name}: {counts}")
@@ -662,10 +663,13 @@ def build_parser() -> argparse.ArgumentParser:
     t = tables.add_parser("import", help="a CSV, SQLite or GeoPackage table (one commit), or a whole Kart repository")
     t.add_argument("source")
     t.add_argument("--name", help="table name (default: the file's stem)")
-    t.add_argument("--pk", help="primary key column (CSV; default: inferred)")
+    t.add_argument("--pk", help="primary key column of a new table (default for a CSV: the one column whose values "
+                   "are all present and distinct)")
     t.add_argument("--table", help="the table inside a SQLite / GeoPackage file")
     t.add_argument("--branch")
-    t.add_argument("--replace", action="store_true", help="the table ends up with exactly the file's rows")
+    how = t.add_mutually_exclusive_group()
+    how.add_argument("--upsert", action="store_true", help="insert new keys, rewrite changed rows, keep the others")
+    how.add_argument("--replace", action="store_true", help="the table ends up with exactly the file's rows")
     t.add_argument("-m", "--message")
     t.add_argument("--author")
     t = tables.add_parser("export", help="to a .csv / .sqlite / .gpkg file, or Kart V3 dataset trees in a directory")

@@ -127,7 +127,7 @@ def test_csv_bad_into_existing_table_stages_nothing(repo, tmp_path):
                                           .replace("Beta,", "Beta,2,")))
         with pytest.raises(RowExistsError, match=r"duplicate primary key 'A-1' \(.*dup.csv, line 3\)"):
             import_csv(tx, "sites", write(tmp_path / "dup.csv", "code,name\nA-1,x\nA-1,y\n"))
-        with pytest.raises(RowExistsError, match="duplicate primary key 'B-2'"):
+        with pytest.raises(RowExistsError, match="holds primary key 'B-2' already.*upsert"):
             import_csv(tx, "sites", write(tmp_path / "again.csv", "code,name\nZ-9,z\nB-2,y\n"))
         with pytest.raises(SchemaError, match="primary key"):
             import_csv(tx, "nokey", write(tmp_path / "nokey.csv", "a,b\n1,2\n"))

@@ -74,11 +74,11 @@ def _branch(repo: Repository, branch: str | None) -> str:
 def table_import(repo: Repository, source: str, *, name: str | None = None, branch: str | None = None,
                  pk: str | Sequence[str] | None = None, table: str | None = None, replace: bool = False,
                  message: str | None = None, author: str = "", format: str | None = None,
-                 branch_prefix: str = "") -> dict[str, Any]:
+                 branch_prefix: str = "", mode: str | None = None) -> dict[str, Any]:
     """Import a CSV, SQLite or GeoPackage table as one commit on ``branch`` (table
-    ``name``, default: the file's stem), or a whole Kart repository (every commit; its
-    branches under ``branch_prefix``). Returns ``{table: counts}`` or, for Kart,
-    ``{"commits": n, "branches": {...}}``."""
+    ``name``, default: the file's stem; ``mode`` insert, upsert or replace), or a whole
+    Kart repository (every commit; its branches under ``branch_prefix``). Returns
+    ``{table: counts}`` or, for Kart, ``{"commits": n, "branches": {...}}``."""
     fmt = format or detect_format(source)
     if fmt == "kart":
         result = import_kart(repo, source, branch_prefix=branch_prefix)
@@ -89,9 +89,9 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
     with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
                           author=author) as tx:
         if fmt == "csv":
-            counts = import_csv(tx, name, source, pk=pk, replace=replace)
+            counts = import_csv(tx, name, source, pk=pk, replace=replace, mode=mode)
         else:
-            counts = import_sqlite(tx, name, source, table, pk=pk, replace=replace)
+            counts = import_sqlite(tx, name, source, table, pk=pk, replace=replace, mode=mode)
     return {name: counts}
 
 

@@ -34,7 +34,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from .errors import ColumnValueError, GeometryError, TableImportError, TableNotFoundError
+from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
 from .geometry import Geometry
 from .ingest import ColumnSpec, infer_text_type, load_table
 from .schema import Column
@@ -44,7 +44,7 @@ from .types import encode_value
 if TYPE_CHECKING:
     from ..transaction import Transaction
 
-__all__ = ["import_csv", "read_csv", "export_csv", "parse_text", "format_stored"]
+__all__ = ["import_csv", "infer_key", "read_csv", "export_csv", "parse_text", "format_stored"]
 
 
 def parse_text(col: Column, text: str) -> Any:
@@ -166,10 +166,12 @@ def _parse(source: str, columns: list[Column], records: Iterator[tuple[int, list
 
 def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: str | Sequence[str] | None = None,
                schema: Any = None, types: Mapping[str, str] | None = None, replace: bool = False,
-               title: str | None = None, description: str | None = None) -> dict[str, int]:
-    """Load a CSV file into table ``name`` (created if missing, with primary key ``pk``
-    or the given ``schema``; else evolved to the file's columns). With ``replace`` the
-    table ends up holding exactly the file's rows. All or nothing; returns counts."""
+               title: str | None = None, description: str | None = None, mode: str | None = None) -> dict[str, int]:
+    """Load a CSV file into table ``name`` (created if missing, with primary key ``pk``,
+    else the one column whose values are all present and distinct, or the given
+    ``schema``; else evolved to the file's columns). ``mode``: ``insert`` (the default),
+    ``upsert``, or ``replace`` (``replace=True``): the table ends up holding exactly the
+    file's rows. All or nothing; returns counts."""
     source = os.fspath(path)
     columns: list[Column] = []
     if schema is not None:
@@ -192,12 +194,37 @@ def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: 
     elif columns:
         target = evolve_schema(name, Schema(columns), specs, drop_missing=replace)
     else:
+        pk_list = pk_list or [infer_key(name, source, header)]
         target = make_schema(name, specs, pk_list)
     parse_columns = [target.by_name(h) for h in header]
     lines: list[int] = []
     rows = _parse(source, parse_columns, records, lines)
     return load_table(tx, name, specs, rows, pk=pk_list, replace=replace, schema=target,
-                      where=lambda i: f"{source}, line {lines[i]}", title=title, description=description)
+                      where=lambda i: f"{source}, line {lines[i]}", title=title, description=description, mode=mode)
+
+
+def infer_key(table: str, path: str, header: Sequence[str], *, encoding: str = "utf-8-sig",
+              dialect: str | type[csv.Dialect] = "excel") -> str:
+    """The primary key of a new table from a CSV file: the one column whose values are
+    all present and all distinct. None or several such columns: a :class:`SchemaError`
+    that names them and asks for ``--pk`` (one pass over the file)."""
+    seen: dict[str, set[str]] = {h: set() for h in header}
+    with open(path, newline="", encoding=encoding) as f:
+        reader = csv.reader(f, dialect)
+        next(reader, None)
+        for record in reader:
+            for h, value in zip(header, record):
+                values = seen.get(h)
+                if values is None:
+                    continue
+                if value == "" or value in values:
+                    del seen[h]  # empty or repeated: not a key
+                else:
+                    values.add(value)
+    if len(seen) == 1:
+        return next(iter(seen))
+    found = f"columns {sorted(seen)} all could be" if seen else "no column has values all present and distinct, so none is"
+    raise SchemaError(f"table {table!r} needs a primary key: {found}; name it with --pk (pk= in the API)")
 
 
 def export_csv(table: Any, dest: str | os.PathLike[str] | IO[str]) -> int:

@@ -329,6 +329,19 @@ class Table:
 
     __iter__ = rows
 
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame, one column per schema column with the dtype its
+        type gives (:func:`fstore.tables.frames.to_dataframe`)."""
+        from .frames import to_dataframe
+
+        return to_dataframe(self)
+
+    def to_arrow(self) -> Any:
+        """The rows as a pyarrow Table, typed from the schema."""
+        from .frames import to_arrow
+
+        return to_arrow(self)
+
     def __len__(self) -> int:
         return sum(1 for _ in self._source((self.graph, Var("s"), FEATURE, Var("o"))))
 

@@ -157,11 +157,15 @@ class TableExistsError(TablesError, ValueError):
 class RowExistsError(TablesError, ValueError):
     """``insert`` of a primary key the table already holds (a duplicate primary key)."""
 
-    def __init__(self, table: str, pk: tuple[Any, ...], where: str = "") -> None:
+    def __init__(self, table: str, pk: tuple[Any, ...], where: str = "", *, held: bool = False) -> None:
         self.table = table
         self.pk = pk
         at = f" ({where})" if where else ""
-        super().__init__(f"table {table!r}: duplicate primary key {_pk_text(pk)}{at}")
+        if held:  # an import of rows the table has: what upsert and replace are for
+            super().__init__(f"table {table!r} holds primary key {_pk_text(pk)} already{at}: to change existing rows, "
+                             "import in upsert mode (--upsert) or replace mode (--replace)")
+        else:
+            super().__init__(f"table {table!r}: duplicate primary key {_pk_text(pk)}{at}")
 
 
 class RowNotFoundError(TablesError, KeyError):

@@ -29,10 +29,11 @@ from .ingest import ColumnSpec, infer_value_type, load_table
 
 if TYPE_CHECKING:
     import pandas
+    import pyarrow
 
     from ..transaction import Transaction
 
-__all__ = ["dataframe_columns", "import_dataframe", "to_dataframe"]
+__all__ = ["dataframe_columns", "import_dataframe", "import_arrow", "to_dataframe", "to_arrow"]
 
 
 def _spec(name: str, series: Any) -> ColumnSpec:
@@ -82,13 +83,31 @@ def _rows(df: pandas.DataFrame, names: list[str]) -> Iterator[dict[str, Any]]:
 
 def import_dataframe(tx: Transaction, name: str, df: pandas.DataFrame, *, pk: str | Sequence[str] | None = None,
                      schema: Any = None, replace: bool = False, title: str | None = None,
-                     description: str | None = None) -> dict[str, int]:
+                     description: str | None = None, mode: str | None = None) -> dict[str, int]:
     """Load a DataFrame into table ``name`` (created with primary key ``pk``, or evolved
-    to the frame's columns); like :func:`~.ingest.load_table`: all or nothing."""
+    to the frame's columns); like :func:`~.ingest.load_table`: all or nothing, ``mode``
+    insert (the default), upsert or replace."""
     names = [str(c) for c in df.columns]
     pk_list = [pk] if isinstance(pk, str) else list(pk or [])
     return load_table(tx, name, dataframe_columns(df), _rows(df, names), pk=pk_list, replace=replace, schema=schema,
-                      where=lambda i: f"DataFrame row {i}", title=title, description=description)
+                      where=lambda i: f"DataFrame row {i}", title=title, description=description, mode=mode)
+
+
+def import_arrow(tx: Transaction, name: str, table: pyarrow.Table, **options: Any) -> dict[str, int]:
+    """Load an Arrow table into table ``name``, as :func:`import_dataframe` (the same
+    options); columns are typed from the Arrow schema through pandas' dtypes."""
+    return import_dataframe(tx, name, table.to_pandas(types_mapper=_nullable_types()), **options)
+
+
+def _nullable_types() -> Any:
+    """Arrow integer and boolean columns as pandas' nullable dtypes, so a null stays a
+    null and an integer column stays integer."""
+    import pandas as pd
+    import pyarrow as pa
+
+    mapping = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+               pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
+    return mapping.get
 
 
 def to_dataframe(table: Any, *, python: bool = True) -> pandas.DataFrame:
@@ -104,10 +123,30 @@ def to_dataframe(table: Any, *, python: bool = True) -> pandas.DataFrame:
             data[n].append(row[n])
     frame = pd.DataFrame(data, columns=names)
     for col in columns:
-        if col.data_type == "integer":
-            frame[col.name] = frame[col.name].astype("Int64")
-        elif col.data_type == "float":
-            frame[col.name] = frame[col.name].astype("float64")
-        elif col.data_type == "boolean":
-            frame[col.name] = frame[col.name].astype("boolean")
+        dtype = _dtype(col)
+        if dtype is not None:
+            frame[col.name] = frame[col.name].astype(dtype)
     return frame
+
+
+def _dtype(col: Any) -> str | None:
+    """The pandas dtype of a schema column (None: Python objects)."""
+    kind, size = col.data_type, col.extra_type_info.get("size")
+    if kind == "integer":
+        return {8: "Int8", 16: "Int16", 32: "Int32"}.get(size, "Int64")
+    if kind == "float":
+        return "float32" if size == 32 else "float64"
+    if kind == "boolean":
+        return "boolean"
+    if kind == "text":
+        return "string"
+    if kind == "timestamp":
+        return "datetime64[us, UTC]" if col.extra_type_info.get("timezone") else "datetime64[us]"
+    return None
+
+
+def to_arrow(table: Any) -> pyarrow.Table:
+    """The table's rows as an Arrow table, typed from the schema as :func:`to_dataframe`."""
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(to_dataframe(table), preserve_index=False)

@@ -39,6 +39,8 @@ __all__ = [
     "make_schema",
     "evolve_schema",
     "load_table",
+    "load_mode",
+    "LOAD_MODES",
 ]
 
 ColumnSpec = tuple[str, str, dict]
@@ -166,15 +168,30 @@ def evolve_schema(table: str, current: Schema, columns: Sequence[ColumnSpec], *,
     return schema
 
 
+LOAD_MODES = ("insert", "upsert", "replace")
+
+
+def load_mode(mode: str | None, replace: bool = False) -> str:
+    """The load mode: ``mode`` (insert, upsert or replace), or ``replace`` as shorthand."""
+    chosen = mode or ("replace" if replace else "insert")
+    if chosen not in LOAD_MODES or (replace and chosen != "replace"):
+        raise ValueError(f"load mode must be one of {', '.join(LOAD_MODES)}, not {mode!r}"
+                         + (" with replace=True" if replace else ""))
+    return chosen
+
+
 def load_table(tx: Transaction, name: str, columns: Sequence[ColumnSpec], rows: Iterable[Mapping[str, Any]], *,
                pk: Sequence[str] | None = None, replace: bool = False, where: Callable[[int], str] | None = None,
                title: str | None = None, description: str | None = None, schema: Any = None,
-               crs: Mapping[str, str] | None = None) -> dict[str, int]:
+               crs: Mapping[str, str] | None = None, mode: str | None = None) -> dict[str, int]:
     """Load ``rows`` into table ``name``: create it (``schema`` if given, else from
-    ``columns`` and ``pk``) or evolve it to the source's columns, then insert the rows (or
-    with ``replace`` make the table hold exactly them). All rows are encoded and checked
-    before anything is staged. Returns counts (``inserted``, ``updated``, ``deleted``,
-    ``unchanged``)."""
+    ``columns`` and ``pk``) or evolve it to the source's columns, then, by ``mode``:
+    ``insert`` the rows (a key the table holds is an error), ``upsert`` them (new keys
+    inserted, changed rows rewritten, others kept) or ``replace`` (the table holds exactly
+    them; ``replace=True`` is the same). All rows are encoded and checked before anything
+    is staged. Returns counts (``inserted``, ``updated``, ``deleted``, ``unchanged``)."""
+    mode = load_mode(mode, replace)
+    replace = mode == "replace"
     from .paths import default_path_structure
 
     try:
@@ -189,13 +206,15 @@ def load_table(tx: Transaction, name: str, columns: Sequence[ColumnSpec], rows: 
         return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}
     target = as_schema(schema) if schema is not None else evolve_schema(name, writer.schema, columns, drop_missing=replace)
     prepared = RowEncoder(name, target, writer.path_structure).prepare(rows, where=where)
-    if not replace:
+    if mode == "insert":
         writer.check_absent(prepared)  # before the schema change: all or nothing
     writer.alter(target)
     if title is not None and title != writer.title:
         writer.set_meta("title", title)
     if description is not None and description != writer.description:
         writer.set_meta("description", description)
-    if replace:
+    if mode == "replace":
         return writer.replace_rows(prepared)
+    if mode == "upsert":
+        return writer.upsert_rows(prepared)
     return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}

@@ -184,9 +184,10 @@ def _rows(con: sqlite3.Connection, table: str, specs: list[ColumnSpec], source: 
 
 def import_sqlite(tx: Transaction, name: str, path: str | os.PathLike[str], table: str | None = None, *,
                   pk: str | Sequence[str] | None = None, replace: bool = False, title: str | None = None,
-                  description: str | None = None) -> dict[str, int]:
+                  description: str | None = None, mode: str | None = None) -> dict[str, int]:
     """Load table ``table`` of a SQLite database or GeoPackage (default: its only table)
-    into table ``name``; like :func:`~.ingest.load_table` (all or nothing). Errors name the
+    into table ``name``; like :func:`~.ingest.load_table` (all or nothing; ``mode``
+    insert, upsert or replace). Errors name the
     file, the row (its rowid, as ``line``) and the column."""
     source = os.fspath(path)
     if not os.path.isfile(source):
@@ -204,7 +205,7 @@ def import_sqlite(tx: Transaction, name: str, path: str | os.PathLike[str], tabl
                 title = title or row[0] or None
                 description = description or row[1] or None
         return load_table(tx, name, specs, _rows(con, table, specs, source, lines), pk=pk_list, replace=replace,
-                          where=where, title=title, description=description, crs=crs)
+                          where=where, title=title, description=description, crs=crs, mode=mode)
     except sqlite3.DatabaseError as e:
         raise TableImportError(source, f"cannot be read as SQLite ({e})") from None
     finally:

@@ -437,18 +437,29 @@ class TableWriter:
             return
         for path, (pk, _blob, _cells) in prepared.rows.items():
             if self._current(path) is not None:
-                raise RowExistsError(self.name, pk, prepared.where_of(path))
+                raise RowExistsError(self.name, pk, prepared.where_of(path), held=True)
 
     def replace_rows(self, rows: Iterable[Mapping[str, Any]] | Prepared, *, where: Any = None) -> dict[str, int]:
         """Make the table hold exactly ``rows``: insert the new, delete the missing, and
         rewrite only rows whose cells changed (an unchanged row keeps its blob, and so its
         old legend). All or nothing, like :meth:`insert_many`. Returns counts of
         ``inserted``, ``updated``, ``deleted`` and ``unchanged``."""
+        return self._merge_rows(rows, where, delete_missing=True)
+
+    def upsert_rows(self, rows: Iterable[Mapping[str, Any]] | Prepared, *, where: Any = None) -> dict[str, int]:
+        """Insert the rows whose keys are new and rewrite those whose cells changed; rows
+        ``rows`` does not name stay. All or nothing; counts as :meth:`replace_rows`."""
+        return self._merge_rows(rows, where, delete_missing=False)
+
+    def _merge_rows(self, rows: Iterable[Mapping[str, Any]] | Prepared, where: Any, *,
+                    delete_missing: bool) -> dict[str, int]:
         prepared = rows if isinstance(rows, Prepared) else self.encoder.prepare(rows, where=where)
         incoming = dict(prepared.rows)
         counts = {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 0}
         plan: list[tuple[str, bytes | None, bytes | None]] = []
-        for path, blob in list(self.features()):
+        existing = self.features() if delete_missing else (
+            (path, blob) for path in list(incoming) if (blob := self._current(path)) is not None)
+        for path, blob in list(existing):
             new = incoming.pop(path, None)
             if new is None:
                 plan.append((path, blob, None))
@@ -466,6 +477,32 @@ class TableWriter:
         for path, old, new in plan:
             self._stage(path, old, new)
         return counts
+
+    def to_pandas(self) -> Any:
+        """The rows as they stand in this transaction, as a typed pandas DataFrame."""
+        from .frames import to_dataframe
+
+        return to_dataframe(self)
+
+    def to_arrow(self) -> Any:
+        """The rows as they stand in this transaction, as a typed pyarrow Table."""
+        from .frames import to_arrow
+
+        return to_arrow(self)
+
+    def write_pandas(self, df: Any, *, mode: str = "insert") -> dict[str, int]:
+        """Write a DataFrame's rows: ``insert`` (a key held already is an error), ``upsert``
+        or ``replace`` (the table then holds exactly them); columns the table lacks are
+        added. All or nothing; returns the counts."""
+        from .frames import import_dataframe
+
+        return import_dataframe(self.tx, self.name, df, mode=mode)
+
+    def write_arrow(self, table: Any, *, mode: str = "insert") -> dict[str, int]:
+        """Write a pyarrow Table's rows, as :meth:`write_pandas`."""
+        from .frames import import_arrow
+
+        return import_arrow(self.tx, self.name, table, mode=mode)
 
     def write_feature(self, path: str, blob: bytes | None) -> None:
         """Put a Kart feature blob at ``path`` as it is (None removes it), for importers

@@ -1,0 +1,138 @@
+"""Tables as pandas and Arrow data (issue 15, point 2): ``to_pandas`` / ``to_arrow`` typed
+from the schema at any ref, ``write_pandas`` / ``write_arrow`` in insert, upsert and
+replace modes, ``datae table import --upsert | --replace``, and the primary key of a CSV
+inferred when one column is unique and present, or a clear message."""
+
+from __future__ import annotations
+
+import datetime as dt
+import tempfile
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fstore
+import fstore.tables as tables
+from datae.cli import main
+from fstore.tables.errors import RowExistsError, SchemaError
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+FLOAT = st.floats(allow_nan=False, allow_infinity=False, width=64)
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20)
+WHEN = st.datetimes(min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1)).map(
+    lambda d: pd.Timestamp(d, tz="UTC"))
+DAY = st.dates(min_value=dt.date(1, 1, 1))
+
+
+def nullable(values):
+    return st.one_of(st.none(), values)
+
+
+ROWS = st.lists(st.tuples(nullable(INT64), nullable(FLOAT), nullable(st.booleans()), nullable(TEXT), nullable(WHEN),
+                          nullable(DAY), nullable(st.binary(max_size=16))), max_size=12)
+
+
+def frame(rows) -> pd.DataFrame:
+    columns = {"id": pd.array(range(len(rows)), dtype="Int64"),
+               "n": pd.array([r[0] for r in rows], dtype="Int64"),
+               "x": pd.array([r[1] for r in rows], dtype="float64"),
+               "ok": pd.array([r[2] for r in rows], dtype="boolean"),
+               "name": pd.array([r[3] for r in rows], dtype="string"),
+               "when": pd.array([r[4] if r[4] is not None else pd.NaT for r in rows], dtype="datetime64[us, UTC]"),
+               "day": pd.Series([r[5] for r in rows], dtype="object"),
+               "raw": pd.Series([r[6] for r in rows], dtype="object")}
+    return pd.DataFrame(columns)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=ROWS)
+def test_pandas_to_table_to_pandas_keeps_every_value_and_dtype(tmp_path, rows):
+    df = frame(rows)
+    repo = fstore.open(tempfile.mkdtemp(dir=tmp_path))
+    with repo.transaction("main", message="frame", allow_empty=True) as tx:
+        tables.import_dataframe(tx, "t", df, pk="id", schema=None) if len(df) else None
+    if not len(df):
+        repo.close()
+        return
+    out = repo.at("main").table("t").to_pandas().sort_values("id").reset_index(drop=True)
+    assert list(out.columns) == list(df.columns)
+    for name in ("id", "n", "x", "ok", "name", "when"):
+        assert out[name].dtype == df[name].dtype, name
+        pd.testing.assert_series_equal(out[name], df[name], check_names=False)
+    for name in ("day", "raw"):  # Python objects; a column of nulls only has no type to keep, so NA and None agree
+        assert [None if pd.isna(v) else v for v in out[name]] == df[name].tolist(), name
+    arrow = repo.at("main").table("t").to_arrow()
+    assert arrow.schema.field("n").type == pa.int64() and arrow.schema.field("when").type == pa.timestamp("us", "UTC")
+    assert arrow.num_rows == len(df)
+    repo.close()
+
+
+def test_write_modes_insert_upsert_replace(tmp_path):
+    repo = fstore.open(tmp_path / "r")
+    with repo.transaction("main", message="first") as tx:
+        tables.import_dataframe(tx, "t", pd.DataFrame({"id": [1, 2, 3], "v": ["a", "b", "c"]}), pk="id")
+    head = repo.head("main")
+    with pytest.raises(RowExistsError, match="holds primary key 2 already.*upsert"):
+        with repo.transaction("main", message="again") as tx:
+            tx.table("t").write_pandas(pd.DataFrame({"id": [4, 2], "v": ["d", "B"]}))
+    assert repo.head("main") == head  # refused: nothing written
+    with repo.transaction("main", message="upsert") as tx:
+        counts = tx.table("t").write_pandas(pd.DataFrame({"id": [2, 3, 4], "v": ["B", "c", "d"]}), mode="upsert")
+    assert counts == {"inserted": 1, "updated": 1, "deleted": 0, "unchanged": 1}
+    assert repo.at("main").table("t").to_pandas().sort_values("id")["v"].tolist() == ["a", "B", "c", "d"]
+    with repo.transaction("main", message="replace") as tx:
+        counts = tx.table("t").write_arrow(pa.table({"id": [3, 5], "v": ["c", "e"]}), mode="replace")
+    assert counts == {"inserted": 1, "updated": 0, "deleted": 3, "unchanged": 1}
+    assert repo.at("main").table("t").to_pandas().sort_values("id")["id"].tolist() == [3, 5]
+    assert repo.at(head).table("t").to_pandas().sort_values("id")["v"].tolist() == ["a", "b", "c"]  # any ref
+    with pytest.raises(ValueError, match="load mode"):
+        with repo.transaction("main", message="bad") as tx:
+            tx.table("t").write_pandas(pd.DataFrame({"id": [9]}), mode="merge")
+    repo.close()
+
+
+def test_cli_import_infers_the_key_and_upserts(tmp_path, capsys):
+    path = tmp_path / "repo"
+    fstore.open(path).close()
+    towns = tmp_path / "towns.csv"
+    towns.write_text("name,code,region\nAuckland,AKL,north\nWellington,WLG,north\nChristchurch,CHC,south\n")
+
+    def datae(*argv: str) -> tuple[int, str, str]:
+        code = main(["--repo", str(path), *argv])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    code, _, err = datae("table", "import", str(towns))
+    assert code != 0 and err.count("\n") == 1 and "columns ['code', 'name'] all could be" in err and "--pk" in err
+    towns.write_text("name,code,region\nAuckland,AKL,north\nWellington,WLG,north\nAuckland,CHC,south\n")
+    assert datae("table", "import", str(towns))[0] == 0  # only code is unique and present now
+    with fstore.open(path) as repo:
+        assert [c.name for c in repo.at("main").table("towns").schema.pk_columns] == ["code"]
+        head = repo.head("main")
+    towns.write_text("name,code,region\nAuckland,AKL,north\nWellington,WLG,centre\nHamilton,HLZ,north\n")
+    code, _, err = datae("table", "import", str(towns))
+    assert code != 0 and "holds primary key 'AKL' already" in err and "--upsert" in err
+    with fstore.open(path) as repo:
+        assert repo.head("main") == head
+    code, out, _ = datae("table", "import", str(towns), "--upsert")
+    assert code == 0 and "'inserted': 1, 'updated': 1, 'deleted': 0, 'unchanged': 1" in out
+    code, out, _ = datae("table", "import", str(towns), "--replace")
+    assert code == 0 and "'deleted': 1" in out
+    with fstore.open(path) as repo:
+        assert sorted(repo.at("main").table("towns").to_pandas()["code"]) == ["AKL", "HLZ", "WLG"]
+    empty = tmp_path / "none.csv"
+    empty.write_text("a,b\n1,\n1,2\n")
+    code, _, err = datae("table", "import", str(empty))
+    assert code != 0 and "no column has values all present and distinct" in err
+
+
+def test_infer_key_directly(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text("id,v\n1,a\n2,a\n")
+    assert tables.csv_io.infer_key("x", str(path), ["id", "v"]) == "id"
+    with pytest.raises(SchemaError, match="needs a primary key"):
+        path.write_text("id,v\n1,a\n1,a\n")
+        tables.csv_io.infer_key("x", str(path), ["id", "v"])
