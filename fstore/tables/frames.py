@@ -121,12 +121,17 @@ def to_dataframe(table: Any, *, python: bool = True) -> pandas.DataFrame:
     for row in table.rows(python=python):
         for n in names:
             data[n].append(row[n])
-    frame = pd.DataFrame(data, columns=names)
-    for col in columns:
-        dtype = _dtype(col)
-        if dtype is not None:
-            frame[col.name] = frame[col.name].astype(dtype)
-    return frame
+    # Each column made with its dtype at once: through a float column first, a null beside
+    # an integer past 2**53 would round it.
+    return pd.DataFrame({col.name: _column_array(pd, data[col.name], _dtype(col)) for col in columns}, columns=names)
+
+
+def _column_array(pd: Any, values: list[Any], dtype: str | None) -> Any:
+    if dtype is None:
+        return pd.Series(values, dtype="object")
+    if dtype.startswith("datetime64"):
+        return pd.Series(pd.to_datetime(values, utc="UTC" in dtype)).astype(dtype)
+    return pd.array(values, dtype=dtype)
 
 
 def _dtype(col: Any) -> str | None:
