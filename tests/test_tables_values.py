@@ -219,3 +219,14 @@ def test_blame_renamed_and_added_columns(repo):
     assert table_blame(repo, "main~1", "towns", 1, "founded").message == "add founded"
     with pytest.raises(ColumnNotFoundError, match="columns: fid, doc, population"):
         table_blame(repo, "main~3", "towns", 1, "founded")
+
+
+def test_json_type_changes_are_refused(repo):
+    make_table(repo, [{"fid": 1, "doc": {"a": 1}}])
+    before = repo.head("main")
+    for column, new_type in (("doc", "text"), ("pop", "json")):
+        with pytest.raises(tables.SchemaError, match=column):
+            with repo.transaction("main", message="retype") as tx:
+                t = tx.table("towns")
+                t.alter(t.schema.change_type(column, new_type))
+        assert repo.head("main") == before
