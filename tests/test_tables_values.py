@@ -230,3 +230,15 @@ def test_json_type_changes_are_refused(repo):
                 t = tx.table("towns")
                 t.alter(t.schema.change_type(column, new_type))
         assert repo.head("main") == before
+
+
+def test_dataframe_of_dicts_imports_as_json(repo):
+    pd = pytest.importorskip("pandas")
+    from fstore.tables.frames import import_dataframe
+
+    df = pd.DataFrame({"fid": [1, 2, 3], "doc": [{"a": [1, 2]}, "text", None]})
+    with repo.transaction("main", message="frame") as tx:
+        import_dataframe(tx, "frame", df, pk="fid")
+    table = repo.at("main").table("frame")
+    assert table.schema.by_name("doc").data_type == "json"
+    assert {r["fid"]: r["doc"] for r in table.rows()} == {1: {"a": [1, 2]}, 2: "text", 3: None}
