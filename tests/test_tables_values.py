@@ -242,3 +242,17 @@ def test_dataframe_of_dicts_imports_as_json(repo):
     table = repo.at("main").table("frame")
     assert table.schema.by_name("doc").data_type == "json"
     assert {r["fid"]: r["doc"] for r in table.rows()} == {1: {"a": [1, 2]}, 2: "text", 3: None}
+
+
+def test_json_subclasses_are_stored_as_plain_values(repo):
+    import collections
+    import enum
+
+    class Colour(str, enum.Enum):
+        RED = "red"
+
+    make_table(repo)
+    with repo.transaction("main", message="subclasses") as tx:
+        tx.table("towns").insert({"fid": 1, "doc": collections.OrderedDict(c=Colour.RED, t=(1, 2))})
+    doc = repo.at("main").table("towns").get(1)["doc"]
+    assert doc == {"c": "red", "t": [1, 2]} and type(doc["c"]) is str

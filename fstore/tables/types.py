@@ -311,8 +311,10 @@ def _json_value(col: ColumnLike, value: Any, depth: int = 0) -> Any:
     :class:`ColumnValueError` for anything JSON cannot hold (NaN, non-str keys, bytes…)."""
     if depth > _JSON_MAX_DEPTH:
         raise _fail(col, value, f"is nested deeper than {_JSON_MAX_DEPTH} levels")
-    if value is None or isinstance(value, (bool, str)):
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str):
+        return str.__str__(value)  # a plain str, also of a str subclass (an enum's value)
     if isinstance(value, int):
         if not _MSGPACK_INT_MIN <= value <= _MSGPACK_INT_MAX:
             raise _fail(col, value, "is an integer outside the 64-bit range a json value can hold")
