@@ -256,3 +256,10 @@ def test_json_subclasses_are_stored_as_plain_values(repo):
         tx.table("towns").insert({"fid": 1, "doc": collections.OrderedDict(c=Colour.RED, t=(1, 2))})
     doc = repo.at("main").table("towns").get(1)["doc"]
     assert doc == {"c": "red", "t": [1, 2]} and type(doc["c"]) is str
+
+
+def test_json_primary_key_is_refused(repo):
+    with pytest.raises(tables.SchemaError, match="'doc': a json column cannot be part of the primary key"):
+        with repo.transaction("main", message="json key") as tx:
+            tables.create(tx, "bad", [{"id": "d", "name": "doc", "dataType": "json", "primaryKeyIndex": 0}])
+    assert repo.head("main") is None
