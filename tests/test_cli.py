@@ -124,7 +124,7 @@ def test_table_commands_and_ancestry_refs(workdir, capsys):
     run(capsys, "table", "import", "towns.csv", "--pk", "code", "--replace", "-m", "towns 2")
     code, out, _ = run(capsys, "table", "diff", "towns", "HEAD~")
     assert out.splitlines()[-1] == "(1 inserted, 1 updated, 1 deleted)"
-    assert "~ NZ-AUK: pop: 1700000 -> 1800000" in out
+    assert '~ {"code": "NZ-AUK", "pop": [1700000, 1800000]}' in out
     code, out, _ = run(capsys, "table", "blame", "towns", "NZ-AUK", "pop")
     assert "towns 2" in out
     code, out, _ = run(capsys, "table", "show", "towns", "--at", "HEAD^")

@@ -113,6 +113,10 @@ PY_VALUES = {
     "geometry": ({"geometryType": "GEOMETRY"}, wkb_geometries().map(lambda g: Geometry.from_wkb(W.write_wkb(g)))),
     "integer": ({"size": 64}, st.integers(-(2**63), 2**63 - 1)),
     "interval": ({}, intervals),
+    "json": ({}, st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | finite | st.text(max_size=10),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=8)),
     "numeric": ({}, decimals),
     "text": ({}, st.text(max_size=40)),
     "time": ({}, times),
@@ -230,8 +234,9 @@ def schemas(draw):
     n = draw(st.integers(1, 8))
     names = draw(st.lists(name_text, min_size=n, max_size=n, unique=True))
     types = draw(st.lists(st.sampled_from([t for t in DATA_TYPES if t != "geometry"]), min_size=n, max_size=n))
-    n_pk = draw(st.integers(0, min(2, n)))
-    pk_positions = draw(st.permutations(range(n)))[:n_pk]
+    keyable = [i for i, t in enumerate(types) if t != "json"]  # json cannot be a key
+    n_pk = draw(st.integers(0, min(2, len(keyable))))
+    pk_positions = draw(st.permutations(keyable))[:n_pk]
     cols = []
     for i, (name, t) in enumerate(zip(names, types)):
         extra = PY_VALUES[t][0]

@@ -243,7 +243,7 @@ def test_command_functions(repo, tmp_path):
     assert shown.endswith("(2 rows)")
     assert '"name": "code"' in table_schema(repo, "main", "sites")
     first = list(repo.log("main"))[-1].id
-    assert "~ A-1: name: Alpha -> Alfa" in table_diff_text(repo, first, "main", "sites")
+    assert '~ {"code": "A-1", "name": ["Alpha", "Alfa"]}' in table_diff_text(repo, first, "main", "sites")
     log = table_log_text(repo, "main", "sites", "A-1")
     assert "rename A-1" in log and "[update: name Alpha -> Alfa]" in log
     assert "rename A-1" in table_blame_text(repo, "main", "sites", "A-1", "name")

@@ -20,6 +20,7 @@ time         time64[us]                                       TimeType(6)
 timestamp    timestamp[us] (tz UTC with ``timezone: UTC``)    TimestampNTZType / TimestampType
 interval     string (ISO 8601 duration, ``P1Y2M3DT4H5M6S``)   StringType
 geometry     large_binary: ISO WKB, little-endian             BinaryType
+json         large_string: the value's JSON text              StringType
 ===========  ===============================================  ==========================
 
 ``numeric`` without a precision is DECIMAL(38, scale or 18) (Spark's widest); with a
@@ -226,6 +227,8 @@ def kart_arrow_type(column: Any) -> Any:
         return pa.timestamp("us", tz="UTC") if info.get("timezone") == "UTC" else pa.timestamp("us")
     if kind == "interval":
         return pa.string()
+    if kind == "json":
+        return pa.large_string()
     raise ExportError(f"column {column.name!r}: unknown Kart dataType {kind!r}")
 
 
@@ -303,6 +306,8 @@ def _converter(column: Any) -> Callable[[Any], Any] | None:
         return _wkb
     if kind == "interval":
         return str
+    if kind == "json":
+        return lambda v: json.dumps(v, ensure_ascii=False, allow_nan=False)
     if kind == "numeric":
         if pa.types.is_string(kart_arrow_type(column)):
             return lambda v: v if type(v) is str else format(v, "f")

@@ -41,7 +41,7 @@ from ..diff import diff_seqs, history_of
 from ..history import winner
 from .access import legend_finder, seq_source
 from .dataset import DatasetState, RowReader, find_dataset, pk_of_path, pk_tuple
-from .errors import TableNotFoundError
+from .errors import ColumnNotFoundError, TableNotFoundError
 from .mapping import FEATURE, dataset_graph, dataset_name
 from .packing import pack
 from .schema import SchemaDiff
@@ -241,27 +241,38 @@ def table_log(repo: Repository, ref: str, name: str, pk: Any, *, python: bool = 
     return entries
 
 
+_NO_COLUMN = b""  # a packed value is never empty: the cell of a commit whose schema lacks the column
+
+
 def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> Commit | None:
     """The commit that gave the cell (row ``pk``, ``column`` as named at ``ref``) its
     value at ``ref``: following the row back through history (through the parent that
-    has the same value at a merge) to where the value first appeared. None if the row is
-    not there."""
+    has the same value at a merge) to where the value first appeared, and no further back
+    than the commit that added the column (a column renamed since is followed by its
+    id). None if the row is not there; :class:`ColumnNotFoundError`, listing the columns
+    at ``ref``, if the column is not there."""
     graph = dataset_graph(name)
     with repo.storage.read() as otx:
         seq = repo.storage.resolve(otx, ref)
         state, key, path = _path(repo, otx, seq, name, pk)
+        if column not in state.schema.column_names:
+            raise ColumnNotFoundError(name, column, state.schema.column_names, f"at {ref!r}")
         column_id = state.schema.by_name(column).id
         reader = RowReader(state.schema, state.legends, legend_finder(repo, graph, lambda: otx), name)
         history = repo.storage.tables
         commits = repo.storage.commits
+        has_column = _column_presence(repo, otx, name, column_id)
 
         def cell_at(at_seq: int | None) -> tuple[bytes | None, bytes | None]:
-            """(blob, packed cell value) at a commit; (None, None) without the row."""
+            """(blob, packed cell value) at a commit; (None, None) without the row;
+            (blob, _NO_COLUMN) where the schema has no such column."""
             blob = None
             for quad in history.match(otx, (graph, path, FEATURE, Var("o")), at_seq):
                 blob = quad[3]
             if blob is None:
                 return None, None
+            if not has_column(at_seq):
+                return blob, _NO_COLUMN
             return blob, pack(reader.raw(path, blob, key).get(column_id))
 
         blob, value = cell_at(seq)
@@ -270,9 +281,10 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
         current = seq
         while True:
             # Jump to the commit whose record put this blob in place: the row (and so the
-            # cell) is the same at every commit between it and `current`.
+            # cell) is the same at every commit between it and `current` — unless the
+            # column is younger than the blob, then step back one commit at a time.
             best = winner(history.records(otx, (graph, path, FEATURE, blob)), commits.ancestors(otx, current))
-            if best is not None:
+            if best is not None and has_column(best[0]):
                 current = best[0]
             same = None
             for parent in commits.parents(otx, current):
@@ -284,3 +296,16 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
                 return commits.get(otx, current)
             current, blob = same
 
+
+def _column_presence(repo: Repository, otx: Any, name: str, column_id: str) -> Any:
+    """A cached ``has_column(seq)``: whether table ``name``'s schema at commit ``seq``
+    has the column with this id."""
+    cache: dict[int | None, bool] = {}
+
+    def has_column(seq: int | None) -> bool:
+        if seq not in cache:
+            state = _At(repo, otx, seq, name).state
+            cache[seq] = state is not None and any(c.id == column_id for c in state.schema.columns)
+        return cache[seq]
+
+    return has_column

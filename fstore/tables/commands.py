@@ -20,6 +20,7 @@ fid  name
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -130,6 +131,26 @@ def _cell(value: Any, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def typed_value(value: Any) -> Any:
+    """A stored cell value as a JSON value that keeps its type: null, booleans,
+    integers and finite floats as themselves, json documents as they are, blobs as hex,
+    geometries as WKT, texts (and dates, times, numerics… as Kart stores them) as
+    strings; a float JSON cannot hold (NaN, ±infinity) as its ``repr``.
+
+    >>> [typed_value(v) for v in (None, True, 7, 2.5, "2020-01-02", b"\\x01", {"a": [1]})]
+    [None, True, 7, 2.5, '2020-01-02', '01', {'a': [1]}]
+    """
+    if value is None or isinstance(value, (bool, int, str, dict, list)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    return format_stored(None, value)
+
+
+def _json_line(mark: str, obj: Any) -> str:
+    return mark + " " + json.dumps(obj, ensure_ascii=False, allow_nan=False)
+
+
 def table_show(repo: Repository, ref: str, name: str, *, limit: int | None = 20, pk: Any = None) -> str:
     """The first ``limit`` rows (or the row ``pk``) as a text table."""
     t = repo.at(ref).table(name)
@@ -155,7 +176,9 @@ def table_schema(repo: Repository, ref: str, name: str) -> str:
 
 
 def table_diff_text(repo: Repository, a: str, b: str, name: str) -> str:
-    """A diff for people: ``+`` inserted rows, ``-`` deleted rows, ``~`` updated cells."""
+    """A diff for people and scripts: ``schema:`` lines, then one JSON object per row —
+    ``+`` an inserted row, ``-`` a deleted row, ``~`` an updated row's key columns and each
+    changed cell as ``[old, new]`` — values typed (see :func:`typed_value`)."""
     d = table_diff(repo, a, b, name, python=False)
     lines = []
     if d.schema:
@@ -168,13 +191,14 @@ def table_diff_text(repo: Repository, a: str, b: str, name: str) -> str:
         for _cid, (old, new) in s.type_changed.items():
             lines.append(f"schema: {new.name} {old.data_type}{old.extra_type_info or ''} -> {new.data_type}{new.extra_type_info or ''}")
     for row in d.inserted:
-        lines.append("+ " + json.dumps({k: _cell(v) for k, v in row.items()}, ensure_ascii=False))
+        lines.append(_json_line("+", {k: typed_value(v) for k, v in row.items()}))
     for row in d.deleted:
-        lines.append("- " + json.dumps({k: _cell(v) for k, v in row.items()}, ensure_ascii=False))
+        lines.append(_json_line("-", {k: typed_value(v) for k, v in row.items()}))
+    pk_names = [c.name for c in repo.at(b).table(name).schema.pk_columns] if d.updated else []
     for change in d.updated:
-        pk = change.pk[0] if len(change.pk) == 1 else list(change.pk)
-        cells = ", ".join(f"{k}: {_cell(o)} -> {_cell(n)}" for k, (o, n) in change.cells.items())
-        lines.append(f"~ {pk}: {cells}")
+        keys = {k: typed_value(change.new[k]) for k in pk_names}
+        cells = {k: [typed_value(o), typed_value(n)] for k, (o, n) in change.cells.items()}
+        lines.append(_json_line("~", {**keys, **cells}))
     lines.append(f"({len(d.inserted)} inserted, {len(d.updated)} updated, {len(d.deleted)} deleted)")
     return "\n".join(lines)
 
@@ -192,8 +216,10 @@ def table_log_text(repo: Repository, ref: str, name: str, pk: Any) -> str:
 
 
 def table_blame_text(repo: Repository, ref: str, name: str, pk: Any, column: str) -> str:
-    """Which commit gave the cell its value."""
+    """Which commit gave the cell its value, and the value (as JSON, typed)."""
     c = table_blame(repo, ref, name, pk, column)
     if c is None:
         return "(no such row)"
-    return f"{c.short_id} {c.time:%Y-%m-%d %H:%M} {c.author or '-'}  {c.message.splitlines()[0] if c.message else ''}"
+    row = repo.at(ref).table(name).get(pk, python=False)
+    value = json.dumps(typed_value(None if row is None else row.get(column)), ensure_ascii=False, allow_nan=False)
+    return f"{c.short_id} {c.time:%Y-%m-%d %H:%M} {c.author or '-'}  {c.message.splitlines()[0] if c.message else ''}  {column}: {value}"

@@ -5,7 +5,8 @@ Import reads a header line and one row per record. Column types come from a give
 or are inferred from the values (:func:`~.ingest.infer_text_type`). An empty field is
 NULL. Texts parse per type: integer and float as numbers, boolean as ``true``/``false``
 (any case, or ``1``/``0``), blob as hex, geometry as WKT or hex WKB, the others (date,
-time, timestamp, interval, numeric, text) as Kart stores them. Any bad record — too few or
+time, timestamp, interval, numeric, text) as Kart stores them, json as JSON text (``null``
+is a JSON null, read as NULL). Any bad record — too few or
 too many fields, a value that does not parse or fit — raises
 :class:`~.errors.TableImportError` naming the file, line and column, before anything is
 staged. Export writes the same conventions back (geometry as WKT), rows in feature-path
@@ -30,6 +31,7 @@ order (as :meth:`Table.rows` streams them).
 from __future__ import annotations
 
 import csv
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -64,6 +66,8 @@ def parse_text(col: Column, text: str) -> Any:
             value = low in ("true", "1")
         elif t == "blob":
             value = bytes.fromhex(text)
+        elif t == "json":
+            value = json.loads(text)
         else:
             value = text
     except ValueError:
@@ -72,9 +76,12 @@ def parse_text(col: Column, text: str) -> Any:
 
 
 def format_stored(col: Any, value: Any) -> str:
-    """A stored value as a CSV field (None is ``""``)."""
+    """A stored value as a CSV field (None is ``""``; a json value, or any dict or list,
+    as compact JSON text)."""
     if value is None:
         return ""
+    if isinstance(value, (dict, list)) or getattr(col, "data_type", None) == "json":
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):

@@ -65,7 +65,7 @@ Source = Callable[[tuple], Iterator[Quad]]
 LegendLookup = Callable[[str], Legend]
 """Finds a legend by name anywhere (legends are content-addressed); raises ``KeyError``."""
 
-_IDENTITY_TYPES = frozenset({"boolean", "integer", "text", "blob", "float", "geometry"})
+_IDENTITY_TYPES = frozenset({"boolean", "integer", "text", "blob", "float", "geometry", "json"})
 
 
 class DatasetState:

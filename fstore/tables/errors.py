@@ -30,6 +30,7 @@ __all__ = [
     "GeometryError",
     "KartRepoError",
     "TableNotFoundError",
+    "ColumnNotFoundError",
     "TableExistsError",
     "RowExistsError",
     "RowNotFoundError",
@@ -139,6 +140,21 @@ class TableNotFoundError(TablesError, KeyError):
         self.table = table
         at = f" {where}" if where else ""
         super().__init__(f"no table named {table!r}{at}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ColumnNotFoundError(TablesError, KeyError):
+    """A column asked for by name is not in the table's schema (at ``where``, e.g. a
+    ref). ``table``, ``column`` and ``columns`` (the names that do exist) say which."""
+
+    def __init__(self, table: str, column: str, columns: list[str] | tuple[str, ...], where: str = "") -> None:
+        self.table = table
+        self.column = column
+        self.columns = tuple(columns)
+        at = f" {where}" if where else ""
+        super().__init__(f"table {table!r} has no column {column!r}{at} (columns: {', '.join(self.columns)})")
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""

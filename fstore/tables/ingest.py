@@ -90,9 +90,13 @@ def infer_text_type(values: Iterable[str]) -> tuple[str, dict]:
     return "text", {}
 
 
+_JSON_MIX = frozenset({"json", "boolean", "integer", "float", "text"})
+
+
 def infer_value_type(values: Iterable[Any]) -> tuple[str, dict]:
     """The Kart type of Python values (all of one kind; None ignored): bool, int, float,
-    str, bytes, Decimal, date, datetime, time, timedelta/Interval, Geometry."""
+    str, bytes, Decimal, date, datetime, time, timedelta/Interval, Geometry; dicts and
+    lists (mixed with bools, numbers and strs) are json."""
     found: set[str] = set()
     for v in values:
         if v is None or (isinstance(v, float) and v != v):
@@ -117,10 +121,14 @@ def infer_value_type(values: Iterable[Any]) -> tuple[str, dict]:
             found.add("time")
         elif isinstance(v, (_dt.timedelta, Interval)):
             found.add("interval")
+        elif isinstance(v, (dict, list)):
+            found.add("json")
         else:
             found.add("text")
     if found == {"integer", "float"}:
         found = {"float"}
+    if "json" in found and found <= _JSON_MIX:
+        found = {"json"}
     if len(found) > 1:
         return "text", {}
     kind = found.pop() if found else "text"

@@ -164,6 +164,8 @@ class Column:
         if self.pk_index is not None and (not _is_int(self.pk_index) or self.pk_index < 0):
             raise SchemaError(f"primaryKeyIndex must be null or a non-negative integer, not {self.pk_index!r}",
                               column=where)
+        if self.data_type == "json" and self.pk_index is not None:
+            raise SchemaError("a json column cannot be part of the primary key", column=where)
         allowed = EXTRA_TYPE_INFO[self.data_type]
         seen = set()
         for key, value in self.extra:

@@ -34,6 +34,7 @@ reference systems, contents, geometry columns).
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import re
 import sqlite3
@@ -85,6 +86,8 @@ def _map_type(declared: str, source: str, column: str) -> tuple[str, dict] | Non
         return "text", ({"length": n} if n else {})
     if base == "BLOB":
         return "blob", ({"length": n} if n else {})
+    if base == "JSON":
+        return "json", {}
     if base == "DATE":
         return "date", {}
     if base in ("DATETIME", "TIMESTAMP"):
@@ -160,6 +163,8 @@ def _convert(spec: ColumnSpec, value: Any) -> Any:
         if parsed.tzinfo is not None and extra.get("timezone") != "UTC":
             return value
         return parsed
+    if t == "json" and isinstance(value, str):
+        return json.loads(value)
     if t == "float" and isinstance(value, int):
         return float(value)
     if t == "text" and not isinstance(value, str):
@@ -237,10 +242,17 @@ def sql_type(col: Column) -> str:
         return f"NUMERIC({p},{s or 0})" if p else "NUMERIC"
     if t == "geometry":
         return (info.get("geometryType") or "GEOMETRY").split()[0]
-    return {"boolean": "BOOLEAN", "date": "DATE", "timestamp": "DATETIME", "time": "TIME", "interval": "TEXT"}[t]
+    return {"boolean": "BOOLEAN", "date": "DATE", "timestamp": "DATETIME", "time": "TIME", "interval": "TEXT",
+            "json": "JSON"}[t]
 
 
-def _to_sql(value: Any) -> Any:
+def _to_sql(col: Column, value: Any) -> Any:
+    """A stored value as SQLite takes it: geometry as GeoPackage bytes, a json value as
+    its JSON text."""
+    if value is None:
+        return None
+    if col.data_type == "json":
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
     if isinstance(value, Geometry):
         return bytes(value)
     return value
@@ -264,14 +276,14 @@ def export_sqlite(table: Any, path: str | os.PathLike[str], name: str | None = N
             pk = ", ".join(_quote(c.name) for c in schema.pk_columns)
             con.execute(f"CREATE TABLE {_quote(sql_name)} ({cols}, PRIMARY KEY ({pk}))")
             marks = ", ".join("?" for _ in schema.columns)
-            names = [c.name for c in schema.columns]
+            columns = schema.columns
             n = 0
 
             def rows() -> Iterator[list[Any]]:
                 nonlocal n
                 for row in table.rows(python=False):
                     n += 1
-                    yield [_to_sql(row[c]) for c in names]
+                    yield [_to_sql(c, row[c.name]) for c in columns]
 
             con.executemany(f"INSERT INTO {_quote(sql_name)} VALUES ({marks})", rows())
         return n

@@ -241,10 +241,17 @@ class RowEncoder:
                 try:
                     out[col.name] = encode_value(col, row[col.name])
                 except ColumnValueError as e:
-                    raise RowValueError(self.table, e.column, e.value, e.reason) from None
+                    raise RowValueError(self.table, e.column, e.value, e.reason, pk=self.given_pk(row)) from None
             elif not only_given:
                 out[col.name] = None
         return out
+
+    def given_pk(self, row: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """The primary key as ``row`` gives it (unchecked), for naming the row in an
+        error; None if a key column is missing."""
+        if not all(c.name in row for c in self.schema.pk_columns):
+            return None
+        return tuple(row[c.name] for c in self.schema.pk_columns)
 
     def pk_of(self, stored: Mapping[str, Any]) -> tuple[Any, ...]:
         pk = []

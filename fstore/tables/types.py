@@ -11,6 +11,8 @@ float        float64 (an int is accepted)            ``float``
 geometry     ext 71: GeoPackage binary               :class:`~.geometry.Geometry`
 integer      int                                     ``int``
 interval     str ISO 8601 duration ``PnYnMnDTnHnMnS``  :class:`Interval`
+json         the JSON value itself (map, array, str,    ``dict`` / ``list`` / ``str`` /
+             int, float, bool, nil)                     ``int`` / ``float`` / ``bool``
 numeric      str ``123`` / ``-1.50``                 ``decimal.Decimal``
 text         str                                     ``str``
 time         str ``hh:mm:ss[.ffffff]``               ``datetime.time``
@@ -24,6 +26,18 @@ type info is checked on write: integer ``size`` (8/16/32/64 bits, signed), float
 32 (range), text ``length`` (characters), blob ``length`` (bytes), numeric ``precision``
 and ``scale``, timestamp ``timezone``, geometry ``geometryType`` (the base type; Z/M are
 not enforced, as Kart does not enforce them either).
+
+``json`` is not among the eleven types of the Kart Datasets V3 seed: it is datae's
+extension for JSON documents. A json cell holds any JSON value, stored in the feature as
+that value (maps with their keys sorted, so equal documents are equal blobs); dicts and
+lists are refused by every other type.
+
+>>> encode_value(ColumnType("doc", "json"), {"b": [1, 2.5, None], "a": True})
+{'a': True, 'b': [1, 2.5, None]}
+>>> encode_value(ColumnType("n", "integer"), {"a": 1})
+Traceback (most recent call last):
+...
+fstore.tables.errors.ColumnValueError: column 'n': value {'a': 1} is a dict; only a json column holds dicts and lists
 
 >>> col = ColumnType("price", "numeric", {"precision": 6, "scale": 2})
 >>> encode_value(col, Decimal("12.50"))
@@ -75,6 +89,7 @@ DATA_TYPES = (
     "geometry",
     "integer",
     "interval",
+    "json",
     "numeric",
     "text",
     "time",
@@ -90,6 +105,7 @@ EXTRA_TYPE_INFO: dict[str, tuple[str, ...]] = {
     "geometry": ("geometryType", "geometryCRS"),
     "integer": ("size",),
     "interval": (),
+    "json": (),
     "numeric": ("precision", "scale"),
     "text": ("length",),
     "time": (),
@@ -100,6 +116,8 @@ INTEGER_SIZES = (8, 16, 32, 64)
 FLOAT_SIZES = (32, 64)
 GEOMETRY_TYPES = ("GEOMETRY",) + tuple(_wkb.TYPE_NAMES[k] for k in sorted(_wkb.TYPE_NAMES))
 
+_JSON_MAX_DEPTH = 100
+_MSGPACK_INT_MIN, _MSGPACK_INT_MAX = -(2**63), 2**64 - 1
 _FLOAT32_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME_RE = re.compile(r"(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z?)")
@@ -288,6 +306,33 @@ def _check_geometry_type(col: ColumnLike, geom: Geometry) -> None:
         raise _fail(col, geom, f"is a {actual}, but the column holds {wanted}")
 
 
+def _json_value(col: ColumnLike, value: Any, depth: int = 0) -> Any:
+    """``value`` as a stored JSON value: dict keys sorted, tuples as lists; raise
+    :class:`ColumnValueError` for anything JSON cannot hold (NaN, non-str keys, bytes…)."""
+    if depth > _JSON_MAX_DEPTH:
+        raise _fail(col, value, f"is nested deeper than {_JSON_MAX_DEPTH} levels")
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)  # a plain str, also of a str subclass (an enum's value)
+    if isinstance(value, int):
+        if not _MSGPACK_INT_MIN <= value <= _MSGPACK_INT_MAX:
+            raise _fail(col, value, "is an integer outside the 64-bit range a json value can hold")
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _fail(col, value, "is not finite; JSON has no NaN or infinity")
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_json_value(col, v, depth + 1) for v in value]
+    if isinstance(value, Mapping):
+        bad = next((k for k in value if not isinstance(k, str)), None)
+        if bad is not None:
+            raise _fail(col, value, f"has the key {bad!r}; JSON object keys are strings")
+        return {k: _json_value(col, value[k], depth + 1) for k in sorted(value)}
+    raise _fail(col, value, f"holds a {type(value).__name__}, which is not a JSON value")
+
+
 def encode_value(col: ColumnLike, value: Any) -> Any:
     """Convert a Python value (or an already-stored value) to what Kart stores for
     ``col``, checking it against the column's type and extra type info. ``None`` stays
@@ -296,6 +341,10 @@ def encode_value(col: ColumnLike, value: Any) -> Any:
         return None
     t = col.data_type
     info = col.extra_type_info
+    if t == "json":
+        return _json_value(col, value)
+    if isinstance(value, (dict, list)):
+        raise _fail(col, value, f"is a {type(value).__name__}; only a json column holds dicts and lists")
     if t == "boolean":
         if not isinstance(value, bool):
             raise _fail(col, value, f"is a {type(value).__name__}, not a bool")
@@ -388,6 +437,9 @@ def validate_stored(col: ColumnLike, value: Any) -> None:
         return
     t = col.data_type
     info = col.extra_type_info
+    if t == "json":
+        _json_value(col, value)
+        return
     expected = {
         "boolean": (bool,),
         "blob": (bytes,),
@@ -455,7 +507,7 @@ def decode_value(col: ColumnLike, value: Any) -> Any:
     if value is None:
         return None
     t = col.data_type
-    if t in ("boolean", "integer", "text", "blob", "float"):
+    if t in ("boolean", "integer", "text", "blob", "float", "json"):
         return value
     if t == "geometry":
         return value if isinstance(value, Geometry) else Geometry(value)
