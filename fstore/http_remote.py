@@ -89,7 +89,7 @@ class HttpRemote:
             raise SyncError(f"{self.url}: the store's file was cut at {written} of {expected} bytes")
 
     def close(self) -> None:
-        pass  # each call uses its own connection
+        """Nothing to release: each call opens and closes a connection of its own."""
 
     # -- merge requests, as the Repository methods of the same names ----------------------------
 
