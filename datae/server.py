@@ -310,10 +310,9 @@ def _strings(value: Any) -> bool:
 
 
 def _check_held(storage: Any, wants: list[str]) -> None:
+    """Refuse unknown wants with a 400 before the stream starts (its status is sent first)."""
     with storage.read() as tx:
-        for want in wants:
-            if storage.commits.seq_of(tx, want) is None:
-                raise sync.SyncError(f"commit {want} is not in this store")
+        sync.held_seqs(storage, tx, wants)
 
 
 def _send_commits(storage: Any, wants: list[str], haves: set[str], put: Callable[[bytes], None]) -> None:

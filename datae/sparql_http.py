@@ -46,9 +46,9 @@ GRAPH_TYPES = {
     "text/turtle": "turtle", "application/n-triples": "ntriples", "application/n-quads": "nquads",
     "text/plain": "ntriples",
 }
-_MEDIA = {fmt: media for media, fmt in reversed(list({**RESULT_TYPES, **GRAPH_TYPES}.items()))}
-_MEDIA.update(json="application/sparql-results+json", xml="application/sparql-results+xml",
-              ntriples="application/n-triples")
+_MEDIA = {"json": "application/sparql-results+json", "xml": "application/sparql-results+xml", "csv": "text/csv",
+          "tsv": "text/tab-separated-values", "turtle": "text/turtle", "ntriples": "application/n-triples",
+          "nquads": "application/n-quads"}  # the media type each format is sent as
 _FORM = "application/x-www-form-urlencoded"
 
 

@@ -187,25 +187,25 @@ def push(repo: Repository, name: str, branch: str | None, *, force: bool = False
     remote = connect(repo.remote_url(name), type(repo), token)
     try:
         offer = _offer(remote)
-        updates = _updates(repo, name, offer, branch, tags, force)
+        pushed, updates = _updates(repo, name, offer, branch, tags, force)
         if updates:
             payloads = _counted(sync.send(repo.storage, sorted({u.new for u in updates}), remote.held_ids()), progress)
             remote.accept_push(updates, payloads, force)
     finally:
         remote.close()
-    pushed = next((u.new for u in updates if u.kind == "branch"), None)
-    if branch is not None:
-        with repo.storage.read() as tx:
-            pushed = pushed or repo.storage.commit_id(tx, repo.storage.refs.head(tx, branch))
+    if pushed is not None:
         with repo.storage.write() as tx:
             repo.storage.refs.set(tx, REMOTE, f"{name}/{branch}", repo.storage.commits.seq_of(tx, pushed))
     return pushed
 
 
-def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags: bool, force: bool) -> list[RefUpdate]:
-    """The refs a push moves, each checked to be a fast-forward unless ``force``."""
+def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags: bool,
+             force: bool) -> tuple[str | None, list[RefUpdate]]:
+    """The id ``branch`` is at here, and the refs a push moves, each checked to be a
+    fast-forward unless ``force``."""
     storage = repo.storage
     updates = []
+    local = None
     with storage.read() as tx:
         if branch is not None:
             local = storage.commit_id(tx, storage.refs.head(tx, branch))
@@ -229,7 +229,7 @@ def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags:
                     raise NotFastForwardError(f"push of tag {tag!r} to {name!r} refused: it is at {theirs[:10]} there "
                                               "and a tag moves only by force")
                 updates.append(RefUpdate("tag", tag, theirs, ours))
-    return updates
+    return local, updates
 
 
 def clone_into(url: str, path: str, opener: Callable[[str], Repository], *, local: bool = True,

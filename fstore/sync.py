@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["PROTOCOL_VERSION", "SyncError", "TamperedError", "NotFastForwardError", "AuthenticationError",
            "RefMovedError",
            "commit_payloads", "receive", "encode_payload", "decode_payload", "check_payload", "advertise", "held_ids",
-           "send", "receive_all", "accept_push", "RefUpdate"]
+           "send", "held_seqs", "receive_all", "accept_push", "RefUpdate"]
 
 PROTOCOL_VERSION = 1
 BATCH_RECORDS = 100_000
@@ -197,13 +197,18 @@ def send(storage: Storage, wants: Iterable[str], haves: set[str]) -> Iterator[di
     """The payloads of the commits ``wants`` reach that ``haves`` lacks, parents first,
     read in one read transaction (iterate to the end or close the iterator)."""
     with storage.read() as tx:
-        heads = []
-        for want in wants:
-            seq = storage.commits.seq_of(tx, want)
-            if seq is None:
-                raise SyncError(f"commit {want} is not in this store")
-            heads.append(seq)
-        yield from commit_payloads(storage, tx, heads, haves)
+        yield from commit_payloads(storage, tx, held_seqs(storage, tx, wants), haves)
+
+
+def held_seqs(storage: Storage, tx: OkvsTransaction, ids: Iterable[str]) -> list[int]:
+    """The seq of each commit id here; SyncError naming the first one not held."""
+    seqs = []
+    for commit_id in ids:
+        seq = storage.commits.seq_of(tx, commit_id)
+        if seq is None:
+            raise SyncError(f"commit {commit_id} is not in this store")
+        seqs.append(seq)
+    return seqs
 
 
 def receive_all(storage: Storage, payloads: Iterable[dict]) -> int:
