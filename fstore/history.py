@@ -71,12 +71,8 @@ class History:
     def parts(self, quad: Sequence[Any]) -> list[bytes]:
         """Each value of a quad packed (its term, not its id): joined, they make its
         :meth:`identity`, and the dictionary looks up terms by them."""
-        item = self.store.item  # cached packing; a long value comes back as a BlobRef
-        parts = [item(v) for v in quad]
-        for part in parts:
-            if part[0] == BLOBREF_CODE:
-                return [pack_value(v) for v in quad]
-        return parts
+        packed = self.store.packed  # cached packing of IRIs and strings
+        return [packed(v) for v in quad]
 
     def identity(self, quad: Sequence[Any]) -> bytes:
         """The packed quad (its terms, not their ids): a dict key that tells apart values

@@ -202,6 +202,12 @@ class Transaction:
         """Stage a table tuple (see :mod:`fstore.tables.mapping`) in the tables space."""
         self._space(TABLES.name).intend(row, alive)
 
+    def stage_table_tuples(self, rows: Iterable[Quad], alive: bool) -> None:
+        """Stage many table tuples at once (a bulk insert's rows)."""
+        staged = self._space(TABLES.name)
+        with gc_paused():
+            staged.intend_many(rows, alive)
+
     @contextmanager
     def reading(self) -> Iterator[Transaction]:
         """This transaction: its reads already share its LMDB transaction (the same

@@ -181,6 +181,14 @@ class NStore:
 
     def _encode(self, value: Any) -> bytes:
         """The packed form of a value as it stands in a key (a BlobRef if too long)."""
+        packed = self.packed(value)
+        if len(packed) > self.inline_limit:
+            self.blob_refs_made += 1
+            return pack_value(BlobRef(digest_of(packed)))
+        return packed
+
+    def packed(self, value: Any) -> bytes:
+        """The packed value itself, however long (cached for IRIs and short strings)."""
         if value is None:
             return b"\x00"  # the default graph, in most patterns
         kind = type(value)
@@ -215,10 +223,7 @@ class NStore:
                 packed = pack_value(value)
         except (UnicodeEncodeError, PackError):
             packed = pack_value(value)  # raises the PackError naming the value
-        if len(packed) > self.inline_limit:
-            self.blob_refs_made += 1
-            return pack_value(BlobRef(digest_of(packed)))
-        if cache is not None:
+        if cache is not None and len(packed) <= self.inline_limit:  # long values rarely repeat
             if len(cache) > _DECODE_CACHE_LIMIT:
                 cache.clear()
             cache[key] = packed

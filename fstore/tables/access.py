@@ -17,7 +17,7 @@ own pending rows on top; this keeps a row lookup O(log n) however many rows are 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from nstore import Var
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from ..transaction import Transaction
     from ..view import View
 
-__all__ = ["view_source", "committed_source", "seq_source", "legend_finder", "put", "remove", "tuples"]
+__all__ = ["view_source", "committed_source", "seq_source", "legend_finder", "put",
+    "put_many", "remove", "tuples"]
 
 
 def tuples(view: View, name: str) -> Iterator[Quad]:
@@ -49,6 +50,11 @@ def tuples(view: View, name: str) -> Iterator[Quad]:
 def put(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> None:
     """Stage a table tuple in the transaction (a no-op if already there)."""
     tx.stage_table_tuple(prepare_quad((graph, subject, predicate, obj), "table tuple"), True)
+
+
+def put_many(tx: Transaction, tuples: Iterable[tuple[Any, Any, Any, Any]]) -> None:
+    """Stage many table tuples (a bulk insert)."""
+    tx.stage_table_tuples((prepare_quad(t, "table tuple") for t in tuples), True)
 
 
 def remove(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> None:

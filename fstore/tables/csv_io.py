@@ -33,46 +33,55 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
 from .geometry import Geometry
-from .ingest import ColumnSpec, infer_text_type, load_table
+from .ingest import ColumnSpec, TextTypeGuess, load_table
 from .schema import Column
 from .store import as_schema, open_table
-from .types import encode_value
+from .types import column_encoder
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
 
-__all__ = ["import_csv", "infer_key", "read_csv", "export_csv", "parse_text", "format_stored"]
+__all__ = ["import_csv", "infer_key", "read_csv", "export_csv", "parse_text", "text_parser", "format_stored"]
+
+
+def _boolean(text: str) -> bool:
+    low = text.strip().lower()
+    if low not in ("true", "1", "false", "0"):
+        raise ValueError(text)
+    return low in ("true", "1")
+
+
+def text_parser(col: Column) -> Callable[[str], Any]:
+    """A function from a CSV field to the stored value for ``col`` (``""`` is None);
+    it raises :class:`ColumnValueError`. Made once a column, as an import calls it once
+    a cell."""
+    t = col.data_type
+    encode = column_encoder(col)
+    convert: Callable[[str], Any] | None = {"integer": int, "float": float, "blob": bytes.fromhex,
+                                            "json": json.loads, "boolean": _boolean}.get(t)
+
+    def parse(text: str) -> Any:
+        if text == "":
+            return None
+        if convert is None:
+            return encode(text)
+        try:
+            value = convert(text)
+        except ValueError:
+            raise ColumnValueError(col.name, text, f"is not a valid {t}") from None
+        return encode(value)
+
+    return parse
 
 
 def parse_text(col: Column, text: str) -> Any:
     """A CSV field as a value for ``col`` (``""`` is None); raises ColumnValueError."""
-    if text == "":
-        return None
-    t = col.data_type
-    try:
-        if t == "integer":
-            value: Any = int(text)
-        elif t == "float":
-            value = float(text)
-        elif t == "boolean":
-            low = text.strip().lower()
-            if low not in ("true", "1", "false", "0"):
-                raise ColumnValueError(col.name, text, "is not a boolean (true/false)")
-            value = low in ("true", "1")
-        elif t == "blob":
-            value = bytes.fromhex(text)
-        elif t == "json":
-            value = json.loads(text)
-        else:
-            value = text
-    except ValueError:
-        raise ColumnValueError(col.name, text, f"is not a valid {t}") from None
-    return encode_value(col, value)
+    return text_parser(col)(text)
 
 
 def format_stored(col: Any, value: Any) -> str:
@@ -113,14 +122,14 @@ def read_csv(path: str | os.PathLike[str], columns: Sequence[Column] | None = No
             raise TableImportError(source, "is empty: a CSV file needs a header line", line=1) from None
         _check_header(source, header)
         need = [h for h in header if h not in known and h not in types]
-        samples: dict[str, list[str]] = {h: [] for h in need}
+        guesses = {h: TextTypeGuess() for h in need}
         if need:
-            index = [(h, header.index(h)) for h in need]
+            index = [(guesses[h], header.index(h)) for h in need]
             for record in reader:
                 if len(record) != len(header):
                     raise _width(source, reader.line_num, record, header)
-                for h, i in index:
-                    samples[h].append(record[i])
+                for guess, i in index:
+                    guess.add(record[i])
     specs: list[ColumnSpec] = []
     for h in header:
         if h in known:
@@ -129,7 +138,7 @@ def read_csv(path: str | os.PathLike[str], columns: Sequence[Column] | None = No
         elif h in types:
             specs.append((h, types[h], {"size": 64} if types[h] in ("integer", "float") else {}))
         else:
-            specs.append((h, *infer_text_type(samples[h])))
+            specs.append((h, *guesses[h].result()))
     return specs, header, _records(source, header, encoding, dialect)
 
 
@@ -160,13 +169,13 @@ def _records(source: str, header: list[str], encoding: str, dialect: Any) -> Ite
 
 
 def _parse(source: str, columns: list[Column], records: Iterator[tuple[int, list[str]]], lines: list[int]) -> Iterator[dict[str, Any]]:
+    parsers = [(col.name, text_parser(col)) for col in columns]
     for line, record in records:
-        row = {}
-        for col, text in zip(columns, record):
-            try:
-                row[col.name] = parse_text(col, text)
-            except ColumnValueError as e:
-                raise TableImportError(source, f"value {text!r} {e.reason}", line=line, column=col.name, value=text) from None
+        try:
+            row = {name: parse(text) for (name, parse), text in zip(parsers, record)}
+        except ColumnValueError as e:
+            text = record[[name for name, _ in parsers].index(e.column)]
+            raise TableImportError(source, f"value {text!r} {e.reason}", line=line, column=e.column, value=text) from None
         lines.append(line)
         yield row
 

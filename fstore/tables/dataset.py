@@ -42,7 +42,7 @@ from .mapping import (
 from .packing import unpack
 from .paths import LEGACY, PathStructure, decode_filename
 from .schema import Legend, Schema
-from .types import decode_value, encode_value
+from .types import STORED_AS_PYTHON, decode_value, encode_value
 
 __all__ = [
     "Source",
@@ -65,7 +65,6 @@ Source = Callable[[tuple], Iterator[Quad]]
 LegendLookup = Callable[[str], Legend]
 """Finds a legend by name anywhere (legends are content-addressed); raises ``KeyError``."""
 
-_IDENTITY_TYPES = frozenset({"boolean", "integer", "text", "blob", "float", "geometry", "json"})
 
 
 class DatasetState:
@@ -192,7 +191,7 @@ class RowReader:
         self.table = table
         self._plans: dict[str, tuple[Legend, list[tuple[str, int | None]]]] = {}
         self._decoders = [
-            (c.name, None if c.data_type in _IDENTITY_TYPES else c) for c in schema.columns
+            (c.name, None if c.data_type in STORED_AS_PYTHON else c) for c in schema.columns
         ]
 
     def legend(self, name: str) -> Legend:
@@ -228,14 +227,17 @@ class RowReader:
 
     def stored(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> dict[str, Any]:
         """The row (stored values by column name, in schema order)."""
+        return dict(zip(self.schema.column_names, self.stored_values(path, blob, pk)))
+
+    def stored_values(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> list[Any]:
+        """The row's stored values in schema order (columns its legend lacks are None)."""
         legend_name, values = _split(blob, path)
         legend, layout = self._plan(legend_name)
         if len(values) != len(legend.non_pk_columns):
             raise FeatureError(f"legend {legend_name} has {len(legend.non_pk_columns)} non-pk column(s), "
                                f"the feature {len(values)} value(s)", path=path)
-        pk = pk_of_path(path) if pk is None else pk
-        full = list(pk) + values
-        return {name: (None if i is None else full[i]) for name, i in layout}
+        full = list(pk_of_path(path) if pk is None else pk) + values
+        return [None if i is None else full[i] for _, i in layout]
 
     def python(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> dict[str, Any]:
         """The row with Python values (date, Decimal, Interval… see :mod:`.types`)."""
@@ -326,6 +328,15 @@ class Table:
         read = self.reader.python if python else self.reader.stored
         for path, blob in self.features():
             yield read(path, blob)
+
+    def columns(self) -> list[list[Any]]:
+        """Every row's stored values, one list per schema column (in schema order): the
+        columnar read behind :meth:`to_pandas` and :meth:`to_arrow`."""
+        read = self.reader.stored_values
+        records = [read(path, blob) for path, blob in self.features()]
+        if not records:
+            return [[] for _ in self.schema.columns]
+        return [list(column) for column in zip(*records)]
 
     __iter__ = rows
 

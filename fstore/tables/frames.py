@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .ingest import ColumnSpec, infer_value_type, load_table
+from .types import STORED_AS_PYTHON, decode_value
 
 if TYPE_CHECKING:
     import pandas
@@ -110,28 +111,31 @@ def _nullable_types() -> Any:
     return mapping.get
 
 
-def to_dataframe(table: Any, *, python: bool = True) -> pandas.DataFrame:
+def to_dataframe(table: Any) -> pandas.DataFrame:
     """The table's rows as a DataFrame (one column per schema column, in schema order);
-    integer columns become nullable ``Int64``, floats ``float64``, booleans ``boolean``."""
+    integer columns become nullable ``Int64``, floats ``float64``, booleans ``boolean``,
+    texts ``string``, timestamps ``datetime64``; other types hold their Python values."""
     import pandas as pd
 
     columns = table.schema.columns
-    names = [c.name for c in columns]
-    data: dict[str, list[Any]] = {n: [] for n in names}
-    for row in table.rows(python=python):
-        for n in names:
-            data[n].append(row[n])
+    stored = table.columns()
     # Each column made with its dtype at once: through a float column first, a null beside
     # an integer past 2**53 would round it.
-    return pd.DataFrame({col.name: _column_array(pd, data[col.name], _dtype(col)) for col in columns}, columns=names)
+    return pd.DataFrame({col.name: _column_array(pd, col, values) for col, values in zip(columns, stored)},
+                        columns=[c.name for c in columns])
 
 
-def _column_array(pd: Any, values: list[Any], dtype: str | None) -> Any:
+def _column_array(pd: Any, col: Any, stored: list[Any]) -> Any:
+    """One column of stored values as a pandas array of the column's dtype."""
+    dtype = _dtype(col)
     if dtype is None:
-        return pd.Series(values, dtype="object")
+        if col.data_type not in STORED_AS_PYTHON:
+            stored = [None if v is None else decode_value(col, v) for v in stored]
+        return pd.Series(stored, dtype="object")
     if dtype.startswith("datetime64"):
+        values = [None if v is None else decode_value(col, v) for v in stored]
         return pd.Series(pd.to_datetime(values, utc="UTC" in dtype)).astype(dtype)
-    return pd.array(values, dtype=dtype)
+    return pd.array(stored, dtype=dtype)
 
 
 def _dtype(col: Any) -> str | None:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ColumnSpec",
     "infer_text_type",
+    "TextTypeGuess",
     "infer_value_type",
     "make_schema",
     "evolve_schema",
@@ -46,10 +47,12 @@ __all__ = [
 ColumnSpec = tuple[str, str, dict]
 """``(name, dataType, extra type info)``."""
 
-_INT_RE = re.compile(r"[+-]?\d+")
-_FLOAT_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan|infinity)", re.I)
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?")
+# ASCII digits only: Python's \d and int() also take other scripts' digits ("٣" is 3),
+# which would turn such a column into numbers no other tool reads the same way.
+_INT_RE = re.compile(r"[+-]?\d+", re.ASCII)
+_FLOAT_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan|infinity)", re.I | re.ASCII)
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?", re.ASCII)
 _BOOL = {"true", "false"}
 _INT64 = 2**63
 
@@ -64,14 +67,32 @@ def _is_date(text: str) -> bool:
     return True
 
 
-def infer_text_type(values: Iterable[str]) -> tuple[str, dict]:
-    """The narrowest Kart type all non-empty texts fit: integer (64-bit), float,
-    boolean (``true``/``false``), date, timestamp, else text. Empty texts are nulls."""
-    kinds = {"integer", "float", "boolean", "date", "timestamp"}
-    for text in values:
-        if text == "" or text is None:
-            continue
-        if "integer" in kinds and not (_INT_RE.fullmatch(text) and -_INT64 <= int(text) < _INT64):
+_TEXT_KINDS = (("integer", {"size": 64}), ("float", {"size": 64}), ("boolean", {}), ("date", {}), ("timestamp", {}))
+
+
+class TextTypeGuess:
+    """The narrowest Kart type of one column's texts, seen one at a time (a CSV import
+    guesses every column in one pass, in memory that does not grow with the file).
+
+    >>> guess = TextTypeGuess()
+    >>> for text in ["1", "", "2.5"]:
+    ...     guess.add(text)
+    >>> guess.result()
+    ('float', {'size': 64})
+    """
+
+    __slots__ = ("kinds",)
+
+    def __init__(self) -> None:
+        self.kinds = {kind for kind, _ in _TEXT_KINDS}
+
+    def add(self, text: str | None) -> None:
+        kinds = self.kinds
+        if not kinds or not text:
+            return
+        if "integer" in kinds and not (
+                (text.isascii() and text.isdigit() and len(text) < 19)  # the common case, without a regex
+                or (_INT_RE.fullmatch(text) and -_INT64 <= int(text) < _INT64)):
             kinds.discard("integer")
         if "float" in kinds and not _FLOAT_RE.fullmatch(text):
             kinds.discard("float")
@@ -81,13 +102,24 @@ def infer_text_type(values: Iterable[str]) -> tuple[str, dict]:
             kinds.discard("date")
         if "timestamp" in kinds and not (_TIMESTAMP_RE.fullmatch(text) and _is_date(text[:10])):
             kinds.discard("timestamp")
-        if not kinds:
+
+    def result(self) -> tuple[str, dict]:
+        """``(dataType, extra type info)``: text when no narrower type fits."""
+        for kind, extra in _TEXT_KINDS:
+            if kind in self.kinds:
+                return kind, dict(extra)
+        return "text", {}
+
+
+def infer_text_type(values: Iterable[str]) -> tuple[str, dict]:
+    """The narrowest Kart type all non-empty texts fit: integer (64-bit), float,
+    boolean (``true``/``false``), date, timestamp, else text. Empty texts are nulls."""
+    guess = TextTypeGuess()
+    for text in values:
+        guess.add(text)
+        if not guess.kinds:
             break
-    for kind, extra in (("integer", {"size": 64}), ("float", {"size": 64}), ("boolean", {}), ("date", {}),
-                        ("timestamp", {})):
-        if kind in kinds:
-            return kind, extra
-    return "text", {}
+    return guess.result()
 
 
 _JSON_MIX = frozenset({"json", "boolean", "integer", "float", "text"})

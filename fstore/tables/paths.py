@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -55,6 +56,20 @@ ENCODINGS = {"hex": HEX_ALPHABET, "base64": BASE64_ALPHABET}
 # Usable hash characters: 40 hex digits; base64 of 20 bytes is 27 characters + "=".
 _HASH_CHARS = {"hex": 40, "base64": 27}
 _MAX_INT_LEVELS = 64
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _int_directories(structure: "PathStructure", n: int) -> str:
+    """The directories of the int scheme for ``n``; cached because consecutive keys share
+    them (``branches`` keys a directory)."""
+    alphabet, g = structure.alphabet, structure.group_length
+    base = len(alphabet)
+    digits = []
+    for _ in range(structure.levels * g):
+        n, r = divmod(n, base)
+        digits.append(alphabet[r])
+    chars = "".join(reversed(digits))
+    return "/".join(chars[i * g : (i + 1) * g] for i in range(structure.levels))
 
 
 def encode_filename(pk_values: Sequence[Any]) -> str:
@@ -160,7 +175,6 @@ class PathStructure:
     def tree_path(self, pk_values: Sequence[Any]) -> str:
         """The directories (``A/A/A/B``) a feature with these primary-key values lives in."""
         pk_values = list(pk_values)
-        g = self.group_length
         if self.scheme == "int":
             if len(pk_values) != 1:
                 raise PrimaryKeyError(pk_values, "the int path scheme takes exactly one integer primary key value")
@@ -169,19 +183,10 @@ class PathStructure:
                 raise PrimaryKeyError(
                     pk_values, f"the int path scheme needs an integer, not {type(pk).__name__} {pk!r}"
                 )
-            n = (pk // self.branches) % (self.branches**self.levels)
-            base = len(self.alphabet)
-            digits = []
-            for _ in range(self.levels * g):
-                n, r = divmod(n, base)
-                digits.append(self.alphabet[r])
-            chars = "".join(reversed(digits))
-        else:
-            digest = hashlib.sha256(pack(pk_values)).digest()
-            if self.encoding == "hex":
-                chars = digest.hex()
-            else:
-                chars = base64.urlsafe_b64encode(digest[:20]).decode("ascii")
+            return _int_directories(self, (pk // self.branches) % (self.branches**self.levels))
+        digest = hashlib.sha256(pack(pk_values)).digest()
+        chars = digest.hex() if self.encoding == "hex" else base64.urlsafe_b64encode(digest[:20]).decode("ascii")
+        g = self.group_length
         return "/".join(chars[i * g : (i + 1) * g] for i in range(self.levels))
 
     def encode_path(self, pk_values: Sequence[Any]) -> str:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from nstore import Var
 
-from .access import committed_source, legend_finder, put, remove
+from .access import committed_source, legend_finder, put, put_many, remove
 from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple, row_by_key
 from .errors import (
     ColumnValueError,
@@ -58,7 +58,7 @@ from .names import validate_dataset_name
 from .packing import pack
 from .paths import PathStructure, default_path_structure
 from .schema import Schema
-from .types import encode_value
+from .types import column_encoder
 
 if TYPE_CHECKING:
     from ..transaction import Transaction
@@ -225,26 +225,40 @@ class RowEncoder:
         self.names = frozenset(schema.column_names)
         self.non_pk_index = [i for i, c in enumerate(schema.columns) if c.pk_index is None]
         self.pk_index = [schema.columns.index(c) for c in schema.pk_columns]
+        self._encoders = [(c.name, column_encoder(c)) for c in schema.columns]
 
-    def cells(self, row: Mapping[str, Any], *, only_given: bool = False) -> dict[str, Any]:
-        """Stored values by column name (all columns, missing ones null; or only those
-        ``row`` names)."""
+    def _check_names(self, row: Mapping[str, Any]) -> None:
         if not isinstance(row, Mapping):
             raise TypeError(f"table {self.table!r}: a row is a mapping of column name to value, not {type(row).__name__}")
+        if row.keys() <= self.names:
+            return
         for key in row:
             if key not in self.names:
                 raise RowValueError(self.table, str(key), row[key],
                                     f"is for no column of the table (columns: {', '.join(self.schema.column_names)})")
-        out = {}
-        for col in self.columns:
-            if col.name in row:
-                try:
-                    out[col.name] = encode_value(col, row[col.name])
-                except ColumnValueError as e:
-                    raise RowValueError(self.table, e.column, e.value, e.reason, pk=self.given_pk(row)) from None
-            elif not only_given:
-                out[col.name] = None
-        return out
+
+    def _bad_value(self, e: ColumnValueError, row: Mapping[str, Any]) -> RowValueError:
+        return RowValueError(self.table, e.column, e.value, e.reason, pk=self.given_pk(row))
+
+    def cells(self, row: Mapping[str, Any], *, only_given: bool = False) -> dict[str, Any]:
+        """Stored values by column name (all columns, missing ones null; or only those
+        ``row`` names)."""
+        if not only_given:
+            return dict(zip(self.schema.column_names, self.values(row)))
+        self._check_names(row)
+        try:
+            return {name: encode(row[name]) for name, encode in self._encoders if name in row}
+        except ColumnValueError as e:
+            raise self._bad_value(e, row) from None
+
+    def values(self, row: Mapping[str, Any]) -> list[Any]:
+        """The stored values of a full row in schema order (missing columns null)."""
+        self._check_names(row)
+        get = row.get
+        try:
+            return [encode(get(name)) for name, encode in self._encoders]
+        except ColumnValueError as e:
+            raise self._bad_value(e, row) from None
 
     def given_pk(self, row: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The primary key as ``row`` gives it (unchecked), for naming the row in an
@@ -264,9 +278,10 @@ class RowEncoder:
 
     def encode(self, row: Mapping[str, Any]) -> tuple[str, tuple[Any, ...], bytes, list[Any]]:
         """``(feature path, pk, blob, cells)`` of a full row."""
-        stored = self.cells(row)
-        cells = list(stored.values())
-        pk = self.pk_of(stored)
+        cells = self.values(row)
+        pk = tuple([cells[i] for i in self.pk_index])
+        if None in pk:
+            pk = self.pk_of(dict(zip(self.schema.column_names, cells)))  # raises, naming the column
         try:
             path = self.path_structure.encode_path(pk)
         except PrimaryKeyError as e:
@@ -434,8 +449,13 @@ class TableWriter:
         Returns how many rows were inserted."""
         prepared = rows if isinstance(rows, Prepared) else self.encoder.prepare(rows, where=where)
         self.check_absent(prepared)
+        touched, graph = self._touched, self.graph
+        tuples = []
         for path, (_pk, blob, _cells) in prepared.rows.items():
-            self._stage(path, None, blob)
+            before = touched.get(path)
+            touched[path] = (None if before is None else before[0], blob)
+            tuples.append((graph, path, FEATURE, blob))
+        put_many(self.tx, tuples)
         return len(prepared.rows)
 
     def check_absent(self, prepared: Prepared) -> None:

@@ -58,7 +58,7 @@ import datetime as _dt
 import math
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
@@ -77,6 +77,8 @@ __all__ = [
     "ColumnType",
     "Interval",
     "encode_value",
+    "column_encoder",
+    "STORED_AS_PYTHON",
     "decode_value",
     "validate_stored",
 ]
@@ -111,6 +113,9 @@ EXTRA_TYPE_INFO: dict[str, tuple[str, ...]] = {
     "time": (),
     "timestamp": ("timezone",),
 }
+
+# Types whose stored value is already the Python value (decode_value returns it as is).
+STORED_AS_PYTHON = frozenset({"boolean", "integer", "text", "blob", "float", "geometry", "json"})
 
 INTEGER_SIZES = (8, 16, 32, 64)
 FLOAT_SIZES = (32, 64)
@@ -408,6 +413,66 @@ def encode_value(col: ColumnLike, value: Any) -> Any:
         raise _fail(col, value, f"has unknown dataType {t!r}")
     validate_stored(col, value)
     return value
+
+
+def column_encoder(col: ColumnLike) -> Callable[[Any], Any]:
+    """``encode_value`` for one column, made once: values of the common exact types
+    (an int in range, a float, a str within its length, a bool, an ISO date text) pass
+    through checks chosen for the column's type, and anything else goes to
+    :func:`encode_value`, so every value gets the same result or the same error. Why: a
+    bulk import calls it once a cell, and looking up the type and its extra type info
+    per cell was most of an import's time.
+
+    >>> enc = column_encoder(ColumnType("n", "integer", {"size": 8}))
+    >>> enc(7), enc(None)
+    (7, None)
+    >>> enc(300)
+    Traceback (most recent call last):
+    ...
+    fstore.tables.errors.ColumnValueError: column 'n': value 300 does not fit in a signed 8-bit integer (-128 to 127)
+    """
+    t = col.data_type
+    info = col.extra_type_info
+    slow = encode_value
+
+    if t == "integer":
+        size = info.get("size")
+        low, high = (-(2 ** (size - 1)), 2 ** (size - 1) - 1) if size else (None, None)
+        if low is None:
+            def encode(value: Any) -> Any:
+                return value if type(value) is int else slow(col, value)
+        else:
+            def encode(value: Any) -> Any:
+                return value if type(value) is int and low <= value <= high else slow(col, value)
+    elif t == "float" and info.get("size") != 32:
+        def encode(value: Any) -> Any:
+            return value if type(value) is float else slow(col, value)
+    elif t == "text":
+        length = info.get("length")
+        if length:
+            def encode(value: Any) -> Any:
+                return value if type(value) is str and len(value) <= length else slow(col, value)
+        else:
+            def encode(value: Any) -> Any:
+                return value if type(value) is str else slow(col, value)
+    elif t == "boolean":
+        def encode(value: Any) -> Any:
+            return value if type(value) is bool else slow(col, value)
+    elif t == "date":
+        match, parse = _DATE_RE.fullmatch, _dt.date.fromisoformat
+
+        def encode(value: Any) -> Any:
+            if type(value) is str and match(value):
+                try:
+                    parse(value)
+                    return value
+                except ValueError:
+                    pass
+            return slow(col, value)
+    else:
+        def encode(value: Any) -> Any:
+            return slow(col, value)
+    return encode
 
 
 def _to_geometry(col: ColumnLike, value: Any) -> Geometry:
