@@ -25,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .errors import TableNotFoundError
 from .ingest import ColumnSpec, infer_value_type, load_table
+from .store import open_table
 from .types import STORED_AS_PYTHON, decode_value
 
 if TYPE_CHECKING:
@@ -82,6 +84,31 @@ def _rows(df: pandas.DataFrame, names: list[str]) -> Iterator[dict[str, Any]]:
         yield {name: _python(v) for name, v in zip(names, values)}
 
 
+def _integers_held_as_floats(tx: Transaction, name: str, df: pandas.DataFrame) -> pandas.DataFrame:
+    """``df`` with each float column bound for an existing integer column, whose values
+    are all whole numbers or missing, made ``Int64``: pandas turns an integer column with
+    a missing value into floats (NaN), and a null key should be reported as null, not
+    ``2.0`` as "not an int". Other values stay, and are reported as they are."""
+    import pandas as pd
+
+    try:
+        schema = open_table(tx, name).schema
+    except TableNotFoundError:
+        return df
+    out = df
+    for label in df.columns:
+        col = schema.by_name(str(label)) if str(label) in schema.column_names else None
+        series = df[label]
+        if col is None or col.data_type != "integer" or not pd.api.types.is_float_dtype(series.dtype):
+            continue
+        present = series.dropna()
+        whole = bool((present == present.round()).all() and (present.abs() < 2**53).all())
+        if whole:
+            out = df.copy() if out is df else out
+            out[label] = series.astype("Int64")
+    return out
+
+
 def import_dataframe(tx: Transaction, name: str, df: pandas.DataFrame, *, pk: str | Sequence[str] | None = None,
                      schema: Any = None, replace: bool = False, title: str | None = None,
                      description: str | None = None, mode: str | None = None) -> dict[str, int]:
@@ -90,6 +117,7 @@ def import_dataframe(tx: Transaction, name: str, df: pandas.DataFrame, *, pk: st
     insert (the default), upsert or replace."""
     names = [str(c) for c in df.columns]
     pk_list = [pk] if isinstance(pk, str) else list(pk or [])
+    df = _integers_held_as_floats(tx, name, df)
     return load_table(tx, name, dataframe_columns(df), _rows(df, names), pk=pk_list, replace=replace, schema=schema,
                       where=lambda i: f"DataFrame row {i}", title=title, description=description, mode=mode)
 
@@ -134,7 +162,7 @@ def _column_array(pd: Any, col: Any, stored: list[Any]) -> Any:
         return pd.Series(stored, dtype="object")
     if dtype.startswith("datetime64"):
         values = [None if v is None else decode_value(col, v) for v in stored]
-        return pd.Series(pd.to_datetime(values, utc="UTC" in dtype)).astype(dtype)
+        return pd.Series(values, dtype=dtype)  # straight to microseconds: nanoseconds end in 2262
     return pd.array(stored, dtype=dtype)
 
 

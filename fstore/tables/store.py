@@ -33,6 +33,7 @@ from nstore import Var
 from .access import committed_source, legend_finder, put, put_many, remove
 from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple, row_by_key
 from .errors import (
+    ColumnNotFoundError,
     ColumnValueError,
     PrimaryKeyError,
     RowExistsError,
@@ -517,19 +518,30 @@ class TableWriter:
 
         return to_arrow(self)
 
-    def write_pandas(self, df: Any, *, mode: str = "insert") -> dict[str, int]:
+    def write_pandas(self, df: Any, *, mode: str = "insert", add_columns: bool = False) -> dict[str, int]:
         """Write a DataFrame's rows: ``insert`` (a key held already is an error), ``upsert``
-        or ``replace`` (the table then holds exactly them); columns the table lacks are
-        added. All or nothing; returns the counts."""
+        or ``replace`` (the table then holds exactly them). A column the table lacks is a
+        :class:`ColumnNotFoundError` (a misspelt name would otherwise become a new
+        column), unless ``add_columns``. All or nothing; returns the counts."""
         from .frames import import_dataframe
 
+        self._check_columns([str(c) for c in df.columns], add_columns)
         return import_dataframe(self.tx, self.name, df, mode=mode)
 
-    def write_arrow(self, table: Any, *, mode: str = "insert") -> dict[str, int]:
+    def write_arrow(self, table: Any, *, mode: str = "insert", add_columns: bool = False) -> dict[str, int]:
         """Write a pyarrow Table's rows, as :meth:`write_pandas`."""
         from .frames import import_arrow
 
+        self._check_columns(list(table.column_names), add_columns)
         return import_arrow(self.tx, self.name, table, mode=mode)
+
+    def _check_columns(self, names: list[str], add_columns: bool) -> None:
+        if add_columns:
+            return
+        for name in names:
+            if name not in self.encoder.names:
+                raise ColumnNotFoundError(self.name, name, self.schema.column_names,
+                                          "(write_pandas(..., add_columns=True) adds it)")
 
     def write_feature(self, path: str, blob: bytes | None) -> None:
         """Put a Kart feature blob at ``path`` as it is (None removes it), for importers
