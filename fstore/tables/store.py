@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from nstore import Var
+from nstore.bulk import gc_paused
 
 from .access import committed_source, legend_finder, put, put_many, remove
 from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple, row_by_key
@@ -292,6 +293,10 @@ class RowEncoder:
     def prepare(self, rows: Iterable[Mapping[str, Any]], *, where: Any = None) -> Prepared:
         """Encode every row (all or nothing); duplicate keys are :class:`RowExistsError`.
         ``where(i)`` names the i-th row's source (e.g. ``"a.csv, line 3"``) in errors."""
+        with gc_paused():  # encoded rows are many small lists and tuples, none in a cycle
+            return self._prepare(rows, where)
+
+    def _prepare(self, rows: Iterable[Mapping[str, Any]], where: Any) -> Prepared:
         out: dict[str, tuple[tuple, bytes, list]] = {}
         places: dict[str, str] = {}
         for i, row in enumerate(rows):
