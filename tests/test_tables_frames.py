@@ -235,3 +235,14 @@ def test_bad_frames_name_table_row_and_column_and_change_nothing(tmp_path):
         tx.table("towns").write_pandas(pd.DataFrame({"fid": [2], "pop": [1], "area": [3.5]}), add_columns=True)
     assert repo.at("main").table("towns").get(2) == {"fid": 2, "pop": 1, "area": 3.5}
     repo.close()
+
+
+def test_a_writer_reads_its_own_rows_as_a_frame(tmp_path):
+    repo = fstore.open(tmp_path / "r")
+    with repo.transaction("main", message="m") as tx:
+        t = tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0},
+                                    {"id": "v", "name": "v", "dataType": "text"}])
+        t.insert_many([{"k": 2, "v": "b"}, {"k": 1, "v": None}])
+        frame = t.to_pandas().sort_values("k")
+        assert frame["k"].tolist() == [1, 2] and frame["v"].tolist()[1] == "b" and frame["v"].isna().tolist() == [True, False]
+    repo.close()

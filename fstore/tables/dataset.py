@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from nstore import Var
-from nstore.bulk import gc_paused
 
 from ..history import Quad
 from .errors import DatasetCorruptError, FeatureError, LegendError, PrimaryKeyError, SchemaError, TableNotFoundError
@@ -329,18 +328,6 @@ class Table:
         read = self.reader.python if python else self.reader.stored
         for path, blob in self.features():
             yield read(path, blob)
-
-    def columns(self) -> list[list[Any]]:
-        """Every row's stored values, one list per schema column (in schema order): the
-        columnar read behind :meth:`to_pandas` and :meth:`to_arrow`."""
-        read = self.reader.stored_values
-        with gc_paused():  # a million lists that form no cycle: collections would walk them all
-            records = [read(path, blob) for path, blob in self.features()]
-            if not records:
-                return [[] for _ in self.schema.columns]
-            return [list(column) for column in zip(*records)]
-
-    __iter__ = rows
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame, one column per schema column with the dtype its

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from nstore.bulk import gc_paused
+
 from .errors import TableNotFoundError
 from .ingest import ColumnSpec, infer_value_type, load_table
 from .store import open_table
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 
     from ..transaction import Transaction
 
-__all__ = ["dataframe_columns", "import_dataframe", "import_arrow", "to_dataframe", "to_arrow"]
+__all__ = ["dataframe_columns", "import_dataframe", "import_arrow", "to_dataframe", "to_arrow", "stored_columns"]
 
 
 def _spec(name: str, series: Any) -> ColumnSpec:
@@ -146,11 +148,23 @@ def to_dataframe(table: Any) -> pandas.DataFrame:
     import pandas as pd
 
     columns = table.schema.columns
-    stored = table.columns()
+    stored = stored_columns(table)
     # Each column made with its dtype at once: through a float column first, a null beside
     # an integer past 2**53 would round it.
     return pd.DataFrame({col.name: _column_array(pd, col, values) for col, values in zip(columns, stored)},
                         columns=[c.name for c in columns])
+
+
+def stored_columns(table: Any) -> list[list[Any]]:
+    """Every row's stored values of ``table`` (a :class:`~.dataset.Table` or a writer),
+    one list per schema column in schema order: the columnar read behind
+    :func:`to_dataframe`."""
+    read = table.reader.stored_values
+    with gc_paused():  # a million lists that form no cycle: collections would walk them all
+        records = [read(path, blob) for path, blob in table.features()]
+        if not records:
+            return [[] for _ in table.schema.columns]
+        return [list(column) for column in zip(*records)]
 
 
 def _column_array(pd: Any, col: Any, stored: list[Any]) -> Any:
