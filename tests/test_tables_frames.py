@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import fstore
 import fstore.tables as tables
 from datae.cli import main
+from fstore.tables.commands import table_show
 from fstore.tables.errors import ColumnNotFoundError, RowExistsError, RowValueError, SchemaError
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
@@ -246,3 +247,28 @@ def test_a_writer_reads_its_own_rows_as_a_frame(tmp_path):
         frame = t.to_pandas().sort_values("k")
         assert frame["k"].tolist() == [1, 2] and frame["v"].tolist()[1] == "b" and frame["v"].isna().tolist() == [True, False]
     repo.close()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(keys=st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=30, unique=True),
+       seed=st.randoms(use_true_random=False))
+def test_rows_come_out_in_key_order_however_they_went_in(tmp_path_factory, keys, seed):
+    """Storage order is the order values entered a store; frames and `table show` are in
+    key order, so two stores holding the same rows give equal frames and equal output."""
+    shuffled = list(keys)
+    seed.shuffle(shuffled)
+    frames, shown = [], []
+    for order in (keys, shuffled):
+        path = tmp_path_factory.mktemp("store")
+        repo = fstore.open(str(path))
+        with repo.transaction("main", message="rows") as tx:
+            t = tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0},
+                                        {"id": "v", "name": "v", "dataType": "text"}])
+            t.insert_many({"k": k, "v": str(k)} for k in order)
+        frames.append(repo.at("main").table("t").to_pandas())
+        shown.append(table_show(repo, "main", "t", limit=5))
+        repo.close()
+    assert list(frames[0]["k"]) == sorted(keys)
+    pd.testing.assert_frame_equal(frames[0], frames[1])
+    assert shown[0] == shown[1]
+    assert [int(line.split()[0]) for line in shown[0].splitlines()[2:-1]] == sorted(keys)[:5]

@@ -19,15 +19,16 @@ fid  name
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
-from .dataset import list_datasets
+from .dataset import list_datasets, pk_of_path
 from .errors import TableImportError
 from .frames import import_dataframe
 from .kart_export import export_kart_tree
@@ -152,22 +153,30 @@ def _json_line(mark: str, obj: Any) -> str:
 
 
 def table_show(repo: Repository, ref: str, name: str, *, limit: int | None = 20, pk: Any = None) -> str:
-    """The first ``limit`` rows (or the row ``pk``) as a text table."""
+    """The first ``limit`` rows in primary-key order (or the row ``pk``) as a text table."""
     t = repo.at(ref).table(name)
     names = t.schema.column_names
     if pk is not None:
         row = t.get(pk, python=False)
         rows = [] if row is None else [row]
     else:
-        rows = []
-        for row in t.rows(python=False):
-            if limit is not None and len(rows) >= limit:
-                break
-            rows.append(row)
+        in_key_order = _first_by_key(t.features(), limit)
+        rows = [t.reader.stored(path, blob) for path, blob in in_key_order]
     body = _grid(names, [[_cell(r[n]) for n in names] for r in rows])
     total = len(t)
     more = f", showing {len(rows)}" if len(rows) < total else ""
     return f"{body}\n({total} row{'s' if total != 1 else ''}{more})"
+
+
+def _first_by_key(features: Iterable[tuple[str, bytes]], limit: int | None) -> list[tuple[str, bytes]]:
+    """The first ``limit`` (all if None) of ``(path, blob)`` pairs by the primary key each
+    path encodes: one pass, memory O(limit)."""
+    def key(feature: tuple[str, bytes]) -> tuple[Any, ...]:
+        return pk_of_path(feature[0])
+
+    if limit is None:
+        return sorted(features, key=key)
+    return heapq.nsmallest(limit, features, key=key)
 
 
 def table_schema(repo: Repository, ref: str, name: str) -> str:

@@ -319,7 +319,8 @@ class Table:
         return self.blob(pk) is not None
 
     def features(self) -> Iterator[tuple[str, bytes]]:
-        """Stream ``(feature path, blob)`` for every row, in path order."""
+        """Stream ``(feature path, blob)`` for every row, in storage order (which is not key
+        order: :meth:`to_pandas` and ``datae table show`` sort by key)."""
         for _, path, _, blob in self._source((self.graph, Var("s"), FEATURE, Var("o"))):
             yield path, blob
 

@@ -142,17 +142,22 @@ def _nullable_types() -> Any:
 
 
 def to_dataframe(table: Any) -> pandas.DataFrame:
-    """The table's rows as a DataFrame (one column per schema column, in schema order);
-    integer columns become nullable ``Int64``, floats ``float64``, booleans ``boolean``,
-    texts ``string``, timestamps ``datetime64``; other types hold their Python values."""
+    """The table's rows as a DataFrame in primary-key order (one column per schema column,
+    in schema order); integer columns become nullable ``Int64``, floats ``float64``,
+    booleans ``boolean``, texts ``string``, timestamps ``datetime64``; other types hold
+    their Python values."""
     import pandas as pd
 
     columns = table.schema.columns
     stored = stored_columns(table)
     # Each column made with its dtype at once: through a float column first, a null beside
     # an integer past 2**53 would round it.
-    return pd.DataFrame({col.name: _column_array(pd, col, values) for col, values in zip(columns, stored)},
-                        columns=[c.name for c in columns])
+    df = pd.DataFrame({col.name: _column_array(pd, col, values) for col, values in zip(columns, stored)},
+                      columns=[c.name for c in columns])
+    # Storage order follows the order values entered the store, which differs between
+    # stores holding the same rows: key order makes equal tables equal frames.
+    keys = [c.name for c in table.schema.pk_columns]
+    return df.sort_values(keys, kind="stable", ignore_index=True) if keys and len(df) > 1 else df
 
 
 def stored_columns(table: Any) -> list[list[Any]]:
