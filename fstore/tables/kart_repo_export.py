@@ -46,7 +46,7 @@ from dulwich.repo import Repo
 
 from ..diff import diff_seqs
 from .errors import ExportTargetError, NoTablesError
-from .kart_export import DATASET_DIR, dataset_file
+from .kart_export import dataset_file
 from .mapping import META, PATH_STRUCTURE_ITEM, SCHEMA_ITEM, dataset_name, object_bytes
 from .paths import LEGACY
 
