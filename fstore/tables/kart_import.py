@@ -179,7 +179,7 @@ def _check_refs(repo: Repository, kart: KartRepo, commits: list[KartCommit], hea
     storage = repo.storage
     with storage.read() as tx:
         ancestors = storage.commits.ancestors(tx, storage.resolve(tx, onto)) if onto else frozenset()
-        for name in heads:
+        for name in sorted(heads):
             branch = branch_prefix + name
             exists, seq = storage.refs.get(tx, BRANCH, branch)
             if exists and seq is not None and seq not in ancestors:
