@@ -468,12 +468,20 @@ def cmd_table(args: argparse.Namespace) -> int:
     try:
         if args.table_command == "import":
             result = commands.table_import(repo, args.source, name=args.name, branch=args.branch, pk=args.pk,
-                                           table=args.table, message=args.message,
+                                           table=args.table, message=args.message, branch_prefix=args.branch_prefix,
                                            mode="upsert" if args.upsert else "replace" if args.replace else "insert",
                                            author=args.author or default_author())
             for name, counts in result.items():
                 out(f"{name}: {counts}")
+        elif args.table_command == "export" and args.kart:
+            if args.dest:
+                raise Fatal("give either a destination file or --kart DIR, not both")
+            result = commands.table_export_kart(repo, args.kart, ref=args.ref or args.at)
+            heads = ", ".join(f"{name} {sha[:10]}" for name, sha in result["branches"].items())
+            out(f"{result['commits']} commits written to Kart repository {args.kart} (branches: {heads})")
         elif args.table_command == "export":
+            if not args.dest:
+                raise Fatal("name a destination: a file, a directory, or --kart DIR")
             for name, rows in commands.table_export(repo, ref, args.dest, name=args.name, format=args.format).items():
                 out(f"{name}: {rows} rows written to {args.dest}")
         elif args.table_command == "list":
@@ -672,11 +680,17 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--replace", action="store_true", help="the table ends up with exactly the file's rows")
     t.add_argument("-m", "--message")
     t.add_argument("--author")
-    t = tables.add_parser("export", help="to a .csv / .sqlite / .gpkg file, or Kart V3 dataset trees in a directory")
-    t.add_argument("dest")
+    t.add_argument("--branch-prefix", default="", help="a Kart repository: its branches become PREFIX<name>, a "
+                   "history of their own (default: grafted onto --branch, or the current branch, if it has commits)")
+    t = tables.add_parser("export", help="to a .csv / .sqlite / .gpkg file, Kart V3 dataset trees in a directory, "
+                          "or (--kart) a Kart repository with the tables' history")
+    t.add_argument("dest", nargs="?")
     t.add_argument("--name")
     t.add_argument("--format", choices=["csv", "sqlite", "gpkg", "kart"])
     t.add_argument("--at")
+    t.add_argument("--kart", metavar="DIR", help="write a Kart (Datasets V3) git repository: one commit per commit "
+                   "that changed tables (DIR must not exist or be empty)")
+    t.add_argument("--ref", help="--kart: the history of this ref only (default: every branch and tag)")
     t = tables.add_parser("list", help="the tables at a ref")
     t.add_argument("--at")
     t = tables.add_parser("show", help="rows of a table")

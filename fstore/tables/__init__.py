@@ -10,6 +10,7 @@ The store side (see ``docs/tables.md``):
 * :mod:`.changes` — :func:`table_diff`, :func:`table_log`, :func:`table_blame`
 * :mod:`.merging` — cell-wise three-way merge of rows, column-wise merge of schemas
 * :mod:`.kart_import`, :mod:`.kart_export` — whole Kart repositories in, V3 trees out
+* :mod:`.kart_repo_export` — the tables' history out as a Kart repository
 * :mod:`.csv_io`, :mod:`.sqlite_io`, :mod:`.frames` — CSV, SQLite / GeoPackage, pandas
 * :mod:`.commands` — plain functions for a ``datae table`` command line
 
@@ -35,10 +36,13 @@ from .errors import (
     ColumnValueError,
     DatasetCorruptError,
     DatasetNameError,
+    ExportTargetError,
     FeatureError,
     GeometryError,
     KartRepoError,
+    KartVersionError,
     LegendError,
+    NoTablesError,
     PathStructureError,
     PrimaryKeyError,
     SchemaError,
@@ -76,6 +80,7 @@ from .changes import LogEntry, RowChange, TableDiff, raw_diff, table_blame, tabl
 from .merging import RowConflict, SchemaConflict  # noqa: E402
 from .kart_import import import_kart  # noqa: E402
 from .kart_export import export_kart_tree  # noqa: E402
+from .kart_repo_export import KartExport, export_kart_repo  # noqa: E402
 from .csv_io import export_csv, import_csv  # noqa: E402
 from .sqlite_io import export_sqlite, import_sqlite  # noqa: E402
 from .frames import import_dataframe, to_dataframe  # noqa: E402
@@ -118,6 +123,8 @@ __all__ = [
     "SchemaConflict",
     "import_kart",
     "export_kart_tree",
+    "export_kart_repo",
+    "KartExport",
     "import_csv",
     "export_csv",
     "import_sqlite",
@@ -148,6 +155,9 @@ __all__ = [
     "ColumnValueError",
     "GeometryError",
     "KartRepoError",
+    "KartVersionError",
+    "ExportTargetError",
+    "NoTablesError",
     # names
     "validate_dataset_name",
     "validate_dataset_names",

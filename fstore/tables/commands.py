@@ -33,6 +33,7 @@ from .errors import TableImportError
 from .frames import import_dataframe
 from .kart_export import export_kart_tree
 from .kart_import import import_kart
+from .kart_repo_export import export_kart_repo
 from .sqlite_io import export_sqlite, import_sqlite
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ __all__ = [
     "detect_format",
     "table_import",
     "table_export",
+    "table_export_kart",
     "table_list",
     "table_show",
     "table_schema",
@@ -79,11 +81,16 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
                  branch_prefix: str = "", mode: str | None = None) -> dict[str, Any]:
     """Import a CSV, SQLite or GeoPackage table as one commit on ``branch`` (table
     ``name``, default: the file's stem; ``mode`` insert, upsert or replace), or a whole
-    Kart repository (every commit; its branches under ``branch_prefix``). Returns
-    ``{table: counts}`` or, for Kart, ``{"commits": n, "branches": {...}}``."""
+    Kart repository (every commit; its branches under ``branch_prefix``). Without a
+    prefix, into a ``branch`` (default: the current one) that has commits, Kart's history
+    is grafted onto it (see :func:`import_kart`); with a prefix it stays a history of its
+    own, as ``git fetch`` into a namespace would. Returns ``{table: counts}`` or, for
+    Kart, ``{"commits": n, "branches": {...}, "tags": {...}}``."""
     fmt = format or detect_format(source)
     if fmt == "kart":
-        result = import_kart(repo, source, branch_prefix=branch_prefix)
+        target = _branch(repo, branch)
+        onto = target if not branch_prefix and repo.branches().get(target) is not None else None
+        result = import_kart(repo, source, branch_prefix=branch_prefix, onto=onto)
         return {"commits": len(result.commits), "branches": result.branches, "tags": result.tags}
     name = name or os.path.splitext(os.path.basename(source))[0]
     if fmt not in ("csv", "gpkg", "sqlite"):
@@ -114,6 +121,15 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
     if fmt == "csv":
         return {name: export_csv(t, dest)}
     return {name: export_sqlite(t, dest, gpkg=(fmt == "gpkg"))}
+
+
+def table_export_kart(repo: Repository, dest: str, *, ref: str | None = None) -> dict[str, Any]:
+    """The history of ``ref`` (default: every branch and tag) as a Kart V3 repository at
+    ``dest`` (:func:`export_kart_repo`). Returns ``{"commits": n, "branches": {...},
+    "tags": {...}}`` (git ids)."""
+    result = export_kart_repo(repo, dest, ref=ref)
+    exported = {c for c in result.commits.values() if c is not None}
+    return {"commits": len(exported), "branches": result.branches, "tags": result.tags}
 
 
 def table_list(repo: Repository, ref: str) -> list[str]:

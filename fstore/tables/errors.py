@@ -29,6 +29,9 @@ __all__ = [
     "ColumnValueError",
     "GeometryError",
     "KartRepoError",
+    "KartVersionError",
+    "ExportTargetError",
+    "NoTablesError",
     "TableNotFoundError",
     "ColumnNotFoundError",
     "TableExistsError",
@@ -130,6 +133,34 @@ class KartRepoError(TablesError):
         self.where = where
         prefix = f"{where}: " if where else ""
         super().__init__(f"{prefix}{message}")
+
+
+class KartVersionError(KartRepoError, ValueError):
+    """A Kart repository whose repository structure version datae cannot read (it reads
+    Datasets V2 and V3). ``version`` is what the repository says, ``where`` its git dir."""
+
+    def __init__(self, version: str, *, where: str) -> None:
+        self.version = version
+        KartRepoError.__init__(self, f"unsupported Kart repository version {version!r} (datae reads versions 2 and 3)",
+                               where=where)
+
+
+class ExportTargetError(TablesError, ValueError):
+    """An export cannot be written at ``path``: it is a file, or a directory that is not
+    empty (``reason`` says which); nothing was written."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot export to {path}: {reason}")
+
+
+class NoTablesError(TablesError, ValueError):
+    """A ref whose history holds no table, so there is nothing to export. ``ref`` names it."""
+
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+        super().__init__(f"no tables in the history of {ref!r}: nothing to export")
 
 
 class TableNotFoundError(TablesError, KeyError):

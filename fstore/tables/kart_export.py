@@ -32,10 +32,12 @@ from typing import Any
 from .access import legend_finder, view_source
 from .dataset import Table, list_datasets, load_dataset
 from .errors import DatasetCorruptError
-from .mapping import PATH_STRUCTURE_ITEM, object_bytes
+from .mapping import ATTACHMENT, FEATURE, META, PATH_STRUCTURE_ITEM, object_bytes
 from .paths import LEGACY
 
-__all__ = ["export_kart_tree", "safe_relpath"]
+__all__ = ["export_kart_tree", "safe_relpath", "dataset_file", "DATASET_DIR"]
+
+DATASET_DIR = ".table-dataset"
 
 
 def safe_relpath(table: str, path: str) -> str:
@@ -45,6 +47,26 @@ def safe_relpath(table: str, path: str) -> str:
     if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in path or "\x00" in path:
         raise DatasetCorruptError(table, f"item path {path!r} cannot be written inside the dataset directory")
     return os.path.join(*parts)
+
+
+def dataset_file(name: str, kind: Any, item: str) -> str:
+    """Where a table tuple ``(graph of name, item, kind, …)`` lives in a Kart V3 tree: its
+    path from the tree's root, ``/``-separated (checked: it stays inside the dataset).
+
+    >>> dataset_file("a/b", FEATURE, "A/A/A/B/kU0=")
+    'a/b/.table-dataset/feature/A/A/A/B/kU0='
+    >>> dataset_file("a/b", META, "schema.json"), dataset_file("a/b", ATTACHMENT, "metadata.xml")
+    ('a/b/.table-dataset/meta/schema.json', 'a/b/metadata.xml')
+    """
+    safe_relpath(name, name)
+    safe_relpath(name, item)
+    if kind == FEATURE:
+        return f"{name}/{DATASET_DIR}/feature/{item}"
+    if kind == META:
+        return f"{name}/{DATASET_DIR}/meta/{item}"
+    if kind == ATTACHMENT:
+        return f"{name}/{item}"
+    raise DatasetCorruptError(name, f"item {item!r} is of no kind a Kart tree holds ({kind!r})")
 
 
 def _write(path: str, data: bytes) -> None:
@@ -63,19 +85,20 @@ def export_kart_tree(view: Any, dest: str | os.PathLike[str], *, tables: Iterabl
     written: dict[str, int] = {}
     for name in names:
         state = load_dataset(source, name, f"at {getattr(view, 'ref', '')!r}")
-        root = os.path.join(dest, safe_relpath(name, name))
-        dataset = os.path.join(root, ".table-dataset")
+
+        def write(kind: Any, item: str, data: bytes) -> None:
+            _write(os.path.join(dest, *dataset_file(name, kind, item).split("/")), data)
+
         for item, value in state.meta.items():
-            _write(os.path.join(dataset, "meta", safe_relpath(name, item)), object_bytes(value))
+            write(META, item, object_bytes(value))
         if PATH_STRUCTURE_ITEM not in state.meta:
-            _write(os.path.join(dataset, "meta", PATH_STRUCTURE_ITEM), LEGACY.dumps())
+            write(META, PATH_STRUCTURE_ITEM, LEGACY.dumps())
         for item, value in state.attachments.items():
-            _write(os.path.join(root, safe_relpath(name, item)), object_bytes(value))
+            write(ATTACHMENT, item, object_bytes(value))
         table = Table(source, state, legend_finder(view.repo, state.graph))
         n = 0
-        feature_dir = os.path.join(dataset, "feature")
         for path, blob in table.features():
-            _write(os.path.join(feature_dir, safe_relpath(name, path)), blob)
+            write(FEATURE, path, blob)
             n += 1
         written[name] = n
     return written

@@ -10,7 +10,15 @@ that was edited by hand), one more commit with the same message makes it equal. 
 branches and tags become datae branches and tags (optionally under a prefix).
 
 Both V3 (``.table-dataset``) and V2 (``.sno-dataset``) datasets import; a V2 dataset has no
-``path-structure.json`` and reads with the legacy structure it implies.
+``path-structure.json`` and reads with the legacy structure it implies. A repository that
+declares another structure version is refused (:class:`KartVersionError`).
+
+Into a store that holds data already, the history can be grafted (``onto`` a branch or
+commit): Kart's root commits then get that commit as their parent, so every imported
+commit holds the store's data plus Kart's tables (a table of the same name at ``onto`` is
+refused). A datae branch that already has commits takes a Kart branch of its name only
+when it moves forward (its head is ``onto`` or an ancestor of it), as ``git pull
+--ff-only`` would.
 
 >>> result = import_kart(repo, "/path/to/kart/points")                 # doctest: +SKIP
 >>> result.commits["1582725544d9122251acd4b3fc75b5c88ac3fd17"]           # doctest: +SKIP
@@ -31,7 +39,8 @@ from .access import put, remove
 from ..history import Quad
 from ..refs import BRANCH
 from ..merge import Conflict
-from .errors import KartRepoError
+from .dataset import list_datasets
+from .errors import KartRepoError, KartVersionError
 from .kart_repo import KartCommit, KartDataset, KartRepo, diff_features
 from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, dataset_name, meta_object
 from .merging import RowConflict, SchemaConflict
@@ -160,27 +169,59 @@ def _resolver(kart: KartRepo, target: str) -> Any:
     return resolve
 
 
+SUPPORTED_VERSIONS = ("2", "3")
+
+
+def _check_refs(repo: Repository, kart: KartRepo, commits: list[KartCommit], heads: dict[str, str],
+                tags: dict[str, str], branch_prefix: str, onto: str | None, where: str) -> None:
+    """Refuse, before anything is written, an import that would rewrite a branch or tag
+    or mix two tables of one name."""
+    storage = repo.storage
+    with storage.read() as tx:
+        ancestors = storage.commits.ancestors(tx, storage.resolve(tx, onto)) if onto else frozenset()
+        for name in sorted(heads):
+            branch = branch_prefix + name
+            exists, seq = storage.refs.get(tx, BRANCH, branch)
+            if exists and seq is not None and seq not in ancestors:
+                hint = "" if onto else " (it was not grafted on)"
+                raise KartRepoError(f"branch {branch!r} already has commits the import does not descend from{hint}: "
+                                    "import under a branch prefix (--branch-prefix)", where=where)
+    existing_tags = repo.tags()
+    for name in tags:
+        if branch_prefix + name in existing_tags:
+            raise KartRepoError(f"tag {branch_prefix + name!r} exists already: import under a branch prefix "
+                                "(--branch-prefix)", where=where)
+    if onto:
+        present = set(list_datasets(repo.at(onto).table_tuples))
+        for commit in commits:
+            for ds in kart.datasets(commit.id):
+                if ds.name in present:
+                    raise KartRepoError(f"table {ds.name!r} is in the Kart repository and at {onto!r} already: import "
+                                        "under a branch prefix (--branch-prefix) and merge", where=where)
+
+
 def import_kart(repo: Repository, path: str | os.PathLike[str], *, refs: Sequence[str] | None = None,
-                branch_prefix: str = "", scratch: str = SCRATCH_BRANCH) -> KartImport:
+                branch_prefix: str = "", onto: str | None = None, scratch: str = SCRATCH_BRANCH) -> KartImport:
     """Import the Kart repository at ``path`` (its working directory or git directory)
     into ``repo``: every commit reachable from ``refs`` (default: all branches and tags).
-    Kart branch ``b`` becomes branch ``branch_prefix + b``, which must not exist yet or
-    have no commits (a new repository's empty ``main`` is fine)."""
+    Kart branch ``b`` becomes branch ``branch_prefix + b``, which must not exist yet, have
+    no commits (a new repository's empty ``main`` is fine) or, with ``onto`` (a branch or
+    commit whose data Kart's root commits descend from), be at or behind ``onto``."""
     result = KartImport()
     with KartRepo(path) as kart:
+        version = kart.structure_version
+        if version is not None and version not in SUPPORTED_VERSIONS:
+            raise KartVersionError(version, where=kart.git_dir)
         kart_refs = kart.refs()
         wanted = list(refs) if refs is not None else list(kart_refs)
         heads = {name: kart.resolve(name) for name in wanted if not name.startswith("tags/") and name in kart_refs}
         tags = {name[len("tags/"):]: kart.resolve(name) for name in wanted if name.startswith("tags/")}
-        existing = repo.branches()
-        for name in heads:
-            branch = branch_prefix + name
-            if existing.get(branch) is not None:
-                raise KartRepoError(f"branch {branch!r} already has commits; import under another branch_prefix",
-                                    where=str(path))
+        commits = list(kart.commits(wanted))
+        base = repo.commit(onto).id if onto else None
+        _check_refs(repo, kart, commits, heads, tags, branch_prefix, onto, str(path))
         try:
-            for commit in kart.commits(wanted):
-                result.commits[commit.id] = _import_commit(repo, kart, commit, result, scratch)
+            for commit in commits:
+                result.commits[commit.id] = _import_commit(repo, kart, commit, result, scratch, base)
         finally:
             if scratch in repo.branches():  # internal: no reflog entry
                 with repo.storage.write() as tx:
@@ -198,13 +239,16 @@ def import_kart(repo: Repository, path: str | os.PathLike[str], *, refs: Sequenc
     return result
 
 
-def _import_commit(repo: Repository, kart: KartRepo, commit: KartCommit, result: KartImport, scratch: str) -> str | None:
-    parents = [result.commits.get(p) for p in commit.parents]
+def _import_commit(repo: Repository, kart: KartRepo, commit: KartCommit, result: KartImport, scratch: str,
+                   base: str | None) -> str | None:
+    """Replay one Kart commit; ``base`` (the graft point, or None) stands for a parent
+    that holds no dataset."""
+    parents = [result.commits.get(p) or base for p in commit.parents]
     first_kart = commit.parents[0] if commit.parents else None
-    first = parents[0] if parents else None
+    first = parents[0] if parents else base
     _reset(repo, scratch, first)
     info = {"message": commit.message, "author": commit.author, "time": _time(commit)}
-    others = [p for p in parents[1:] if p is not None]
+    others = [p for p in parents[1:] if p is not None and p != first]
     if not others:
         with repo.transaction(scratch, allow_empty=True, **info) as tx:
             result.quads += _apply(tx, kart_changes(kart, first_kart, commit.id))

@@ -319,6 +319,25 @@ class KartRepo:
         except (KeyError, AssertionError, ValueError):
             raise KartRepoError(f"missing git object {_text(key)}", where=self.git_dir) from None
 
+    @property
+    def structure_version(self) -> str | None:
+        """The repository structure version the repository declares: Kart's config
+        ``kart.repostructure.version`` (Sno's ``sno.repository.version``), else the
+        ``.kart.repostructure.version`` / ``.sno.repository.version`` file at HEAD; None if
+        it declares none."""
+        config = self._repo.get_config()
+        for section, key in (((b"kart", b"repostructure"), b"version"), ((b"sno", b"repository"), b"version")):
+            try:
+                return _text(config.get(section, key)).strip()
+            except KeyError:
+                pass
+        head = self.head
+        for name in (".kart.repostructure.version", ".sno.repository.version"):
+            data = self.read_blob(head, name) if head is not None else None
+            if data is not None:
+                return _text(data).strip()
+        return None
+
     # -- refs and commits ---------------------------------------------------------------
     def refs(self) -> dict[str, str]:
         """``{ref name: commit id}`` for branches (``main``) and tags (``tags/v1``)."""
