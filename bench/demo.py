@@ -151,7 +151,7 @@ def spark_demo(repo: fstore.Repository, dest: Path) -> None:
     result = export_snapshot(repo, "main", str(dest), partition_on={"quads": ["graph"]})
     rows = ", ".join(f"{name} {table.rows}" for name, table in result.tables.items())
     console.print(f"exported commit {result.commit_id[:10]} in {time.perf_counter() - start:.1f}s: {rows} rows")
-    console.print(f"metadata (written last): {result.metadata_url}")
+    console.print(f"metadata (written last): {result.metadata_url()}")
     spark = (SparkSession.builder.master("local[2]").appName("datae-demo").config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "2")
              .getOrCreate())

@@ -141,8 +141,9 @@ def cmd_export_spark(args: argparse.Namespace) -> int:
     finally:
         repo.close()
     for name, table in result.tables.items():
-        out(f"{name}: {table.rows} rows")
-    out(f"dataset {result.dataset_uuid} of commit {(result.commit_id or '')[:10]}: {result.metadata_url}")
+        out(f"{name}: {table.rows} rows, version {table.version} ({len(table.files)} partitions written, "
+            f"{table.reused} kept): {result.location.url(table.metadata_key)}")
+    out(f"of commit {(result.commit_id or '')[:10]} in {result.location.uri}")
     return 0
 
 

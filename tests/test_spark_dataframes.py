@@ -59,20 +59,27 @@ def test_spark_sql_on_an_export(spark, history_repo, tmp_path):
             if q[3].__class__.__name__ == "Literal" and q[3].datatype
             and q[3].datatype.value.endswith("#integer") and abs(int(q[3].lexical)) < 2**63]
     assert total == sum(int(lit.lexical) for lit in ints)
-    again = fspark.dataset_dataframe(spark, result.location.root, "quads", result.dataset_uuid)
+    again = fspark.dataset_dataframe(spark, result.location.root, "quads")
     assert again.count() == frame.count()
+    # a later export into the same place: Spark reads the new version
+    repo2_ids = [c.id for c in repo.log("main")]
+    older = fspark.export_snapshot(repo, repo2_ids[-1], tmp_path, tables=[], partition_on=["graph"],
+                                   indices=["predicate"])
+    assert older.tables["quads"].version == 2
+    assert fspark.result_dataframe(spark, older).count() == len(store_quads(repo, repo2_ids[-1]))
 
 
 def test_changes_dataframe_equals_diff(spark, history_repo, tmp_path):
     repo, ids = history_repo
     for a, b in [("c1", "c2"), ("c4", "c1"), ("c3", "c3")]:
         frame = fspark.changes_dataframe(repo, ids[a], ids[b], spark, staging=tmp_path / f"{a}{b}")
-        assert frame.columns[:3] == ["op", "from_commit", "to_commit"]
+        assert frame.columns[:3] == ["_change_type", "_from_commit", "_to_commit"]
         rows = [r.asDict() for r in frame.collect()]
-        got = sorted(((r["op"], quad_from_row(r)) for r in rows), key=repr)
+        kinds = {"insert": "+", "delete": "-"}
+        got = sorted(((kinds[r["_change_type"]], quad_from_row(r)) for r in rows), key=repr)
         expected = sorted(((op, tuple(map(to_rdf, q))) for op, q in repo.diff(ids[a], ids[b])), key=repr)
         assert got == expected
-        assert all(r["from_commit"] == ids[a] and r["to_commit"] == ids[b] for r in rows)
+        assert all(r["_from_commit"] == ids[a] and r["_to_commit"] == ids[b] for r in rows)
 
 
 def _expected_cell(column, value):
@@ -114,8 +121,15 @@ def test_table_dataframe_of_every_kart_type(spark, types_workdir, tmp_path):
         # a table at an older commit, partitioned
         first = list(repo.log("main"))[-1]
         older = fspark.table_dataframe(repo, first.id, "manytypes", spark, staging=tmp_path / "old",
-                                       partition_on=["boolean"])
+                                       partition_on=["PK"])
         assert older.count() == len(repo.at(first.id).table("manytypes"))
+        # typed changes of a table, read by Spark
+        result = fspark.export_changes(repo, first.id, "main", tmp_path / "changes", tables=["manytypes"],
+                                       include_quads=False)
+        changes = fspark.result_dataframe(spark, result, "manytypes")
+        assert changes.columns[:3] == ["_change_type", "_from_commit", "_to_commit"]
+        assert dict(changes.dtypes)["numeric10_5"] == "decimal(10,5)"
+        assert changes.count() == result.tables["manytypes"].rows
     finally:
         repo.close()
 

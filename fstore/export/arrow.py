@@ -64,6 +64,11 @@ __all__ = [
     "QUADS_SCHEMA",
     "CHANGES_SCHEMA",
     "CHANGE_COLUMNS",
+    "CHANGE_FIELDS",
+    "CHANGE_TYPE",
+    "FROM_COMMIT",
+    "TO_COMMIT",
+    "change_schema",
     "chunks",
     "paused_gc",
     "view_quads",
@@ -75,6 +80,10 @@ __all__ = [
     "kart_field",
     "table_arrow_schema",
     "row_batches",
+    "column_batch",
+    "column_plan",
+    "table_batches",
+    "table_crs",
     "field_metadata",
 ]
 
@@ -113,13 +122,25 @@ QUADS_SCHEMA = pa.schema(
     metadata={"datae.table": "quads"},
 )
 
-CHANGE_COLUMNS = ("op", "from_commit", "to_commit") + QUAD_COLUMNS
-CHANGES_SCHEMA = pa.schema(
-    [pa.field("op", pa.string(), nullable=False, metadata={"comment": "+ added, - removed"}),
-     pa.field("from_commit", pa.string()), pa.field("to_commit", pa.string())]
-    + list(QUADS_SCHEMA),
-    metadata={"datae.table": "changes"},
+# Change rows as Delta Lake's change data feed has them: the row's own columns, plus
+# the kind of change and the two commits compared.
+CHANGE_TYPE, FROM_COMMIT, TO_COMMIT = "_change_type", "_from_commit", "_to_commit"
+CHANGE_FIELDS = (
+    pa.field(CHANGE_TYPE, pa.string(), nullable=False,
+             metadata={"comment": "insert, delete, update_preimage or update_postimage"}),
+    pa.field(FROM_COMMIT, pa.string(), metadata={"comment": "the commit compared from"}),
+    pa.field(TO_COMMIT, pa.string(), metadata={"comment": "the commit compared to"}),
 )
+CHANGE_COLUMNS = (CHANGE_TYPE, FROM_COMMIT, TO_COMMIT) + QUAD_COLUMNS
+
+
+def change_schema(schema: Any) -> Any:
+    """The schema of a table's change rows: :data:`CHANGE_FIELDS`, then ``schema``'s."""
+    return pa.schema(list(CHANGE_FIELDS) + list(schema), metadata=schema.metadata)
+
+
+CHANGES_SCHEMA = change_schema(QUADS_SCHEMA)
+_QUAD_CHANGE = {"+": "insert", "-": "delete"}
 
 
 def chunks(items: Iterable[Any], size: int, convert: Callable[[list], Any] = list) -> Iterator[Any]:
@@ -188,10 +209,12 @@ def quad_batches(quads: Iterable[Sequence[Any]], batch_size: int = BATCH_SIZE) -
 
 def change_batches(changes: Iterable[tuple[str, Sequence[Any]]], from_commit: str | None, to_commit: str | None,
                    batch_size: int = BATCH_SIZE) -> Iterator[Any]:
-    """Record batches (:data:`CHANGES_SCHEMA`) of ``(op, quad)`` pairs as ``repo.diff`` gives."""
+    """Record batches (:data:`CHANGES_SCHEMA`) of ``(op, quad)`` pairs as ``repo.diff``
+    gives them: ``+`` is an ``insert``, ``-`` a ``delete``."""
     def batch(chunk: list) -> Any:
-        return quad_batch([quad for _, quad in chunk], CHANGES_SCHEMA, op=[op for op, _ in chunk],
-                          from_commit=from_commit, to_commit=to_commit)
+        return quad_batch([quad for _, quad in chunk], CHANGES_SCHEMA,
+                          **{CHANGE_TYPE: [_QUAD_CHANGE[op] for op, _ in chunk],
+                             FROM_COMMIT: from_commit, TO_COMMIT: to_commit})
 
     return chunks(changes, batch_size, batch)
 
@@ -322,6 +345,41 @@ def _converter(column: Any) -> Callable[[Any], Any] | None:
     raise ExportError(f"column {column.name!r}: unknown Kart dataType {kind!r}")
 
 
+def column_plan(schema: Any, arrow_schema: Any) -> list[tuple[Any, Any, Any]]:
+    """Per Arrow field: the field, its value converter (None: values go in as they are)
+    and the Python types that need no conversion."""
+    plan = []
+    for field in arrow_schema:
+        column = schema.by_name(field.name)
+        ready = _READY.get(column.data_type) if not pa.types.is_string(field.type) else None
+        plan.append((field, _converter(column), frozenset(ready or ()) | {type(None)}))
+    return plan
+
+
+def _column_array(field: Any, convert: Any, ready: frozenset, values: list, table: str) -> Any:
+    """One column of stored (or Python) values as an Arrow array of the field's type: a
+    text column of dates or decimals cast by Arrow at once, other values converted only
+    when some are not of a type Arrow takes as it is."""
+    cast = _cast_text(values, field)
+    if cast is not None:
+        return cast
+    if convert is not None and not set(map(type, values)) <= ready:
+        try:
+            values = [None if v is None else convert(v) for v in values]
+        except Exception as exc:
+            raise ExportError(f"table {table!r}, column {field.name!r}: {exc}") from None
+    return _array(values, field, table)
+
+
+def column_batch(plan: Sequence[tuple[Any, Any, Any]], columns: Sequence[list], arrow_schema: Any,
+                 table: str = "table", prefix: Sequence[Any] = ()) -> Any:
+    """One record batch from value lists in schema order (``prefix``: ready arrays of
+    leading fields, e.g. the kind of change)."""
+    arrays = list(prefix) + [_column_array(field, convert, ready, values, table)
+                             for (field, convert, ready), values in zip(plan, columns)]
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
+
+
 def row_batches(schema: Any, rows: Iterable[Mapping[str, Any]], batch_size: int = BATCH_SIZE, *,
                 crs_definitions: Mapping[str, str] | None = None, arrow_schema: Any = None,
                 table: str = "table") -> Iterator[Any]:
@@ -329,32 +387,39 @@ def row_batches(schema: Any, rows: Iterable[Mapping[str, Any]], batch_size: int 
     ``table.rows()`` / ``KartDataset.rows()`` give; stored values are accepted too)."""
     if arrow_schema is None:
         arrow_schema = table_arrow_schema(schema, crs_definitions, name=table)
-    plan = []
-    for field in arrow_schema:
-        column = schema.by_name(field.name)
-        ready = _READY.get(column.data_type) if not pa.types.is_string(field.type) else None
-        plan.append((field, itemgetter(field.name), _converter(column), frozenset(ready or ()) | {type(None)}))
+    plan = column_plan(schema, arrow_schema)
 
     def batch(chunk: list) -> Any:
-        arrays = []
-        for field, get, convert, ready in plan:
+        columns = []
+        for field, _, _ in plan:
             try:
-                values = list(map(get, chunk))
+                columns.append(list(map(itemgetter(field.name), chunk)))
             except KeyError:
                 raise ExportError(f"table {table!r}: a row has no column {field.name!r}") from None
-            cast = _cast_text(values, field)
-            if cast is not None:
-                arrays.append(cast)
-                continue
-            if convert is not None and not set(map(type, values)) <= ready:
-                try:
-                    values = [None if v is None else convert(v) for v in values]
-                except Exception as exc:
-                    raise ExportError(f"table {table!r}, column {field.name!r}: {exc}") from None
-            arrays.append(_array(values, field, table))
-        return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
+        return column_batch(plan, columns, arrow_schema, table)
 
     return chunks(rows, batch_size, batch)
+
+
+def table_batches(table: Any, batch_size: int = BATCH_SIZE, *, arrow_schema: Any = None) -> Iterator[Any]:
+    """Record batches of a table (``repo.at(ref).table(name)`` or a writer), read a column
+    at a time (:func:`fstore.tables.frames.stored_column_chunks`): no dict per row."""
+    from ..tables.frames import stored_column_chunks
+
+    schema = table.schema
+    if arrow_schema is None:
+        arrow_schema = table_arrow_schema(schema, table_crs(table), name=getattr(table, "name", None))
+    plan = column_plan(schema, arrow_schema)
+    for columns in stored_column_chunks(table, batch_size):
+        with paused_gc():
+            batch = column_batch(plan, columns, arrow_schema, getattr(table, "name", "table"))
+        yield batch
+
+
+def table_crs(table: Any) -> dict[str, str]:
+    """The CRS definitions stored with a table (``{}`` when it has none)."""
+    state = getattr(table, "state", None)
+    return dict(state.crs()) if state is not None and hasattr(state, "crs") else {}
 
 
 def _cast_text(values: list, field: Any) -> Any:

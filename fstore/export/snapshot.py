@@ -1,4 +1,11 @@
-"""Export a commit as a Kartothek dataset: the quads, and Kart tables with their types.
+"""Export a commit (or the changes between two) as Kartothek datasets, one per table.
+
+``export_snapshot(repo, ref, dest)`` writes the quads (dataset ``quads``) and each Kart
+table (a dataset named by the table) to the storage location ``dest``. Exporting again
+into the same location adds a new version to each dataset: only the partitions whose rows
+changed since the commit of the current version are written, the others are kept by
+reference. ``export_changes(repo, a, b, dest)`` writes the change rows (see
+:mod:`.changes`) the same way.
 
 >>> import tempfile, fstore
 >>> from fstore import IRI
@@ -8,10 +15,15 @@
 ...     fstore.add(tx, IRI("urn:g"), IRI("urn:s"), IRI("urn:p"), 42)
 >>> out = tempfile.mkdtemp()
 >>> result = export_snapshot(repo, "main", out, partition_on=["graph"], indices=["predicate"])
->>> result.tables["quads"].rows, result.metadata["datae.source_commit"] == repo.head("main")
+>>> result.tables["quads"].rows, result.commit_id == repo.head("main")
 (1, True)
 >>> read_table(location(out), "quads").column("object_int").to_pylist()
 [42]
+>>> with repo.transaction("main", message="n") as tx:
+...     fstore.add(tx, IRI("urn:h"), IRI("urn:s"), IRI("urn:p"), 43)
+>>> again = export_snapshot(repo, "main", out, partition_on=["graph"], indices=["predicate"])
+>>> again.tables["quads"].version, again.tables["quads"].reused, len(again.tables["quads"].files)
+(2, 1, 1)
 >>> repo.close()
 """
 
@@ -22,19 +34,25 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .arrow import (
-    BATCH_SIZE,
-    CHANGES_SCHEMA,
-    QUADS_SCHEMA,
-    change_batches,
-    row_batches,
-    table_arrow_schema,
-    view_quad_batches,
+from ..errors import UnknownRefError
+from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches
+from .changes import quad_change_batches, table_change_batches
+from .dataset_writer import DatasetWriter, TableResult
+from .errors import ExportError, require
+from .kartothek import (
+    FORMAT_VERSION,
+    Location,
+    find_metadata,
+    location,
+    metadata_key,
+    partition_columns,
+    table_identifier,
+    table_schema,
 )
-from .errors import ExportError
-from .kartothek import METADATA_SUFFIX, DatasetWriter, Location, TableResult, location
 
-__all__ = ["ExportResult", "export_snapshot", "export_changes", "table_names", "open_table", "QUADS_TABLE", "repository_name"]
+pafs = require("pyarrow.fs", "the Kartothek export")
+
+__all__ = ["ExportResult", "export_snapshot", "export_changes", "table_names", "QUADS_TABLE", "repository_name"]
 
 QUADS_TABLE = "quads"
 Progress = Callable[[str, int], None]
@@ -42,23 +60,34 @@ Progress = Callable[[str, int], None]
 
 @dataclass
 class ExportResult:
-    """What :func:`export_snapshot` wrote: the dataset's uuid, its metadata file (key below
-    the storage location and full URI), the source commit, and rows and files per table."""
+    """What an export wrote: per table (``tables[name]``) its dataset, version, rows and
+    files; the storage location and the source commit."""
 
-    dataset_uuid: str
     location: Location
-    metadata_key: str
     commit_id: str | None
     tables: dict[str, TableResult]
     metadata: dict[str, str]
 
-    @property
-    def metadata_url(self) -> str:
-        return self.location.url(self.metadata_key)
+    def metadata_url(self, table: str = QUADS_TABLE) -> str:
+        """The URI of a table's metadata file."""
+        return self.location.url(self.tables[table].metadata_key)
 
     @property
     def rows(self) -> int:
         return sum(t.rows for t in self.tables.values())
+
+
+@dataclass
+class _Source:
+    """One dataset to write: its table, Arrow schema, partitioning, the batches of the
+    whole table, and the batches of its changes from a commit (for the partition keys a
+    new version rewrites)."""
+
+    name: str
+    schema: Any
+    partition_on: tuple[str, ...]
+    batches: Callable[[], Iterable[Any]]
+    changes: Callable[[str], Iterable[Any]] | None
 
 
 def repository_name(repo: Any) -> str:
@@ -72,16 +101,6 @@ def table_names(view: Any) -> list[str]:
     from ..tables.dataset import list_datasets
 
     return list_datasets(view_source(view))
-
-
-def open_table(view: Any, name: str) -> tuple[Any, Iterable[Mapping[str, Any]], dict[str, str]]:
-    """``(schema, rows, crs definitions)`` of table ``name`` at a view, through
-    ``view.table(name)`` (rows are streamed, with Kart's stored values: the export turns
-    them into Arrow values itself, whole columns at a time where it can)."""
-    table = view.table(name)
-    state = getattr(table, "state", None)
-    crs = state.crs() if state is not None and hasattr(state, "crs") else {}
-    return table.schema, table.rows(python=False), dict(crs)
 
 
 def _partitioning(partition_on: Any, names: Sequence[str], columns: Mapping[str, Sequence[str]]) -> dict[str, tuple]:
@@ -99,100 +118,186 @@ def _partitioning(partition_on: Any, names: Sequence[str], columns: Mapping[str,
     return chosen
 
 
+def _target(dest: str | os.PathLike, filesystem: Any) -> Location:
+    """The storage location, refused when it is a file."""
+    where = location(dest, filesystem)
+    if where.filesystem.get_file_info(where.root).type == pafs.FileType.File:
+        raise ExportError(f"cannot export to {where.uri}: it is a file, not a directory")
+    return where
+
+
+def _resolve(repo: Any, ref: str) -> str | None:
+    try:
+        return repo.resolve(ref)
+    except UnknownRefError as exc:
+        raise UnknownRefError(f"{exc.args[0] if exc.args else ref} (exporting {repository_name(repo)} at "
+                              f"{repo.path})") from None
+
+
+def _changed_keys(batches: Iterable[Any], partition_on: tuple[str, ...]) -> set[tuple]:
+    """The partition keys of a table's change rows (``{()}`` when unpartitioned and
+    anything changed)."""
+    keys: set[tuple] = set()
+    for batch in batches:
+        if batch.num_rows:
+            columns = [batch.column(c).to_pylist() for c in partition_on]
+            keys.update(zip(*columns) if partition_on else [()])
+    return keys
+
+
+def _rewrite(repo: Any, where: Location, source: _Source, indices: Sequence[str], previous: Mapping[str, Any] | None,
+             commit_id: str | None) -> set[tuple] | None:
+    """The partition keys the new version of a dataset rewrites, or None for all: all
+    when there is no previous version made the same way (format, schema, partitioning,
+    indices) from a commit this repository has."""
+    if previous is None or source.changes is None:
+        return None
+    meta = previous.get("metadata", {})
+    if meta.get("datae.table") != source.name:
+        raise ExportError(f"{where.url(metadata_key(previous['dataset_uuid']))} holds table "
+                          f"{meta.get('datae.table')!r}, not {source.name!r}: export to another location")
+    old_commit = meta.get("datae.source_commit")
+    if (meta.get("datae.export_format") != str(FORMAT_VERSION) or not old_commit or commit_id is None
+            or tuple(partition_columns(previous)) != source.partition_on
+            or sorted(previous.get("indices", {})) != sorted(c for c in indices if c in source.schema.names)):
+        return None
+    old_schema = table_schema(where, previous)
+    if not old_schema.remove_metadata().equals(source.schema.remove_metadata()) or \
+            (old_schema.metadata or {}).get(b"kart.schema.json") != (source.schema.metadata or {}).get(b"kart.schema.json"):
+        return None
+    try:
+        repo.resolve(old_commit)
+    except UnknownRefError:
+        return None
+    return _changed_keys(source.changes(old_commit), source.partition_on)
+
+
+def _write(repo: Any, where: Location, sources: Sequence[_Source], indices: Sequence[str], metadata: Mapping[str, str],
+           commit_id: str | None, progress: Progress | None, options: Mapping[str, Any],
+           incremental: bool = True) -> dict[str, TableResult]:
+    """Write a version of each source's dataset, then commit them all (metadata last);
+    on any error remove what was written."""
+    writers: list[DatasetWriter] = []
+    try:
+        for source in sources:
+            dataset = table_identifier(source.name)
+            previous = find_metadata(where, dataset)
+            rewrite = _rewrite(repo, where, source, indices, previous, commit_id) if incremental else None
+            writer = DatasetWriter(where, dataset, source.schema, partition_on=source.partition_on, indices=indices,
+                                   previous=previous, rewrite=rewrite, name=source.name, **options)
+            writers.append(writer)
+            writer.write(source.batches() if rewrite is None or rewrite else iter(()), progress)
+        for writer in writers:
+            writer.commit(metadata)
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+    return {w.result.name: w.result for w in writers}
+
+
+def _check_indices(indices: Sequence[str], columns: Mapping[str, Sequence[str]]) -> list[str]:
+    wanted = list(indices or ())
+    missing = [c for c in wanted if not any(c in cols for cols in columns.values())]
+    if missing:
+        raise ExportError(f"no exported table has the column(s) {', '.join(missing)} to index")
+    return wanted
+
+
+def _options(batch_size: int, compression: str, rows_per_file: int | None) -> dict[str, Any]:
+    options: dict[str, Any] = {"compression": compression, "row_group_size": batch_size}
+    if rows_per_file:
+        options["rows_per_file"] = rows_per_file
+    return options
+
+
 def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Sequence[str] | None = None,
                     partition_on: Sequence[str] | Mapping[str, Sequence[str]] | str | None = None,
                     indices: Sequence[str] | None = None, progress: Progress | None = None,
-                    batch_size: int = BATCH_SIZE, filesystem: Any = None, dataset_uuid: str | None = None,
-                    compression: str = "snappy", rows_per_file: int | None = None,
-                    quads_table: str = QUADS_TABLE, include_quads: bool = True) -> ExportResult:
-    """Write the state at ``ref`` to ``dest`` as a Kartothek dataset and return what was
-    written. The metadata file is written last, so a crash leaves no dataset.
+                    batch_size: int = BATCH_SIZE, filesystem: Any = None, compression: str = "snappy",
+                    rows_per_file: int | None = None, quads_table: str = QUADS_TABLE, include_quads: bool = True,
+                    incremental: bool = True) -> ExportResult:
+    """Write the state at ``ref`` to the storage location ``dest``: one Kartothek dataset
+    per table, each a new version of the dataset already there (metadata written last).
 
     * ``dest``: a local directory, a URI (``s3://…``, ``file://…``, any scheme pyarrow or
       fsspec knows) or a path on ``filesystem``.
     * ``tables``: Kart tables to export (None: all of them; ``[]``: none). The quads are
-      always exported, as table ``quads_table``.
+      exported as dataset ``quads_table`` unless ``include_quads`` is false.
     * ``partition_on``: column names (each table having them all is partitioned on them,
       e.g. ``["graph"]`` for quads) or ``{table: [columns]}``.
     * ``indices``: columns to build secondary indices for (in every table having them).
-    * ``progress``: called as ``progress(table, rows_written_so_far)`` after each batch.
+    * ``progress``: called as ``progress(table, rows_so_far)`` after each batch.
+    * ``incremental``: write only the partitions that changed since the version there
+      (False: write every partition anew).
 
     Memory stays bounded by ``batch_size`` rows (plus the indices' distinct values).
     """
+    commit_id = _resolve(repo, ref)
     view = repo.at(ref)
-    commit_id = view.commit_id
+    where = _target(dest, filesystem)
     wanted = table_names(view) if tables is None else list(tables)
-    names = ([quads_table] if include_quads else []) + wanted
-    sources: dict[str, tuple[Any, Any, Any]] = {}
-    columns: dict[str, Sequence[str]] = {}
-    if include_quads:
-        columns[quads_table] = QUADS_SCHEMA.names
     for name in wanted:
         if name == quads_table:
             raise ExportError(f"a table is named {name!r} like the quads: pass another quads_table name")
-        schema, rows, crs = open_table(view, name)
-        arrow_schema = table_arrow_schema(schema, crs, name=name)
-        sources[name] = (schema, rows, arrow_schema)
-        columns[name] = arrow_schema.names
-    parts = _partitioning(partition_on, names, columns)
-    index_columns = list(indices or ())
-    missing = [c for c in index_columns if not any(c in cols for cols in columns.values())]
-    if missing:
-        raise ExportError(f"no exported table has the column(s) {', '.join(missing)} to index")
+    found: dict[str, Any] = {name: view.table(name) for name in wanted}
+    schemas = {name: table_arrow_schema(t.schema, table_crs(t), name=name) for name, t in found.items()}
+    if include_quads:
+        schemas = {quads_table: QUADS_SCHEMA, **schemas}
+    parts = _partitioning(partition_on, list(schemas), {n: s.names for n, s in schemas.items()})
+    index_columns = _check_indices(indices or (), {n: s.names for n, s in schemas.items()})
 
-    where = location(dest, filesystem)
-    writer = DatasetWriter(where, dataset_uuid, compression=compression, row_group_size=batch_size,
-                           **({"rows_per_file": rows_per_file} if rows_per_file else {}))
-    try:
-        if include_quads:
-            writer.write_table(quads_table, QUADS_SCHEMA, view_quad_batches(view, batch_size),
-                               partition_on=parts.get(quads_table, ()), indices=index_columns, progress=progress)
-        for name in wanted:
-            schema, rows, arrow_schema = sources[name]
-            batches = row_batches(schema, rows, batch_size, arrow_schema=arrow_schema, table=name)
-            writer.write_table(name, arrow_schema, batches, partition_on=parts.get(name, ()),
-                               indices=index_columns, progress=progress)
-        metadata = {
-            "datae.source_commit": commit_id or "",
-            "datae.source_ref": ref,
-            "datae.repository": repository_name(repo),
-            "creation_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-        }
-        key = writer.commit(metadata)
-    except BaseException:
-        writer.abort()
-        raise
-    return ExportResult(writer.uuid, where, key, commit_id, writer.tables, dict(metadata))
+    def source(name: str) -> _Source:
+        if name == quads_table and include_quads:
+            return _Source(name, QUADS_SCHEMA, parts.get(name, ()), lambda: view_quad_batches(view, batch_size),
+                           lambda old: quad_change_batches(repo, old, commit_id, batch_size)[1])
+        return _Source(name, schemas[name], parts.get(name, ()),
+                       lambda: table_batches(found[name], batch_size, arrow_schema=schemas[name]),
+                       lambda old: table_change_batches(repo, old, commit_id, name, batch_size)[1])
+
+    metadata = {
+        "datae.source_commit": commit_id or "",
+        "datae.source_ref": ref,
+        "datae.repository": repository_name(repo),
+        "creation_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+    }
+    written = _write(repo, where, [source(n) for n in schemas], index_columns, metadata, commit_id, progress,
+                     _options(batch_size, compression, rows_per_file), incremental)
+    return ExportResult(where, commit_id, written, metadata)
 
 
-def export_changes(repo: Any, a: str, b: str, dest: str | os.PathLike, *, table: str = "changes",
-                   partition_on: Sequence[str] | None = None, indices: Sequence[str] | None = None,
-                   progress: Progress | None = None, batch_size: int = BATCH_SIZE, filesystem: Any = None,
-                   dataset_uuid: str | None = None, compression: str = "snappy") -> ExportResult:
-    """Write the delta from commit ``a`` to commit ``b`` (``repo.diff(a, b)``: one row per
-    quad added ``+`` or removed ``-``, with both commit ids) as a Kartothek dataset."""
-    from_id, to_id = repo.resolve(a), repo.resolve(b)
-    parts = {table: tuple([partition_on] if isinstance(partition_on, str) else partition_on)} if partition_on else {}
-    where = location(dest, filesystem)
-    writer = DatasetWriter(where, dataset_uuid, compression=compression, row_group_size=batch_size)
-    try:
-        batches = change_batches(repo.diff(a, b), from_id, to_id, batch_size)
-        writer.write_table(table, CHANGES_SCHEMA, batches, partition_on=parts.get(table, ()),
-                           indices=list(indices or ()), progress=progress)
-        metadata = {
-            "datae.from_commit": from_id or "",
-            "datae.to_commit": to_id or "",
-            "datae.source_ref": f"{a}..{b}",
-            "datae.repository": repository_name(repo),
-            "creation_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-        }
-        key = writer.commit(metadata)
-    except BaseException:
-        writer.abort()
-        raise
-    return ExportResult(writer.uuid, where, key, to_id, writer.tables, metadata)
+def export_changes(repo: Any, a: str, b: str, dest: str | os.PathLike, *, tables: Sequence[str] | None = None,
+                   partition_on: Sequence[str] | Mapping[str, Sequence[str]] | str | None = None,
+                   indices: Sequence[str] | None = None, progress: Progress | None = None,
+                   batch_size: int = BATCH_SIZE, filesystem: Any = None, compression: str = "snappy",
+                   quads_table: str = QUADS_TABLE, include_quads: bool = True) -> ExportResult:
+    """Write the changes from ref ``a`` to ref ``b`` to ``dest``, one dataset per table as
+    :func:`export_snapshot` does (``quads``: quads inserted and deleted; a table: rows
+    inserted, deleted, and updated as a pre- and a post-image; see :mod:`.changes`).
+    ``tables`` None: every table at ``a`` or ``b``. Each export is a new version of the
+    datasets there holding only its own changes."""
+    from_id, to_id = _resolve(repo, a), _resolve(repo, b)
+    where = _target(dest, filesystem)
+    if tables is None:
+        names = sorted(set(table_names(repo.at(a))) | set(table_names(repo.at(b))))
+    else:
+        names = list(tables)
+    changes = {name: table_change_batches(repo, a, b, name, batch_size) for name in names}
+    if include_quads:
+        changes = {quads_table: quad_change_batches(repo, a, b, batch_size), **changes}
+    parts = _partitioning(partition_on, list(changes), {n: s.names for n, (s, _) in changes.items()})
+    index_columns = _check_indices(indices or (), {n: s.names for n, (s, _) in changes.items()})
+    sources = [_Source(name, schema, parts.get(name, ()), (lambda batches=batches: batches), None)
+               for name, (schema, batches) in changes.items()]
+    metadata = {
+        "datae.from_commit": from_id or "",
+        "datae.to_commit": to_id or "",
+        "datae.source_commit": to_id or "",
+        "datae.source_ref": f"{a}..{b}",
+        "datae.repository": repository_name(repo),
+        "creation_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+    }
+    written = _write(repo, where, sources, index_columns, metadata, to_id, progress,
+                     _options(batch_size, compression, None), incremental=False)
+    return ExportResult(where, to_id, written, metadata)
 
-
-def metadata_key(dataset_uuid: str) -> str:
-    """The key of a dataset's metadata file below its storage location."""
-    return dataset_uuid + METADATA_SUFFIX

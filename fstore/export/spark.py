@@ -23,7 +23,7 @@ import tempfile
 from typing import Any, Sequence
 
 from .errors import ExportError, require
-from .kartothek import Location, load_metadata, location, table_files, table_schema
+from .kartothek import DATA_TABLE, Location, load_metadata, location, table_files, table_schema
 from .snapshot import QUADS_TABLE, ExportResult, export_changes, export_snapshot
 from .sparktypes import spark_schema_json
 
@@ -73,14 +73,14 @@ def _staging(spark: SparkSession, staging: str | os.PathLike | None) -> str:
     return path
 
 
-def dataset_dataframe(spark: SparkSession, dest: str | os.PathLike | Location, table: str,
-                      dataset_uuid: str | None = None, *, filesystem: Any = None) -> DataFrame:
-    """One table of a committed dataset as a DataFrame: the files its metadata names, read
-    with the Spark schema of its ``_common_metadata`` (column metadata included), partition
-    columns rebuilt from the paths, columns in schema order."""
-    where = dest if isinstance(dest, Location) else location(dest, filesystem)
-    document = load_metadata(where, dataset_uuid)
-    arrow_schema = table_schema(where, document, table)
+def dataset_dataframe(spark: SparkSession, dest: str | os.PathLike | Location, table: str = QUADS_TABLE, *,
+                      filesystem: Any = None) -> DataFrame:
+    """The current version of one table's dataset as a DataFrame: the files its metadata
+    names, read with the Spark schema of its ``_common_metadata`` (column metadata
+    included), partition columns rebuilt from the paths, columns in schema order."""
+    where = location(dest, filesystem)
+    document = load_metadata(where, table)
+    arrow_schema = table_schema(where, document)
     schema_json = spark_schema_json(arrow_schema)
     times = [f["name"] for f in schema_json["fields"] if f["type"].startswith("time(")]
     if times and not hasattr(T, "TimeType"):
@@ -89,18 +89,17 @@ def dataset_dataframe(spark: SparkSession, dest: str | os.PathLike | Location, t
     schema = T.StructType.fromJson(schema_json)
     if times:
         spark.conf.set("spark.sql.timeType.enabled", "true")
-    files = table_files(document, table)
+    files = table_files(document)
     if not files:
         return spark.createDataFrame([], schema)
-    identifier = files[0][1].split("/")[1]
-    base = where.url(f"{document['dataset_uuid']}/{identifier}")
+    base = where.url(f"{document['dataset_uuid']}/{DATA_TABLE}")
     frame = spark.read.schema(schema).option("basePath", base).parquet(*(where.url(key) for _, key in files))
     return frame.select(*[frame[f.name].alias(f.name, metadata=f.metadata) for f in schema.fields])
 
 
 def result_dataframe(spark: SparkSession, result: ExportResult, table: str = QUADS_TABLE) -> DataFrame:
-    """One table of what :func:`export_snapshot` returned, as a DataFrame."""
-    return dataset_dataframe(spark, result.location, table, result.dataset_uuid)
+    """One table of what :func:`export_snapshot` or :func:`export_changes` returned."""
+    return dataset_dataframe(spark, result.location, table)
 
 
 def quads_dataframe(repo: Any, ref: str, spark: SparkSession, *, staging: str | os.PathLike | None = None,
@@ -128,8 +127,10 @@ def table_dataframe(repo: Any, ref: str, name: str, spark: SparkSession, *,
 
 def changes_dataframe(repo: Any, a: str, b: str, spark: SparkSession, *, staging: str | os.PathLike | None = None,
                       batch_size: int | None = None, filesystem: Any = None) -> DataFrame:
-    """The delta from commit ``a`` to commit ``b``, as ``repo.diff(a, b)`` gives it: ``op``
-    (``+`` / ``-``), ``from_commit``, ``to_commit`` and the quad's columns."""
+    """The quads inserted and deleted from commit ``a`` to commit ``b``, as ``repo.diff(a,
+    b)`` gives them: ``_change_type`` (``insert`` / ``delete``), ``_from_commit``,
+    ``_to_commit`` and the quad's columns. (A table's changes: :func:`export_changes`
+    with ``tables=[name]``, then :func:`result_dataframe`.)"""
     options = {"batch_size": batch_size} if batch_size else {}
-    result = export_changes(repo, a, b, _staging(spark, staging), filesystem=filesystem, **options)
-    return result_dataframe(spark, result, "changes")
+    result = export_changes(repo, a, b, _staging(spark, staging), filesystem=filesystem, tables=[], **options)
+    return result_dataframe(spark, result, QUADS_TABLE)

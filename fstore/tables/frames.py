@@ -22,7 +22,9 @@ columns) for types pandas has no dtype for.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from nstore.bulk import gc_paused
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
     from ..transaction import Transaction
 
-__all__ = ["dataframe_columns", "import_dataframe", "import_arrow", "to_dataframe", "to_arrow", "stored_columns"]
+__all__ = ["dataframe_columns", "import_dataframe", "import_arrow", "to_dataframe", "to_arrow", "stored_columns", "stored_column_chunks"]
 
 
 def _spec(name: str, series: Any) -> ColumnSpec:
@@ -164,12 +166,23 @@ def stored_columns(table: Any) -> list[list[Any]]:
     """Every row's stored values of ``table`` (a :class:`~.dataset.Table` or a writer),
     one list per schema column in schema order: the columnar read behind
     :func:`to_dataframe`."""
+    for columns in stored_column_chunks(table, sys.maxsize):
+        return columns
+    return [[] for _ in table.schema.columns]
+
+
+def stored_column_chunks(table: Any, size: int) -> Iterator[list[list[Any]]]:
+    """The columnar read in chunks of at most ``size`` rows (each a list per schema
+    column of stored values), for a reader that streams, such as the Parquet export."""
     read = table.reader.stored_values
-    with gc_paused():  # a million lists that form no cycle: collections would walk them all
-        records = [read(path, blob) for path, blob in table.features()]
-        if not records:
-            return [[] for _ in table.schema.columns]
-        return [list(column) for column in zip(*records)]
+    features = table.features()
+    while True:
+        with gc_paused():  # a million lists that form no cycle: collections would walk them all
+            records = [read(path, blob) for path, blob in islice(features, size)]
+            if not records:
+                return
+            columns = [list(column) for column in zip(*records)]
+        yield columns
 
 
 def _column_array(pd: Any, col: Any, stored: list[Any]) -> Any:
@@ -202,7 +215,12 @@ def _dtype(col: Any) -> str | None:
 
 
 def to_arrow(table: Any) -> pyarrow.Table:
-    """The table's rows as an Arrow table, typed from the schema as :func:`to_dataframe`."""
+    """The table's rows as an Arrow table typed from the schema, as the Parquet export
+    writes them (:func:`fstore.export.arrow.table_batches`: ``large_string`` text,
+    ``decimal128`` numerics, WKB geometries, the Kart column in each field's metadata)."""
     import pyarrow as pa
 
-    return pa.Table.from_pandas(to_dataframe(table), preserve_index=False)
+    from ..export.arrow import table_arrow_schema, table_batches, table_crs
+
+    schema = table_arrow_schema(table.schema, table_crs(table), name=getattr(table, "name", None))
+    return pa.Table.from_batches(list(table_batches(table, arrow_schema=schema)), schema=schema)
