@@ -359,15 +359,20 @@ class Planner:
             items = tuple(Var(f".e{i}") if item is None else item for i, item in enumerate(constants))
             estimate = getattr(self.source, "estimate", None)
             n = 0
+            known = 0  # estimates above the cap: sizes a source knows (a table's row count)
             for g in graphs:
                 if estimate is not None:
-                    n += estimate((g, *items), ESTIMATE_CAP)
+                    m = estimate((g, *items), ESTIMATE_CAP)
                 else:
-                    n += min(self.source.count((g, *items)), ESTIMATE_CAP)
+                    m = min(self.source.count((g, *items)), ESTIMATE_CAP)
+                if m > ESTIMATE_CAP:
+                    known += m
+                else:
+                    n += m
             if n >= ESTIMATE_CAP:
                 bound_positions = sum(1 for item in constants if item is not None)
                 n = ESTIMATE_CAP * (1000.0, 30.0, 3.0, 1.0)[bound_positions]
-            found = self._estimates[key] = float(n)
+            found = self._estimates[key] = float(n + known)
         return found
 
     def _cost(self, triple: Triple, graph: Any, bound: set) -> float:
