@@ -153,6 +153,8 @@ class FstoreSource:
         """``match`` planned once for a pattern with ``Param()`` items: the function returned
         takes their values (RDF terms, in pattern order) and yields the bindings of the
         pattern's variables, as ``match`` would with those values in place."""
+        if _names_table(pattern[0]):
+            return self._tables.prepare(pattern)
         item = self._item
         args = [i if type(i) in _STORED_AS_IS or type(i) is Param else item(i) for i in pattern]
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) is Var}.items())
