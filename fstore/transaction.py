@@ -226,6 +226,11 @@ class Transaction:
         """The tables space's tuples at the head, overlaid with this transaction's."""
         return self._space(TABLES.name).match(pattern, None)
 
+    def count_table_tuples(self, pattern: Sequence[Any], cap: int | None = None) -> int:
+        """How many tables-space tuples match, this transaction's writes included
+        (counting stops at ``cap``)."""
+        return self._space(TABLES.name).count(pattern, cap)
+
     def committed_table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The tables space's tuples at the head this transaction started from."""
         return self._space(TABLES.name).reader.match(pattern)

@@ -119,6 +119,14 @@ class View:
             return self.repo.storage.tables.reader(self._tx, self.seq).match(pattern)
         return self._match_tables_alone(pattern)
 
+    def count_table_tuples(self, pattern: Sequence[Any], cap: int | None = None) -> int:
+        """How many tables-space tuples match at this commit (counting stops at ``cap``),
+        none decoded: a table's row count for the query planner."""
+        if self._tx is not None:
+            return self.repo.storage.tables.reader(self._tx, self.seq).count(pattern, cap)
+        with self.repo.storage.read() as tx:
+            return self.repo.storage.tables.reader(tx, self.seq).count(pattern, cap)
+
     def _match_tables_alone(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         with self.repo.storage.read() as tx:
             yield from self.repo.storage.tables.reader(tx, self.seq).match(pattern)

@@ -20,6 +20,7 @@ __all__ = [
     "UnsupportedFeatureError",
     "QueryEvaluationError",
     "UpdateError",
+    "ReadOnlyGraphError",
 ]
 
 
@@ -80,3 +81,15 @@ class QueryEvaluationError(QueryError):
 class UpdateError(QueryError):
     """An update cannot be applied (e.g. its target is a tag or a commit rather than a
     branch, or ``CREATE`` names a graph that already has quads); nothing is committed."""
+
+
+class ReadOnlyGraphError(UpdateError):
+    """An update would write to a table's graph (``<urn:datae:dataset:NAME>``), which SPARQL
+    reads through the Direct Mapping but cannot change: write tables with ``datae table`` or
+    ``fstore.tables``. ``graph`` is the graph and ``operation`` the update operation."""
+
+    def __init__(self, graph: object, operation: str) -> None:
+        self.graph = graph
+        self.operation = operation
+        super().__init__(f"{operation}: {graph} is a table graph, read-only in SPARQL "
+                         "(change the table with `datae table` or fstore.tables); nothing was committed")

@@ -288,6 +288,11 @@ class SourcesPlan(PlanNode):
 # ---------------------------------------------------------------------------- helpers
 
 
+def _plain(p: Any) -> bool:
+    """A basic graph pattern, or a ``GRAPH`` block holding only one."""
+    return type(p) is BGP or (type(p) is Graph and type(p.pattern) is BGP)
+
+
 def _names(*nodes: Any) -> set[str]:
     return {n.name for n in nodes if type(n) is Var}
 
@@ -359,15 +364,20 @@ class Planner:
             items = tuple(Var(f".e{i}") if item is None else item for i, item in enumerate(constants))
             estimate = getattr(self.source, "estimate", None)
             n = 0
+            known = 0  # estimates above the cap: sizes a source knows (a table's row count)
             for g in graphs:
                 if estimate is not None:
-                    n += estimate((g, *items), ESTIMATE_CAP)
+                    m = estimate((g, *items), ESTIMATE_CAP)
                 else:
-                    n += min(self.source.count((g, *items)), ESTIMATE_CAP)
+                    m = min(self.source.count((g, *items)), ESTIMATE_CAP)
+                if m > ESTIMATE_CAP:
+                    known += m
+                else:
+                    n += m
             if n >= ESTIMATE_CAP:
                 bound_positions = sum(1 for item in constants if item is not None)
                 n = ESTIMATE_CAP * (1000.0, 30.0, 3.0, 1.0)[bound_positions]
-            found = self._estimates[key] = float(n)
+            found = self._estimates[key] = float(n + known)
         return found
 
     def _cost(self, triple: Triple, graph: Any, bound: set) -> float:
@@ -648,6 +658,8 @@ class Planner:
         return inside, outside
 
     def _join(self, p: Join, bound: frozenset, graph: Any, pending: list) -> PlanNode:
+        if self._right_first(p, bound, graph):
+            p = Join(p.right, p.left)
         left_certain = self._certain(p.left, graph)
         to_left, rest = self._split_pending(pending, left_certain | bound)
         left = self._plan(p.left, bound, graph, to_left)
@@ -666,6 +678,19 @@ class Planner:
         node.mentioned = left.mentioned | right.mentioned
         node.est = left.est * max(right.est, 1.0) if not keys else max(left.est, right.est)
         return self._wrap(node, rest, graph)
+
+    def _right_first(self, p: Join, bound: frozenset, graph: Any) -> bool:
+        """Whether to run a join's right operand first: both are basic graph patterns (or
+        ``GRAPH`` blocks of one), which join the same whichever comes first, they share a
+        variable, and the right one is expected to give far fewer solutions (e.g. a quad
+        pattern joined with a big table's column: the table is then read by key)."""
+        if not (_plain(p.left) and _plain(p.right)):
+            return False
+        if not self._certain(p.left, graph) & self._certain(p.right, graph):
+            return False
+        left = self._plan(p.left, bound, graph, []).est
+        right = self._plan(p.right, bound, graph, []).est
+        return right * 4 < left
 
     def _left_join(self, p: LeftJoin, bound: frozenset, graph: Any, pending: list) -> PlanNode:
         left_certain = self._certain(p.left, graph)

@@ -33,12 +33,13 @@ from fstore.values import canonical
 from nstore.errors import DataeError
 
 from .algebra import Dataset, Query, Var
-from .errors import UnsupportedFeatureError, UpdateError
+from .errors import ReadOnlyGraphError, UnsupportedFeatureError, UpdateError
 from .source import FstoreSource
+from .tables import is_table_graph
 from .terms import BNode, IRI
 from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest
 
-__all__ = ["apply_update", "explain_update", "UpdateStats", "instantiate", "where_dataset"]
+__all__ = ["apply_update", "explain_update", "UpdateStats", "instantiate", "where_dataset", "writable"]
 
 
 @dataclass
@@ -104,13 +105,27 @@ def _stored(quad: tuple) -> tuple:
     return tuple(None if v is None else canonical(v) for v in quad)
 
 
+def writable(graph: Any, operation: str) -> Any:
+    """``graph``, or :class:`ReadOnlyGraphError` if it names a table (tables are read-only
+    in SPARQL: their graphs are the Direct Mapping of rows, see :mod:`query.tables`)."""
+    if is_table_graph(graph):
+        raise ReadOnlyGraphError(graph, operation)
+    return graph
+
+
 def _delete(tx: Any, quads: Iterable[tuple], stats: UpdateStats) -> None:
+    quads = list(quads)
+    for quad in quads:  # every graph checked before the first write
+        writable(quad[0], "DELETE")
     for quad in quads:
         fstore.rm(tx, *_stored(quad))
         stats.deleted += 1
 
 
 def _insert(tx: Any, quads: Iterable[tuple], stats: UpdateStats) -> None:
+    quads = list(quads)
+    for quad in quads:
+        writable(quad[0], "INSERT")
     for quad in quads:
         fstore.add(tx, *_stored(quad))
         stats.inserted += 1
@@ -129,6 +144,8 @@ def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateS
 
 def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats) -> None:
     from .engine import prepare
+
+    writable(op.with_graph, f"{op.form} WITH")
 
     executor, plan = prepare(FstoreSource(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base))
     solutions = list(executor.solutions(plan))  # the whole WHERE first, then the changes
@@ -156,20 +173,28 @@ def _graph_quads(tx: Any, target: Any) -> list[tuple]:
         rows = fstore.from_(tx, V("g"), V("s"), V("p"), V("o"))
         quads = [(b["g"], b["s"], b["p"], b["o"]) for b in rows]
         return [q for q in quads if q[0] is not None] if target == "NAMED" else quads
+    if is_table_graph(target):  # ADD / COPY / MOVE from a table: its mapped triples
+        pattern = (target, Var("s"), Var("p"), Var("o"))
+        return [(target, *(_stored((None, b["s"], b["p"], b["o"]))[1:])) for b in FstoreSource(tx).match(pattern)]
     graph = None if target == "DEFAULT" else canonical(target)
     return [(graph, b["s"], b["p"], b["o"]) for b in fstore.from_(tx, graph, V("s"), V("p"), V("o"))]
 
 
 def _clear(tx: Any, op: Clear | Drop, request: UpdateRequest, stats: UpdateStats) -> None:
+    writable(op.target, type(op).__name__.upper())
     _delete(tx, _graph_quads(tx, op.target), stats)
 
 
 def _create(tx: Any, op: Create, request: UpdateRequest, stats: UpdateStats) -> None:
+    writable(op.graph, "CREATE")
     if _graph_quads(tx, op.graph):
         raise UpdateError(f"CREATE GRAPH {op.graph}: the graph already exists (use CREATE SILENT to ignore)")
 
 
 def _transfer(tx: Any, op: Transfer, request: UpdateRequest, stats: UpdateStats) -> None:
+    writable(op.target, op.kind)
+    if op.kind == "MOVE":
+        writable(op.source, op.kind)
     if op.source == op.target:
         return
     quads = _graph_quads(tx, "DEFAULT" if op.source is None else op.source)
@@ -184,6 +209,7 @@ def _transfer(tx: Any, op: Transfer, request: UpdateRequest, stats: UpdateStats)
 def _load(tx: Any, op: Load, request: UpdateRequest, stats: UpdateStats) -> None:
     from fstore.rdf import load
 
+    writable(op.into, "LOAD")
     iri = op.source.value
     if not iri.startswith("file:"):
         raise UnsupportedFeatureError("LOAD", f"datae loads file: IRIs only, not <{iri}>")

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..view import View
 
 __all__ = ["view_source", "committed_source", "seq_source", "legend_finder", "put",
-    "put_many", "remove", "tuples"]
+    "put_many", "remove", "tuples", "following_table"]
 
 
 def tuples(view: View, name: str) -> Iterator[Quad]:
@@ -102,3 +102,36 @@ def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = 
         return legend
 
     return find
+
+
+def following_table(current: Callable[[], Any], name: str) -> Any:
+    """The table ``name`` read through whatever ``current()`` is when it reads: a view, a
+    view pinned by ``reading()`` or a transaction (its own writes included), so one table
+    object serves every read transaction of a query; None if there is no such table.
+    Its schema and legends are read once, from the readable ``current()`` gives now.
+
+    >>> import tempfile, fstore, fstore.tables as tables
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> with repo.transaction("main", message="add") as tx:
+    ...     t = tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}])
+    ...     t.insert({"k": 1})
+    >>> view = repo.at("main")
+    >>> following_table(lambda: view, "t").get(1), following_table(lambda: view, "u")
+    ({'k': 1}, None)
+    >>> repo.close()
+    """
+    from ..transaction import Transaction
+    from .dataset import Table, find_dataset
+    from .mapping import dataset_graph
+
+    def source(pattern: tuple) -> Iterator[Quad]:
+        return current().table_tuples(pattern)
+
+    state = find_dataset(source, name)
+    if state is None:
+        return None
+    now = current()
+    # A write transaction reads legends in its own LMDB transaction (a second one in the
+    # same thread would wait for it); a view opens a read transaction per legend lookup.
+    otx = now._require_open if isinstance(now, Transaction) else None
+    return Table(source, state, legend_finder(now.repo, dataset_graph(name), otx))

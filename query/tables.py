@@ -1,0 +1,230 @@
+"""Tables in SPARQL: the graph ``<urn:datae:dataset:NAME>`` answered from table ``NAME``'s
+rows through the W3C Direct Mapping (IRIs and literals: :mod:`fstore.tables.direct_mapping`).
+
+A table graph is read only when a query names it (``FROM``, ``FROM NAMED``, ``GRAPH <iri>``):
+it is not among the store's named graphs, so ``GRAPH ?g`` never binds one. Triple patterns
+are answered without materialising the table:
+
+* a bound subject (a row IRI) is one primary-key lookup;
+* a bound predicate reads that column of each row as the rows stream by (``rdf:type``
+  reads only the keys); a bound object on a one-column key is a key lookup too;
+* estimates for the planner come from the row count (a key count, nothing decoded).
+
+>>> import tempfile, fstore, fstore.tables as tables
+>>> from query.algebra import Var
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="add") as tx:
+...     t = tables.create(tx, "towns", [
+...         {"id": "k", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0},
+...         {"id": "n", "name": "name", "dataType": "text"}])
+...     t.insert({"fid": 1, "name": "Ōtaki"})
+>>> view = repo.at("main")
+>>> graphs = TableGraphs(lambda: view)
+>>> g = IRI("urn:datae:dataset:towns")
+>>> list(graphs.match((g, Var("r"), IRI("urn:datae:dataset:towns#name"), Var("n"))))
+[{'r': IRI('urn:datae:dataset:towns/fid=1'), 'n': Literal('Ōtaki')}]
+>>> graphs.estimate((g, Var("r"), Var("p"), Var("o")), 1000)
+3
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from fstore import Param
+from fstore.tables.access import following_table
+from fstore.tables.dataset import pk_of_path
+from fstore.tables.direct_mapping import RDF_TYPE, DirectMapping, table_of
+from fstore.tables.mapping import FEATURE, GRAPH_PREFIX
+from nstore import Var as StoreVar
+
+from .algebra import Var
+from .terms import IRI
+
+__all__ = ["TableGraphs", "is_table_graph", "TABLE_GRAPH_PREFIX"]
+
+TABLE_GRAPH_PREFIX = GRAPH_PREFIX
+"""Graph IRIs under this prefix name tables (``urn:datae:dataset:NAME``)."""
+
+_TYPE = -1  # the rdf:type "column"
+
+Triple = tuple
+
+
+def is_table_graph(graph: Any) -> bool:
+    """Whether ``graph`` is an IRI naming a table graph (whether or not the table exists).
+
+    >>> is_table_graph(IRI("urn:datae:dataset:towns")), is_table_graph(IRI("urn:x")), is_table_graph(None)
+    (True, False, False)
+    """
+    return type(graph) is IRI and graph.value.startswith(TABLE_GRAPH_PREFIX)
+
+
+class TableGraph:
+    """One table's Direct Mapping triples, read from the table as patterns ask."""
+
+    def __init__(self, current: Callable[[], Any], table: Any) -> None:
+        self._current = current
+        self.table = table
+        self.mapping = DirectMapping(table.name, table.schema)
+        self._rows: int | None = None
+        key = self.mapping.key_columns
+        self._key_lookup = self.mapping.key_positions[0] if len(key) == 1 else None
+
+    # -- sizes --------------------------------------------------------------------------
+    def row_count(self) -> int:
+        """The number of rows (counted once, keys only)."""
+        if self._rows is None:
+            self._rows = self._current().count_table_tuples((self.table.graph, StoreVar("s"), FEATURE, StoreVar("o")))
+        return self._rows
+
+    def estimate(self, s: Any, p: Any, o: Any, cap: int) -> int:
+        """Matches of a triple pattern: exact for a bound subject or an object bound on a
+        one-column key (one lookup), else from the row count, which may exceed ``cap`` (the
+        planner takes a number above its cap as known rather than capped)."""
+        column = self._column(p)
+        if column is None:
+            return 0
+        if type(s) is not Var or (type(o) is not Var and column == self._key_lookup):
+            return min(sum(1 for _ in self.triples(s, p, o)), cap)
+        rows = self.row_count()
+        if column == _TYPE:
+            return rows if type(o) is Var or o == self.mapping.table else 0
+        if type(p) is Var:
+            return rows * (len(self.mapping.columns) + 1) if type(o) is Var else max(1, rows // 100)
+        return rows if type(o) is Var else max(1, rows // 100)  # a guess: a value is rare
+
+    # -- reading ------------------------------------------------------------------------
+    def _column(self, p: Any) -> Any:
+        """``_TYPE``, a column position, ``...`` for any predicate, or None for none."""
+        if type(p) is Var:
+            return ...
+        if p == RDF_TYPE:
+            return _TYPE
+        return self.mapping.by_predicate.get(p)
+
+    def _row(self, key: tuple) -> Iterator[tuple[tuple, list]]:
+        table = self.table
+        path = table.path_structure.encode_path(key)
+        blob = table._blob_at(path)
+        if blob is not None:
+            yield key, table.reader.stored_values(path, blob, key)
+
+    def _scan(self, values: bool) -> Iterator[tuple[tuple, list | None]]:
+        """``(key, stored values)`` of every row in key-path order (values None when not
+        wanted: only the keys are decoded)."""
+        read = self.table.reader.stored_values
+        for path, blob in self.table.features():
+            key = tuple(pk_of_path(path))
+            yield key, (read(path, blob, key) if values else None)
+
+    def _rows_of(self, s: Any, column: Any, o: Any) -> Iterator[tuple[tuple, list | None]]:
+        mapping = self.mapping
+        if type(s) is not Var:
+            key = mapping.key_of(s)
+            if key is None:
+                return iter(())
+            if key == ():  # a key type without a lookup: compare IRIs
+                return ((k, v) for k, v in self._scan(True) if mapping.row_iri(k) == s)
+            return self._row(key)
+        if column == self._key_lookup and type(o) is not Var:
+            key = mapping.key_of_cell(o)
+            if key is None:
+                return iter(())
+            if key != ():
+                return self._row(key)
+        return self._scan(column != _TYPE)
+
+    def triples(self, s: Any, p: Any, o: Any) -> Iterator[Triple]:
+        """The mapped triples matching ``(s, p, o)`` (terms or variables; a repeated
+        variable is checked by the caller)."""
+        column = self._column(p)
+        if column is None:
+            return
+        mapping = self.mapping
+        o_free = type(o) is Var
+        if column == _TYPE:
+            if not o_free and o != mapping.table:
+                return
+            for key, _ in self._rows_of(s, column, o):
+                yield mapping.row_iri(key), RDF_TYPE, mapping.table
+            return
+        if column is ...:
+            for key, values in self._rows_of(s, column, o):
+                for triple in mapping.triples(key, values):
+                    if o_free or triple[2] == o:
+                        yield triple
+            return
+        literal = mapping.literals[column]
+        for key, values in self._rows_of(s, column, o):
+            value = values[column]
+            if value is None:
+                continue
+            term = literal(value)
+            if o_free or term == o:
+                yield mapping.row_iri(key), p, term
+
+
+class TableGraphs:
+    """The table graphs of whatever ``current()`` reads (a view, a pinned view or a
+    transaction), as a quad source for patterns whose graph is a table graph: what
+    :class:`query.source.FstoreSource` asks when a pattern names one."""
+
+    def __init__(self, current: Callable[[], Any]) -> None:
+        self._current = current
+        self._graphs: dict[IRI, TableGraph | None] = {}
+
+    def graph(self, iri: IRI) -> TableGraph | None:
+        """The table graph ``iri`` names, None if there is no such table (an empty graph)."""
+        if iri not in self._graphs:
+            name = table_of(iri)
+            table = following_table(self._current, name) if name is not None else None
+            self._graphs[iri] = None if table is None else TableGraph(self._current, table)
+        return self._graphs[iri]
+
+    def match(self, pattern: tuple, within: Any = None) -> Iterator[dict]:
+        """Bindings of ``(graph, s, p, o)`` (``within`` is ignored: filters still run)."""
+        g, s, p, o = pattern
+        graph = self.graph(g)
+        if graph is None:
+            return iter(())
+        return _bindings(graph.triples(s, p, o), (s, p, o))
+
+    def prepare(self, pattern: tuple) -> Callable[..., Iterator[dict]]:
+        """``match`` for a pattern with ``Param()`` items, given their values in order."""
+        slots = [i for i, item in enumerate(pattern) if type(item) is Param]
+
+        def run(*values: Any) -> Iterator[dict]:
+            filled = list(pattern)
+            for at, value in zip(slots, values):
+                filled[at] = value
+            return self.match(tuple(filled))
+
+        return run
+
+    def count(self, pattern: tuple) -> int:
+        return sum(1 for _ in self.match(pattern))
+
+    def estimate(self, pattern: tuple, cap: int) -> int:
+        g, s, p, o = pattern
+        graph = self.graph(g)
+        return 0 if graph is None else graph.estimate(s, p, o, cap)
+
+
+def _bindings(triples: Iterator[Triple], items: tuple) -> Iterator[dict]:
+    """``{name: term}`` per triple for the pattern's variables (a variable repeated in the
+    pattern must hold the same term in each place)."""
+    slots: dict[str, list[int]] = {}
+    for at, item in enumerate(items):
+        if type(item) is Var:
+            slots.setdefault(item.name, []).append(at)
+    if all(len(at) == 1 for at in slots.values()):
+        pairs = [(name, at[0]) for name, at in slots.items()]
+        for triple in triples:
+            yield {name: triple[at] for name, at in pairs}
+        return
+    for triple in triples:
+        if all(triple[at[0]] == triple[i] for at in slots.values() for i in at[1:]):
+            yield {name: triple[at[0]] for name, at in slots.items()}
