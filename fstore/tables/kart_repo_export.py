@@ -4,7 +4,8 @@ The datae commits reachable from the exported refs are walked oldest first (sign
 order, so parents come before children). A commit that changes no table is left out and
 its children take its place in the graph (git's history simplification), so the Kart
 repository holds exactly the commits that changed tables, with the same DAG: a datae merge
-whose sides both changed tables is a git merge commit. Each kept commit's root tree holds
+of two commits that changed tables is a git merge commit (also when one is an ancestor of
+the other, as after ``--no-ff``), and a merge of a side that changed no table is none. Each kept commit's root tree holds
 ``.kart.repostructure.version`` and one V3 dataset tree per table, file for file what
 :func:`~fstore.tables.kart_export.export_kart_tree` writes; so a history imported from
 Kart exports to the same git tree ids. Author, time and message come from the datae
@@ -210,10 +211,20 @@ class _Exporter:
         return False
 
     def _git_parents(self, parent_seqs: list[int]) -> list[bytes]:
-        mapped = list(dict.fromkeys(g for g in (self.git_of.get(p) for p in parent_seqs) if g is not None))
-        if len(mapped) > 1:  # a side that changed no table is already in the other: drop it
-            mapped = [g for g in mapped if not any(o != g and self._is_ancestor(g, o) for o in mapped)]
-        return mapped
+        """The git parents of a commit: its parents' git commits, once each. A parent that
+        was left out (it changed no table) stands for an older commit; if that one is an
+        ancestor of another parent, the side brought no table change and is dropped. A
+        parent exported as itself stays, even when it is an ancestor of another (a
+        ``--no-ff`` merge is a merge in git too)."""
+        mapped: dict[bytes, bool] = {}
+        for p in parent_seqs:
+            g = self.git_of.get(p)
+            if g is not None:
+                mapped[g] = mapped.get(g, False) or self.state_of[g][0] == p
+        if len(mapped) > 1:
+            mapped = {g: itself for g, itself in mapped.items()
+                      if itself or not any(o != g and self._is_ancestor(g, o) for o in mapped)}
+        return list(mapped)
 
     def tree(self, base: bytes, changes: Iterable[tuple[bool, tuple]]) -> bytes:
         files: dict[str, bytes | None] = {}
