@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 from dulwich.object_store import commit_tree_changes
 from dulwich.objects import Blob, ShaFile, Tree
-from dulwich.pack import write_pack
 from dulwich.objects import Commit as GitCommit
+from dulwich.pack import write_pack
 from dulwich.repo import Repo
 
 from ..diff import diff_seqs
@@ -135,8 +135,9 @@ class _Objects:
             base = os.path.join(self.target.pack_dir, f"tmp-{os.getpid()}-{self.count}")
             checksum, _ = write_pack(base, self.pending, self.target.object_format)
             name = os.path.join(self.target.pack_dir, "pack-" + checksum.hex())
-            os.replace(base + ".idx", name + ".idx")  # the index last-but-one: git looks for packs by it
+            # no reader sees the half-written repository: it is renamed into place at the end
             os.replace(base + ".pack", name + ".pack")
+            os.replace(base + ".idx", name + ".idx")
         self.pending, self.pending_bytes = [], 0
 
 
@@ -238,7 +239,7 @@ class _Exporter:
             path = dataset_file(name, kind, item)
             if alive:
                 added.append((path, value))
-            else:
+            else:  # a dead record is a real removal: a commit records only changes
                 files.setdefault(path, None)
         # removals first: an updated file is the removal of its old bytes and the
         # addition of its new ones, in no particular order
