@@ -79,12 +79,12 @@ def test_all_eleven_archives():
     assert len(ARCHIVES) == 11
 
 
-def test_every_commit_has_the_same_trees(trip):
-    with KartRepo(trip.kart) as a, KartRepo(trip.out) as b:
+def _assert_same_trees(kart_dir: Path, out: Path, git_id) -> None:
+    with KartRepo(kart_dir) as a, KartRepo(out) as b:
         commits = list(a.commits())
         assert commits
         for commit in commits:
-            mine = b.commit(trip.git_id(commit.id))
+            mine = b.commit(git_id(commit.id))
             assert mine.tree == commit.tree, f"root tree of {commit.id}"
             theirs = {ds.name: ds for ds in a.datasets(commit.id)}
             ours = {ds.name: ds for ds in b.datasets(mine.id)}
@@ -94,19 +94,71 @@ def test_every_commit_has_the_same_trees(trip):
                 assert ours[name].parent_tree_id == ds.parent_tree_id
 
 
-def test_commit_graph_and_metadata(trip):
-    with KartRepo(trip.kart) as a, KartRepo(trip.out) as b:
+def _assert_same_graph(kart_dir: Path, out: Path, git_id, exported: KartExport) -> None:
+    with KartRepo(kart_dir) as a, KartRepo(out) as b:
         commits = list(a.commits())
         assert len(list(b.commits())) == len(commits)
         for commit in commits:
-            mine = b.commit(trip.git_id(commit.id))
-            assert mine.parents == tuple(trip.git_id(p) for p in commit.parents)
-            assert mine.message.rstrip("\n") == commit.message.rstrip("\n")
+            mine = b.commit(git_id(commit.id))
+            assert mine.parents == tuple(git_id(p) for p in commit.parents)
+            assert mine.message == commit.message
             assert (mine.author, mine.author_time) == (commit.author, commit.author_time)
         heads = {name: sha for name, sha in a.refs().items() if not name.startswith("tags/")}
-        assert trip.exported.branches == {name: trip.git_id(sha) for name, sha in heads.items()}
-        assert b.refs() == {name: trip.git_id(sha) for name, sha in a.refs().items()}
+        assert exported.branches == {name: git_id(sha) for name, sha in heads.items()}
+        assert b.refs() == {name: git_id(sha) for name, sha in a.refs().items()}
         assert b.structure_version == "3"
+
+
+def test_every_commit_has_the_same_trees(trip):
+    _assert_same_trees(trip.kart, trip.out, trip.git_id)
+
+
+def test_commit_graph_and_metadata(trip):
+    _assert_same_graph(trip.kart, trip.out, trip.git_id, trip.exported)
+
+
+def test_kart_merges_import_and_export_as_merges(tmp_path):
+    """Kart merge commits (made here with dulwich on conflicts/points: one resolved as
+    "ours", one ``--no-ff`` whose first parent is an ancestor of the second) import as
+    merge commits holding exactly Kart's state, and export with Kart's trees and graph."""
+    by_name = {_archive_id(a): a for a in ARCHIVES}
+    kart = unpack_archive(by_name["conflicts/points.tgz"], tmp_path / "src")
+    git = Repo(str(kart / ".kart"))
+    try:
+        def merge(parents: list[bytes], tree_of: bytes, message: bytes, when: int) -> bytes:
+            from dulwich.objects import Commit
+
+            c = Commit()
+            c.tree, c.parents = git[tree_of].tree, parents
+            c.author = c.committer = b"Kim <kim@example.org>"
+            c.author_time = c.commit_time = when
+            c.author_timezone = c.commit_timezone = 0
+            c.message = message
+            git.object_store.add_object(c)
+            return c.id
+
+        ours, theirs = git.refs[b"refs/heads/ours_branch"], git.refs[b"refs/heads/theirs_branch"]
+        resolved = merge([ours, theirs], ours, b"Merge theirs, keeping ours\n", 1_700_000_000)
+        git.refs[b"refs/heads/resolved"] = resolved
+        base = git.refs[b"refs/heads/ancestor_branch"]
+        git.refs[b"refs/heads/no-ff"] = merge([base, theirs], theirs, b"Merge --no-ff", 1_700_000_100)
+    finally:
+        git.close()
+    store = fstore.open(tmp_path / "store")
+    try:
+        imported = import_kart(store, kart)
+        for branch in ("resolved", "no-ff"):
+            assert len(store.commit(branch).parents) == 2
+        assert store.verify() == []
+        exported = export_kart_repo(store, tmp_path / "out")
+
+        def git_id(kart_id: str) -> str:
+            return exported.commits[imported.commits[kart_id]]
+
+        _assert_same_trees(kart, tmp_path / "out", git_id)
+        _assert_same_graph(kart, tmp_path / "out", git_id, exported)
+    finally:
+        store.close()
 
 
 def test_layout_is_kart_s(trip):
@@ -130,6 +182,8 @@ def test_export_imports_back_to_the_same_states(trip, tmp_path):
         import_kart(again, trip.out)
         for name, head in trip.exported.branches.items():
             assert again.commit(name).digest == trip.store.commit(name).digest
+        # UTC times and committer = author: a second export has the very same commit ids
+        assert export_kart_repo(again, tmp_path / "out").branches == trip.exported.branches
     finally:
         again.close()
 

@@ -45,7 +45,7 @@ def test_whole_history_imports(archive, imported):
     workdir, repo, result = imported[_archive_id(archive)]
     with KartRepo(workdir) as kart:
         commits = list(kart.commits())
-        assert set(result.commits) == {c.id for c in commits} and not result.fixups
+        assert set(result.commits) == {c.id for c in commits}
         for kc in commits:
             commit = repo.commit(result.commits[kc.id])
             # the original message, author and time; the same parents

@@ -40,13 +40,17 @@ __all__ = ["export_kart_tree", "safe_relpath", "dataset_file", "DATASET_DIR"]
 DATASET_DIR = ".table-dataset"
 
 
+def _check_relpath(table: str, path: str) -> None:
+    if (not path or path[0] == "/" or "//" in path or path[-1] == "/" or "\\" in path or "\x00" in path
+            or ("." in path and any(p in (".", "..") for p in path.split("/")))):
+        raise DatasetCorruptError(table, f"item path {path!r} cannot be written inside the dataset directory")
+
+
 def safe_relpath(table: str, path: str) -> str:
     """``path`` if it is a relative path that stays inside its directory, else raise
     :class:`DatasetCorruptError` (a stored path never escapes the export directory)."""
-    parts = path.split("/")
-    if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in path or "\x00" in path:
-        raise DatasetCorruptError(table, f"item path {path!r} cannot be written inside the dataset directory")
-    return os.path.join(*parts)
+    _check_relpath(table, path)
+    return os.path.join(*path.split("/"))
 
 
 def dataset_file(name: str, kind: Any, item: str) -> str:
@@ -58,8 +62,8 @@ def dataset_file(name: str, kind: Any, item: str) -> str:
     >>> dataset_file("a/b", META, "schema.json"), dataset_file("a/b", ATTACHMENT, "metadata.xml")
     ('a/b/.table-dataset/meta/schema.json', 'a/b/metadata.xml')
     """
-    safe_relpath(name, name)
-    safe_relpath(name, item)
+    _check_relpath(name, name)  # checks only (called once per file written: no join)
+    _check_relpath(name, item)
     if kind == FEATURE:
         return f"{name}/{DATASET_DIR}/feature/{item}"
     if kind == META:

@@ -4,9 +4,9 @@ Commits are replayed parents first (:meth:`KartRepo.commits`). Each becomes one 
 Kart's message, author (``Name <email>``) and author time, whose changes are the Kart tree
 diff against its first parent turned into quads (:func:`kart_changes`: meta items, legends,
 attachments and feature blobs, all stored byte for byte as Kart wrote them). A Kart merge
-commit becomes a datae merge of the mapped parents (the same DAG), resolving any conflict to
-what Kart's merge commit holds; if the merged state still differs from Kart's (a merge
-that was edited by hand), one more commit with the same message makes it equal. Kart
+commit becomes a datae merge commit of the mapped parents (the same DAG) holding exactly
+what Kart's merge commit holds, however it was resolved: no three-way merge is run, the
+merge records the tuples that make its state Kart's (see :func:`_write_merge`). Kart
 branches and tags become datae branches and tags (optionally under a prefix).
 
 Both V3 (``.table-dataset``) and V2 (``.sno-dataset``) datasets import; a V2 dataset has no
@@ -36,15 +36,13 @@ from typing import TYPE_CHECKING, Any
 from nstore.pack import pack
 
 from .access import put, remove
-from ..history import Quad
+from ..history import Quad, winner
 from ..refs import BRANCH
-from ..merge import Conflict
+from ..view import prepare_quad
 from .dataset import list_datasets
 from .errors import KartRepoError, KartVersionError
 from .kart_repo import KartCommit, KartDataset, KartRepo, diff_features
 from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, dataset_name, meta_object
-from .merging import RowConflict, SchemaConflict
-from .schema import Schema
 
 if TYPE_CHECKING:
     from ..repository import Repository
@@ -64,7 +62,6 @@ class KartImport:
     branches: dict[str, str | None] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     quads: int = 0
-    fixups: list[str] = field(default_factory=list)
 
 
 def kart_time(seconds: int, offset: int) -> _dt.datetime:
@@ -153,22 +150,6 @@ def _apply(tx: Any, changes: Sequence[tuple[bool, Quad]] | Iterator[tuple[bool, 
     return n
 
 
-def _resolver(kart: KartRepo, target: str) -> Any:
-    """A merge policy answering every conflict with what Kart's merge commit holds."""
-
-    def resolve(conflict: Any) -> Any:
-        if isinstance(conflict, RowConflict):
-            ds = _datasets(kart, target).get(conflict.table)
-            return None if ds is None else ds.get_row(list(conflict.pk))
-        if isinstance(conflict, SchemaConflict):
-            ds = _datasets(kart, target).get(conflict.table)
-            return None if ds is None else Schema.from_json(ds.schema_json, strict=False)
-        assert isinstance(conflict, Conflict)
-        return kart_objects(kart, target, conflict.graph, conflict.subject, conflict.predicate)
-
-    return resolve
-
-
 SUPPORTED_VERSIONS = ("2", "3")
 
 
@@ -248,20 +229,51 @@ def _import_commit(repo: Repository, kart: KartRepo, commit: KartCommit, result:
     first = parents[0] if parents else base
     _reset(repo, scratch, first)
     info = {"message": commit.message, "author": commit.author, "time": _time(commit)}
-    others = [p for p in parents[1:] if p is not None and p != first]
+    others = list(dict.fromkeys(p for p in parents[1:] if p is not None and p != first))
     if not others:
         with repo.transaction(scratch, allow_empty=True, **info) as tx:
             result.quads += _apply(tx, kart_changes(kart, first_kart, commit.id))
         return repo.head(scratch)
-    for other in others:
-        repo.merge(scratch, other, policy=_resolver(kart, commit.id), **info)
-    wanted = {(alive, pack(*quad)): (alive, quad) for alive, quad in kart_changes(kart, first_kart, commit.id)}
-    actual = {(op == "+", pack(*quad)): (op == "+", quad) for op, quad in repo.diff(first, scratch)} if first else {}
-    if wanted.keys() != actual.keys():
-        fix = [wanted[k] for k in wanted.keys() - actual.keys()]
-        fix += [(not alive, quad) for k, (alive, quad) in actual.items() if k not in wanted]
-        with repo.transaction(scratch, **info) as tx:
-            result.quads += _apply(tx, fix)
-        result.fixups.append(commit.id)
+    result.quads += _write_merge(repo, kart_changes(kart, first_kart, commit.id), first, others, scratch, info)
     return repo.head(scratch)
 
+
+def _write_merge(repo: Repository, changes: Iterator[tuple[bool, Quad]], first: str | None, others: list[str],
+                 branch: str, info: dict[str, Any]) -> int:
+    """Write a merge commit of ``first`` (the head of ``branch``) and ``others`` whose
+    tables are ``first``'s with ``changes``: exactly what the Kart merge commit holds,
+    however it was resolved (by hand, ``--no-ff`` of a descendant…), so no three-way merge
+    is run. Under the significance rule, a tuple's state at the merge is its record there
+    if any, else its most significant record in the union of the parents' ancestries; so
+    the merge records every tuple Kart changed and every tuple the other parents' own
+    commits touched (keeping ``first``'s state), and nothing else can differ. Returns
+    the number of changes against ``first``."""
+    storage = repo.storage
+    tables = storage.tables
+    with storage.write() as tx:
+        seq_first = storage.resolve(tx, first) if first is not None else None
+        seq_others = [storage.resolve(tx, o) for o in others]
+        anc_first = storage.commits.ancestors(tx, seq_first)
+        states: dict[bytes, tuple[Quad, bool | None]] = {}
+        for alive, quad in changes:
+            prepared = prepare_quad(quad, "table tuple")
+            states[pack(*prepared)] = (prepared, alive)
+        added = sum(1 for _, alive in states.values() if alive)
+        removed = len(states) - added
+        theirs: set[int] = set()
+        for seq in seq_others:
+            theirs |= storage.commits.ancestors(tx, seq)
+        for seq in sorted(theirs - anc_first):
+            for quad, _ in tables.changes_of(tx, seq):
+                states.setdefault(pack(*quad), (quad, None))  # None: as at first
+        records = []
+        for key in sorted(states):
+            quad, alive = states[key]
+            if alive is None:
+                best = winner(tables.records(tx, quad), anc_first)
+                alive = best is not None and best[1]
+            records.append((quad, alive, None))
+        parents = ([seq_first] if seq_first is not None else []) + seq_others
+        storage.write_commit(tx, branch, parents, {tables.space.name: records}, info["message"], info["author"],
+                             info["time"], added, removed)
+    return added + removed

@@ -4,12 +4,14 @@ The datae commits reachable from the exported refs are walked oldest first (sign
 order, so parents come before children). A commit that changes no table is left out and
 its children take its place in the graph (git's history simplification), so the Kart
 repository holds exactly the commits that changed tables, with the same DAG: a datae merge
-whose sides both changed tables is a git merge commit. Each kept commit's root tree holds
+of two commits that changed tables is a git merge commit (also when one is an ancestor of
+the other, as after ``--no-ff``), and a merge of a side that changed no table is none. Each kept commit's root tree holds
 ``.kart.repostructure.version`` and one V3 dataset tree per table, file for file what
 :func:`~fstore.tables.kart_export.export_kart_tree` writes; so a history imported from
 Kart exports to the same git tree ids. Author, time and message come from the datae
-commit (the committer is the author), so commit ids match too where the original's time
-zone was UTC and its committer its author.
+commit (the committer is the author; the time in UTC, as datae keeps it), so commit ids
+match too where the original's were made so: an export imported and exported again gives
+the same commit ids, but Kart commits made in another time zone do not keep theirs.
 
 Trees are edited, not rebuilt: a commit costs O(its table changes) (a merge: the diff
 against its first parent), not O(rows). New objects go to packs in batches; the
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from dulwich.object_store import commit_tree_changes
 from dulwich.objects import Blob, ShaFile, Tree
 from dulwich.objects import Commit as GitCommit
+from dulwich.pack import write_pack
 from dulwich.repo import Repo
 
 from ..diff import diff_seqs
@@ -125,8 +128,16 @@ class _Objects:
         return sha
 
     def flush(self) -> None:
+        """Write the queued objects as one pack and its index. ``write_pack`` indexes
+        what it writes; ``add_objects`` would read the whole pack back twice to index it
+        (two thirds of an export's time)."""
         if self.pending:
-            self.target.add_objects(self.pending)
+            base = os.path.join(self.target.pack_dir, f"tmp-{os.getpid()}-{self.count}")
+            checksum, _ = write_pack(base, self.pending, self.target.object_format)
+            name = os.path.join(self.target.pack_dir, "pack-" + checksum.hex())
+            # no reader sees the half-written repository: it is renamed into place at the end
+            os.replace(base + ".pack", name + ".pack")
+            os.replace(base + ".idx", name + ".idx")
         self.pending, self.pending_bytes = [], 0
 
 
@@ -145,11 +156,6 @@ def _identity(author: str) -> bytes:
     if not (author.endswith(">") and " <" in author):
         author = f"{author} <>"
     return author.encode("utf-8")
-
-
-def _message(text: str) -> bytes:
-    """git messages end with a newline (datae stores them without)."""
-    return (text if not text or text.endswith("\n") else text + "\n").encode("utf-8")
 
 
 def _refs(repo: Repository, ref: str | None) -> tuple[dict[str, str], dict[str, str], str]:
@@ -206,10 +212,20 @@ class _Exporter:
         return False
 
     def _git_parents(self, parent_seqs: list[int]) -> list[bytes]:
-        mapped = list(dict.fromkeys(g for g in (self.git_of.get(p) for p in parent_seqs) if g is not None))
-        if len(mapped) > 1:  # a side that changed no table is already in the other: drop it
-            mapped = [g for g in mapped if not any(o != g and self._is_ancestor(g, o) for o in mapped)]
-        return mapped
+        """The git parents of a commit: its parents' git commits, once each. A parent that
+        was left out (it changed no table) stands for an older commit; if that one is an
+        ancestor of another parent, the side brought no table change and is dropped. A
+        parent exported as itself stays, even when it is an ancestor of another (a
+        ``--no-ff`` merge is a merge in git too)."""
+        mapped: dict[bytes, bool] = {}
+        for p in parent_seqs:
+            g = self.git_of.get(p)
+            if g is not None:
+                mapped[g] = mapped.get(g, False) or self.state_of[g][0] == p
+        if len(mapped) > 1:
+            mapped = {g: itself for g, itself in mapped.items()
+                      if itself or not any(o != g and self._is_ancestor(g, o) for o in mapped)}
+        return list(mapped)
 
     def tree(self, base: bytes, changes: Iterable[tuple[bool, tuple]]) -> bytes:
         files: dict[str, bytes | None] = {}
@@ -223,7 +239,7 @@ class _Exporter:
             path = dataset_file(name, kind, item)
             if alive:
                 added.append((path, value))
-            else:
+            else:  # a dead record is a real removal: a commit records only changes
                 files.setdefault(path, None)
         # removals first: an updated file is the removal of its old bytes and the
         # addition of its new ones, in no particular order
@@ -268,7 +284,7 @@ class _Exporter:
         c.author_time = c.commit_time = int(commit.time.timestamp())
         offset = commit.time.utcoffset()
         c.author_timezone = c.commit_timezone = int(offset.total_seconds()) if offset is not None else 0
-        c.message = _message(commit.message)
+        c.message = commit.message.encode("utf-8")  # as imported: Kart's own may lack git's final newline
         self.objects.add_object(c)
         self.state_of[c.id] = (commit.seq, tree)
         self.parents_of[c.id] = parents
