@@ -410,7 +410,7 @@ def table_batches(table: Any, batch_size: int = BATCH_SIZE, *, arrow_schema: Any
     if arrow_schema is None:
         arrow_schema = table_arrow_schema(schema, table_crs(table), name=getattr(table, "name", None))
     plan = column_plan(schema, arrow_schema)
-    for columns in stored_column_chunks(table, batch_size):
+    for columns in stored_column_chunks(table, batch_size, geometry_bytes=True):
         with paused_gc():
             batch = column_batch(plan, columns, arrow_schema, getattr(table, "name", "table"))
         yield batch

@@ -166,17 +166,18 @@ def stored_columns(table: Any) -> list[list[Any]]:
     return [[] for _ in table.schema.columns]
 
 
-def stored_column_chunks(table: Any, size: int) -> Iterator[list[list[Any]]]:
+def stored_column_chunks(table: Any, size: int, *, geometry_bytes: bool = False) -> Iterator[list[list[Any]]]:
     """The columnar read in chunks of at most ``size`` rows (each a list per schema
-    column of stored values), for a reader that streams, such as the Parquet export."""
-    read = table.reader.stored_values
+    column of stored values; ``geometry_bytes``: geometries as their GeoPackage bytes),
+    for a reader that streams, such as the Parquet export."""
+    read = table.reader.stored_columns
     features = table.features()
     while True:
         with gc_paused():  # a million lists that form no cycle: collections would walk them all
-            records = [read(path, blob) for path, blob in islice(features, size)]
-            if not records:
+            chunk = list(islice(features, size))
+            if not chunk:
                 return
-            columns = [list(column) for column in zip(*records)]
+            columns = read(chunk, geometry_bytes=geometry_bytes)
         yield columns
 
 
