@@ -265,21 +265,23 @@ def test_the_bulk_columnar_read_equals_the_row_by_row_read(tmp_path):
                                                    for i in range(-3, 40))
     table = repo.at("main").table("t")
     features = list(table.features())
+    paths, blobs = [p for p, _ in features], [b for _, b in features]
+    assert [list(c) for c in table.feature_chunks(10)][0] == [paths[:10], blobs[:10]]  # read in bulk
+    assert [p for chunk, _ in table.feature_chunks(10) for p in chunk] == paths
     by_row = [list(c) for c in zip(*(table.reader.stored_values(p, b) for p, b in features))]
-    assert table.reader._bulk_columns(features, False) is not None  # the bulk path ran
-    assert table.reader.stored_columns(features) == by_row
-    raw = table.reader.stored_columns(features, geometry_bytes=True)
+    assert table.reader._bulk_columns(paths, blobs, False) is not None  # the bulk path ran
+    assert table.reader.stored_columns(paths, blobs) == by_row
+    raw = table.reader.stored_columns(paths, blobs, geometry_bytes=True)
     assert raw[2][4] == bytes(point) and type(raw[2][4]) is bytes and raw[:2] == by_row[:2]
     with repo.transaction("main", message="two legends") as tx:
         t = tx.table("t")
         t.alter(Schema.from_dicts(schema).add_column("extra", "float"))
         t.insert({"id": 100, "name": "new", "geom": None, "extra": 1.5})
     table = repo.at("main").table("t")
-    features = list(table.features())
-    assert table.reader._bulk_columns(features, False) is None  # two legends: row by row
-    columns = table.reader.stored_columns(features)
-    assert columns[3] == [None] * (len(features) - 1) + [1.5] and columns[0][-1] == 100
-    bad = features[:2] + [(features[2][0], b"\xc1")]
+    paths, blobs = map(list, zip(*table.features()))
+    assert table.reader._bulk_columns(paths, blobs, False) is None  # two legends: row by row
+    columns = table.reader.stored_columns(paths, blobs)
+    assert columns[3] == [None] * (len(paths) - 1) + [1.5] and columns[0][-1] == 100
     with pytest.raises(FeatureError, match="not valid MessagePack"):
-        table.reader.stored_columns(bad)
+        table.reader.stored_columns(paths[:3], blobs[:2] + [b"\xc1"])
     repo.close()
