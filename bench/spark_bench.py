@@ -4,7 +4,8 @@ For N quads and for an M-row Kart table stored in fstore, child processes (so th
 memory is each step's own) measure:
 
 * ``read``     — the store read alone, as the export reads it: every quad as packed keys
-               turned into Arrow batches (``view_quad_batches``) / ``table.rows()``
+               turned into Arrow batches (``view_quad_batches``) / the table's stored values
+               a column at a time (``stored_column_chunks``, what ``table_batches`` reads)
 * ``export``   — ``export_snapshot`` to a Kartothek dataset: read + Arrow batches + Parquet
                (with ``--spark``: then Spark ``local[2]`` counts the quads and groups them)
 * ``convert``  — the same export from Python objects already in memory: the export's own
@@ -138,13 +139,17 @@ def _warm_up(out: str, batch: int) -> None:
     import fstore.tables as tables
     from fstore import IRI
     from fstore.export.arrow import QUADS_SCHEMA, quad_batches, row_batches, table_arrow_schema
-    from fstore.export.kartothek import DatasetWriter, location
+    from fstore.export.dataset_writer import DatasetWriter
+    from fstore.export.kartothek import location
 
     schema = tables.Schema.from_dicts(TABLE_SCHEMA)
-    writer = DatasetWriter(location(Path(out) / "warm-up"), row_group_size=batch)
-    writer.write_table("quads", QUADS_SCHEMA, quad_batches([(None, IRI("urn:s"), IRI("urn:p"), i) for i in range(10)]))
-    writer.write_table(TABLE, table_arrow_schema(schema), row_batches(schema, table_rows(0, 10)))
-    writer.commit()
+    where = location(Path(out) / "warm-up")
+    writer = DatasetWriter(where, "quads", QUADS_SCHEMA, row_group_size=batch)
+    writer.write(quad_batches([(None, IRI("urn:s"), IRI("urn:p"), i) for i in range(10)]))
+    writer.commit({})
+    writer = DatasetWriter(where, TABLE, table_arrow_schema(schema), row_group_size=batch)
+    writer.write(row_batches(schema, table_rows(0, 10)))
+    writer.commit({})
     shutil.rmtree(Path(out) / "warm-up")
 
 
@@ -155,7 +160,8 @@ def child(kind: str, store: str, out: str, batch: int, repeat: int) -> dict:
 
     from fstore.export.arrow import (QUADS_SCHEMA, paused_gc, quad_batches, row_batches, table_arrow_schema,
                                      view_quad_batches, view_quads)
-    from fstore.export.kartothek import DatasetWriter, location, read_table
+    from fstore.export.dataset_writer import DatasetWriter
+    from fstore.export.kartothek import location, read_table
     from fstore.export.snapshot import export_snapshot
 
     _warm_up(out, batch)
@@ -180,9 +186,9 @@ def child(kind: str, store: str, out: str, batch: int, repeat: int) -> dict:
             start = time.perf_counter()
             batches = (quad_batches(items, batch) if what == "quads"
                        else row_batches(t.schema, items, batch, arrow_schema=schema, table=TABLE))
-            writer = DatasetWriter(location(target), row_group_size=batch)
-            rows = writer.write_table(name, schema, batches).rows
-            writer.commit()
+            writer = DatasetWriter(location(target), name, schema, row_group_size=batch)
+            rows = writer.write(batches).rows
+            writer.commit({})
             return time.perf_counter() - start, rows
 
         with PeakMemory() as memory:
@@ -215,7 +221,9 @@ def child(kind: str, store: str, out: str, batch: int, repeat: int) -> dict:
                 if what == "quads":
                     rows = sum(b.num_rows for b in view_quad_batches(view, batch))
                 else:
-                    rows = sum(1 for _ in view.table(TABLE).rows())
+                    from fstore.tables.frames import stored_column_chunks
+
+                    rows = sum(len(c[0]) for c in stored_column_chunks(view.table(TABLE), batch))
             elif step == "export":
                 rows = export_snapshot(repo, "main", out, tables=[] if what == "quads" else [TABLE],
                                        include_quads=what == "quads", batch_size=batch).rows
@@ -273,7 +281,7 @@ def section(what: str, large: Path, small: Path, count: int, args, workdir: Path
     pair = run_child(f"{what}-pair", large, workdir, args.batch, repeat=args.repeat)
     small_export = run_child(f"{what}-export", small, workdir, args.batch)
     rows = export["rows"]
-    label = "store read into Arrow batches" if what == "quads" else "store read alone (table.rows())"
+    label = "store read into Arrow batches" if what == "quads" else "store read alone (stored columns)"
     print(f"  {label:<44} {read['seconds']:>8.2f} s {rate(read['rows'], read['seconds'])}"
           f"   peak heap +{read['growth_mb']:.0f} MB")
     print(f"  {'export_snapshot (read + convert + write)':<44} {export['seconds']:>8.2f} s "

@@ -117,6 +117,13 @@ class History:
         self._values[item] = value
         return value
 
+    def values(self, tx: Transaction, items: Sequence[bytes]) -> list[Any]:
+        """:meth:`value` of many items, read in one loop and not cached (for a bulk read
+        whose items are each used once, such as a table export's feature blobs)."""
+        if any(item[0] == BLOBREF_CODE for item in items):
+            return [self.value(tx, item) for item in items]
+        return self.dictionary.decode_many(tx, items)
+
     def term(self, tx: Transaction, item: bytes) -> Any:
         """The RDF term of one key item (``to_rdf`` of its value), cached."""
         term = self._terms.get(item, _MISSING)

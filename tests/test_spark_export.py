@@ -7,6 +7,7 @@ import base64
 import datetime as dt
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -411,6 +412,10 @@ def test_bad_requests_are_typed_errors(history_repo, tmp_path):
         export_snapshot(repo, "no-such-ref", tmp_path / "d", tables=[])
     with pytest.raises(UnknownRefError, match="'nope'"):
         export_changes(repo, "nope", "main", tmp_path / "d")
+    export_snapshot(repo, "main", tmp_path / "e", tables=[])
+    with pytest.raises(ExportError, match="holds snapshot exports, not changes exports"):
+        export_changes(repo, "main", "main", tmp_path / "e", tables=[])
+    shutil.rmtree(tmp_path / "e")
     assert target.read_text() == "not a directory"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # nothing written anywhere
     assert table_identifier("roads") == "roads"

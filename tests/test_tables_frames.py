@@ -272,3 +272,42 @@ def test_rows_come_out_in_key_order_however_they_went_in(tmp_path_factory, keys,
     pd.testing.assert_frame_equal(frames[0], frames[1])
     assert shown[0] == shown[1]
     assert [int(line.split()[0]) for line in shown[0].splitlines()[2:-1]] == sorted(keys)[:5]
+
+
+def test_the_bulk_columnar_read_equals_the_row_by_row_read(tmp_path):
+    """RowReader.stored_columns decodes a chunk's keys and blobs in one msgpack call each
+    when they share a legend; rows of two legends (a schema change) and a bad feature go
+    row by row, with the same values, or the error naming the feature."""
+    from fstore.tables import Geometry, Schema
+    from fstore.tables.errors import FeatureError
+
+    repo = fstore.open(tmp_path / "r")
+    schema = [{"id": "k", "name": "id", "dataType": "integer", "primaryKeyIndex": 0},
+              {"id": "t", "name": "name", "dataType": "text"},
+              {"id": "g", "name": "geom", "dataType": "geometry", "geometryType": "POINT"}]
+    point = Geometry.from_wkt("POINT (1 2)")
+    with repo.transaction("main", message="one legend") as tx:
+        tables.create(tx, "t", schema).insert_many({"id": i, "name": f"n{i}", "geom": point if i % 2 else None}
+                                                   for i in range(-3, 40))
+    table = repo.at("main").table("t")
+    features = list(table.features())
+    paths, blobs = [p for p, _ in features], [b for _, b in features]
+    assert [list(c) for c in table.feature_chunks(10)][0] == [paths[:10], blobs[:10]]  # read in bulk
+    assert [p for chunk, _ in table.feature_chunks(10) for p in chunk] == paths
+    by_row = [list(c) for c in zip(*(table.reader.stored_values(p, b) for p, b in features))]
+    assert table.reader._bulk_columns(paths, blobs, False) is not None  # the bulk path ran
+    assert table.reader.stored_columns(paths, blobs) == by_row
+    raw = table.reader.stored_columns(paths, blobs, geometry_bytes=True)
+    assert raw[2][4] == bytes(point) and type(raw[2][4]) is bytes and raw[:2] == by_row[:2]
+    with repo.transaction("main", message="two legends") as tx:
+        t = tx.table("t")
+        t.alter(Schema.from_dicts(schema).add_column("extra", "float"))
+        t.insert({"id": 100, "name": "new", "geom": None, "extra": 1.5})
+    table = repo.at("main").table("t")
+    paths, blobs = map(list, zip(*table.features()))
+    assert table.reader._bulk_columns(paths, blobs, False) is None  # two legends: row by row
+    columns = table.reader.stored_columns(paths, blobs)
+    assert columns[3] == [None] * (len(paths) - 1) + [1.5] and columns[0][-1] == 100
+    with pytest.raises(FeatureError, match="not valid MessagePack"):
+        table.reader.stored_columns(paths[:3], blobs[:2] + [b"\xc1"])
+    repo.close()

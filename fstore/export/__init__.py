@@ -3,8 +3,11 @@
 * :mod:`.terms` — quads as typed columns (pure Python)
 * :mod:`.arrow` — the Arrow schemas, and the store / a table streamed as record batches
 * :mod:`.sparktypes` — Kart and Arrow types as Spark SQL types (JSON form; no pyspark)
-* :mod:`.kartothek` — writing and reading a dataset in Kartothek layout (any filesystem)
-* :mod:`.snapshot` — :func:`~.snapshot.export_snapshot`: a commit as a Kartothek dataset
+* :mod:`.changes` — the changes between two commits as typed rows (a change data feed)
+* :mod:`.kartothek` — the Kartothek layout (one dataset per table) and reading it back
+* :mod:`.dataset_writer` — writing one version of a dataset, committed atomically
+* :mod:`.snapshot` — :func:`~.snapshot.export_snapshot` / :func:`~.snapshot.export_changes`:
+  a commit, or the changes between two, as datasets that plateau, Spark and pyarrow read
 * :mod:`.spark` — the DataFrame functions (``fstore.spark`` re-exports them)
 
 pyarrow and pyspark are optional (``pip install 'datae[spark]'``): importing ``fstore`` or

@@ -308,6 +308,30 @@ def _wkb(value: bytes) -> bytes:
     return bytes(value)
 
 
+def _wkb_array(values: list) -> Any:
+    """A geometry column of GeoPackage binaries as WKB in one Arrow slice, when every
+    value has the same header (flags, envelope) and little-endian WKB, as Kart writes them;
+    None otherwise (then :func:`_wkb` converts each value)."""
+    if not set(map(type, values)) <= _BYTES_OR_NULL:
+        return None
+    pc = require("pyarrow.compute", "the Arrow export")
+    array = pa.array(values, type=pa.large_binary())
+    heads = [h for h in pc.unique(pc.binary_slice(array, 0, 4)).to_pylist() if h is not None]
+    if len(heads) != 1 or len(heads[0]) != 4 or heads[0][:3] != b"GP\x00" or heads[0][3] & 0x20:
+        return None
+    offset = _GPKG_WKB_OFFSET.get((heads[0][3] >> 1) & 7)
+    if offset is None:
+        return None
+    orders = [b for b in pc.unique(pc.binary_slice(array, offset, offset + 1)).to_pylist() if b is not None]
+    if orders != [b"\x01"]:
+        return None
+    longest = pc.max(pc.binary_length(array)).as_py() or offset
+    return pc.binary_slice(array, offset, longest)  # an explicit stop: without one pyarrow 26 fails on long arrays
+
+
+_BYTES_OR_NULL = frozenset({bytes, type(None)})
+
+
 # Python types a column's values may have to go to pa.array unconverted.
 _READY: dict[str, tuple[type, ...]] = {
     "boolean": (bool,), "integer": (int,), "float": (float, int), "text": (str,), "blob": (bytes,),
@@ -363,6 +387,10 @@ def _column_array(field: Any, convert: Any, ready: frozenset, values: list, tabl
     cast = _cast_text(values, field)
     if cast is not None:
         return cast
+    if convert is _wkb:
+        sliced = _wkb_array(values)
+        if sliced is not None:
+            return sliced
     if convert is not None and not set(map(type, values)) <= ready:
         try:
             values = [None if v is None else convert(v) for v in values]
@@ -410,7 +438,7 @@ def table_batches(table: Any, batch_size: int = BATCH_SIZE, *, arrow_schema: Any
     if arrow_schema is None:
         arrow_schema = table_arrow_schema(schema, table_crs(table), name=getattr(table, "name", None))
     plan = column_plan(schema, arrow_schema)
-    for columns in stored_column_chunks(table, batch_size):
+    for columns in stored_column_chunks(table, batch_size, geometry_bytes=True):
         with paused_gc():
             batch = column_batch(plan, columns, arrow_schema, getattr(table, "name", "table"))
         yield batch

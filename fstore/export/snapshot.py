@@ -182,6 +182,7 @@ def _write(repo: Any, where: Location, sources: Sequence[_Source], indices: Sequ
         for source in sources:
             dataset = table_identifier(source.name)
             previous = find_metadata(where, dataset)
+            _check_kind(where, dataset, previous, metadata["datae.kind"])
             rewrite = _rewrite(repo, where, source, indices, previous, commit_id) if incremental else None
             writer = DatasetWriter(where, dataset, source.schema, partition_on=source.partition_on, indices=indices,
                                    previous=previous, rewrite=rewrite, name=source.name, **options)
@@ -194,6 +195,16 @@ def _write(repo: Any, where: Location, sources: Sequence[_Source], indices: Sequ
             writer.abort()
         raise
     return {w.result.name: w.result for w in writers}
+
+
+def _check_kind(where: Location, dataset: str, previous: Mapping[str, Any] | None, kind: str) -> None:
+    """Refuse to add a version of changes to a dataset of snapshots, or the reverse."""
+    if previous is None:
+        return
+    found = previous.get("metadata", {}).get("datae.kind")
+    if found != kind:
+        raise ExportError(f"{where.url(metadata_key(dataset))} holds {found or 'another'} exports, not {kind} "
+                          f"exports: write them to another location")
 
 
 def _check_indices(indices: Sequence[str], columns: Mapping[str, Sequence[str]]) -> list[str]:
@@ -256,6 +267,7 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
                        lambda old: table_change_batches(repo, old, commit_id, name, batch_size)[1])
 
     metadata = {
+        "datae.kind": "snapshot",
         "datae.source_commit": commit_id or "",
         "datae.source_ref": ref,
         "datae.repository": repository_name(repo),
@@ -290,6 +302,7 @@ def export_changes(repo: Any, a: str, b: str, dest: str | os.PathLike, *, tables
     sources = [_Source(name, schema, parts.get(name, ()), (lambda batches=batches: batches), None)
                for name, (schema, batches) in changes.items()]
     metadata = {
+        "datae.kind": "changes",
         "datae.from_commit": from_id or "",
         "datae.to_commit": to_id or "",
         "datae.source_commit": to_id or "",

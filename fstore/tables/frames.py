@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from nstore.bulk import gc_paused
 
 from .errors import TableNotFoundError
 from .ingest import ColumnSpec, infer_value_type, load_table
+from .dataset import feature_chunks
 from .store import open_table
 from .types import STORED_AS_PYTHON, decode_value
 
@@ -171,17 +171,19 @@ def stored_columns(table: Any) -> list[list[Any]]:
     return [[] for _ in table.schema.columns]
 
 
-def stored_column_chunks(table: Any, size: int) -> Iterator[list[list[Any]]]:
+def stored_column_chunks(table: Any, size: int, *, geometry_bytes: bool = False) -> Iterator[list[list[Any]]]:
     """The columnar read in chunks of at most ``size`` rows (each a list per schema
-    column of stored values), for a reader that streams, such as the Parquet export."""
-    read = table.reader.stored_values
-    features = table.features()
+    column of stored values; ``geometry_bytes``: geometries as their GeoPackage bytes),
+    for a reader that streams, such as the Parquet export."""
+    read = table.reader.stored_columns
+    chunked = getattr(table, "feature_chunks", None)  # a writer has none: its features chunked here
+    chunks = chunked(size) if chunked is not None else feature_chunks(table.features(), size)
     while True:
         with gc_paused():  # a million lists that form no cycle: collections would walk them all
-            records = [read(path, blob) for path, blob in islice(features, size)]
-            if not records:
+            chunk = next(chunks, None)
+            if chunk is None:
                 return
-            columns = [list(column) for column in zip(*records)]
+            columns = read(*chunk, geometry_bytes=geometry_bytes)
         yield columns
 
 

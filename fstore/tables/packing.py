@@ -17,6 +17,7 @@ its StandardGeoPackageBinary bytes. Unpacking gives lists for arrays, ``str`` fo
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import msgpack
@@ -24,7 +25,7 @@ import msgpack
 from .errors import FeatureError, GeometryError
 from .geometry import Geometry
 
-__all__ = ["GEOMETRY_EXT_CODE", "pack", "unpack"]
+__all__ = ["GEOMETRY_EXT_CODE", "pack", "unpack", "unpack_many"]
 
 GEOMETRY_EXT_CODE = 71  # ord("G")
 
@@ -59,3 +60,26 @@ def unpack(data: bytes | memoryview, *, where: str | None = None) -> Any:
         raise FeatureError(f"holds a bad geometry ({e})", path=where) from None
     except (ValueError, msgpack.UnpackException, msgpack.ExtraData) as e:
         raise FeatureError(f"not valid MessagePack ({e})", path=where) from None
+
+
+def _geometry_bytes(code: int, data: bytes) -> Any:
+    return data if code == GEOMETRY_EXT_CODE else msgpack.ExtType(code, data)
+
+
+def unpack_many(data: bytes, count: int, *, geometry_bytes: bool = False) -> list[Any] | None:
+    """Unpack ``count`` MessagePack values stored back to back in ``data`` in one call
+    (as one array: no Python call per value), or None when ``data`` is not exactly that
+    (then :func:`unpack` them one by one for an error naming the bad one).
+    ``geometry_bytes``: geometries stay their GeoPackage bytes, not :class:`Geometry`.
+
+    >>> unpack_many(pack([1, "a"]) + pack(2), 2)
+    [[1, 'a'], 2]
+    >>> unpack_many(pack(1), 2) is None
+    True
+    """
+    header = b"\xdd" + struct.pack(">I", count)  # a msgpack array 32 of count items
+    try:
+        return msgpack.unpackb(header + data, raw=False, strict_map_key=False,
+                               ext_hook=_geometry_bytes if geometry_bytes else _ext_hook)
+    except (GeometryError, ValueError, msgpack.UnpackException, msgpack.ExtraData):
+        return None
