@@ -30,9 +30,11 @@ are answered without materialising the table:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import fstore
 from fstore import Param
 from fstore.tables.access import following_table
 from fstore.tables.dataset import pk_of_path
@@ -62,23 +64,42 @@ def is_table_graph(graph: Any) -> bool:
     return type(graph) is IRI and graph.value.startswith(TABLE_GRAPH_PREFIX)
 
 
+class _Known:
+    """What stays true of a table at one commit: its state (schema, legends), mapping and
+    row count, kept across the queries on that commit (see :data:`_KNOWN`)."""
+
+    __slots__ = ("state", "mapping", "rows")
+
+    def __init__(self, state: Any, mapping: DirectMapping) -> None:
+        self.state = state
+        self.mapping = mapping
+        self.rows: int | None = None
+
+
+# Per repository, by (commit id, table name): each query on a view makes a new
+# source, and reading schema.json and the legends again would cost more than a key lookup.
+_KNOWN: "weakref.WeakKeyDictionary[Any, dict[tuple[str, str], _Known]]" = weakref.WeakKeyDictionary()
+_KNOWN_PER_REPO = 256
+
+
 class TableGraph:
     """One table's Direct Mapping triples, read from the table as patterns ask."""
 
-    def __init__(self, current: Callable[[], Any], table: Any) -> None:
+    def __init__(self, current: Callable[[], Any], table: Any, known: _Known) -> None:
         self._current = current
         self.table = table
-        self.mapping = DirectMapping(table.name, table.schema)
-        self._rows: int | None = None
+        self.known = known
+        self.mapping = known.mapping
         key = self.mapping.key_columns
         self._key_lookup = self.mapping.key_positions[0] if len(key) == 1 else None
 
     # -- sizes --------------------------------------------------------------------------
     def row_count(self) -> int:
-        """The number of rows (counted once, keys only)."""
-        if self._rows is None:
-            self._rows = self._current().count_table_tuples((self.table.graph, StoreVar("s"), FEATURE, StoreVar("o")))
-        return self._rows
+        """The number of rows (counted once per commit, keys only)."""
+        known = self.known
+        if known.rows is None:
+            known.rows = self._current().count_table_tuples((self.table.graph, StoreVar("s"), FEATURE, StoreVar("o")))
+        return known.rows
 
     def estimate(self, s: Any, p: Any, o: Any, cap: int) -> int:
         """Matches of a triple pattern: exact for a bound subject or an object bound on a
@@ -179,10 +200,27 @@ class TableGraphs:
     def graph(self, iri: IRI) -> TableGraph | None:
         """The table graph ``iri`` names, None if there is no such table (an empty graph)."""
         if iri not in self._graphs:
-            name = table_of(iri)
-            table = following_table(self._current, name) if name is not None else None
-            self._graphs[iri] = None if table is None else TableGraph(self._current, table)
+            self._graphs[iri] = self._open(iri)
         return self._graphs[iri]
+
+    def _open(self, iri: IRI) -> TableGraph | None:
+        name = table_of(iri)
+        if name is None:
+            return None
+        now = self._current()
+        # Known per commit id (content-addressed, never reused); a transaction changes.
+        commit = now.commit_id if isinstance(now, fstore.View) else None
+        known_here = _KNOWN.setdefault(now.repo, {}) if commit is not None else {}
+        known = known_here.get((commit, name))
+        table = following_table(self._current, name, known.state if known is not None else None)
+        if table is None:
+            return None
+        if known is None:
+            known = _Known(table.state, DirectMapping(table.name, table.schema))
+            if len(known_here) >= _KNOWN_PER_REPO:
+                known_here.clear()
+            known_here[(commit, name)] = known
+        return TableGraph(self._current, table, known)
 
     def match(self, pattern: tuple, within: Any = None) -> Iterator[dict]:
         """Bindings of ``(graph, s, p, o)`` (``within`` is ignored: filters still run)."""
