@@ -179,13 +179,30 @@ class TableGraph:
                         yield triple
             return
         literal = mapping.literals[column]
+        if o_free:
+            for key, values in self._rows_of(s, column, o):
+                value = values[column]
+                if value is not None:
+                    yield mapping.row_iri(key), p, literal(value)
+            return
+        # A bound object: whether a stored value maps to it is worked out once per distinct
+        # value (a column holds few), not by building a literal for every row.
+        matches: dict = {}
         for key, values in self._rows_of(s, column, o):
             value = values[column]
             if value is None:
                 continue
-            term = literal(value)
-            if o_free or term == o:
-                yield mapping.row_iri(key), p, term
+            try:
+                hit = matches.get((type(value), value))
+            except TypeError:  # a json list or dict
+                hit = literal(value) == o
+            else:
+                if hit is None:
+                    if len(matches) > 4096:  # many distinct values: keep memory bounded
+                        matches.clear()
+                    hit = matches[(type(value), value)] = literal(value) == o
+            if hit:
+                yield mapping.row_iri(key), p, o
 
 
 class TableGraphs:
