@@ -129,7 +129,7 @@ class TableGraph:
     def _row(self, key: tuple) -> Iterator[tuple[tuple, list]]:
         table = self.table
         path = table.path_structure.encode_path(key)
-        blob = table._blob_at(path)
+        blob = table.blob_at(path)
         if blob is not None:
             yield key, table.reader.stored_values(path, blob, key)
 

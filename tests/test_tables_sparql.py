@@ -248,6 +248,14 @@ def test_graph_variable_never_binds_a_table(people):
                  "SELECT ?g WHERE { GRAPH ?g { } }"]:
         same(view, store, text)
     assert len(list(execute(view, "SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }"))) == 1
+    # ?g bound to a table graph from elsewhere: still not one of the named graphs
+    for text in [f"SELECT * WHERE {{ VALUES ?g {{ <{BASE}People> }} GRAPH ?g {{ ?s ?p ?o }} }}",
+                 f"SELECT * WHERE {{ BIND(<{BASE}People> AS ?g) GRAPH ?g {{ ?s ?p ?o }} }}",
+                 "SELECT * WHERE { ?x <urn:ex:row> ?s . GRAPH ?g { ?s ?p ?o } }",
+                 f"SELECT * WHERE {{ VALUES ?g {{ <{BASE}People> }} GRAPH ?g {{ ?s ?p ?o OPTIONAL {{ ?s ?p ?o }} }} }}"]:
+        assert same(view, store, text) == []
+    named = f"SELECT * FROM NAMED <{BASE}People> WHERE {{ VALUES ?g {{ <{BASE}People> }} GRAPH ?g {{ ?s ?p ?o }} }}"
+    assert len(same(view, oracle(view, QUADS), named)) == 7
 
 
 def test_a_missing_table_is_an_empty_graph(people):
@@ -275,6 +283,21 @@ def test_at_an_older_ref(people):
     assert {r["fname"].lexical for r in now} == {"Robert", "Ann"}
     same(new, oracle(old, QUADS), f"SELECT ?p ?o {{at}} WHERE {{{{ GRAPH <{BASE}People> {{{{ <{BASE}People/ID=8> ?p ?o }}}} }}}}".replace("{{", "{").replace("}}", "}"), at='AT "main~1"')
     same(old, oracle(old, QUADS), f"SELECT ?s ?o WHERE {{ GRAPH <{BASE}People> {{ ?s <{BASE}People#fname> ?o }} }}")
+
+
+def test_schema_changes_between_refs(people):
+    """Each ref maps the schema it has: a renamed, a dropped and an added column."""
+    first = people.resolve("main")
+    with people.transaction("main", message="alter") as tx:
+        p = tx.table("People")
+        p.alter(p.schema.rename_column("fname", "first name").drop_column("addr").add_column("age", "integer", id="age"))
+        p.update({"ID": 7, "age": 40})
+    old, new = people.at(first), people.at("main")
+    text = f"SELECT ?s ?p ?o {{at}} WHERE {{ GRAPH <{BASE}People> {{ ?s ?p ?o }} }}"
+    rows = same(new, oracle(new), text)
+    assert {r["p"].value.split("#")[-1] for r in rows} == {"type", "ID", "first%20name", "age"}
+    same(new, oracle(old), text, at=f"AT <{first}>")
+    same(new, oracle(new), f'SELECT ?s ?n WHERE {{ GRAPH <{BASE}People> {{ ?s <{BASE}People#first%20name> ?n }} }}')
 
 
 def test_transaction_reads_its_own_rows(people):
