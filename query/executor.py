@@ -67,6 +67,7 @@ from .planner import (
     ValuesPlan,
 )
 from .source import distinct_graphs
+from .tables import is_table_graph
 from .terms import IRI, EvalError  # noqa: F401 - IRI is used by the doctest
 
 __all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS"]
@@ -304,6 +305,12 @@ class Executor:
                         b[x.name] = name
                 yield b
 
+    def unnamed_table(self, graph: Any) -> bool:
+        """Whether ``graph`` is a table graph outside the dataset's named graphs: without
+        ``FROM NAMED`` those are the store's quad graphs, so ``GRAPH ?g`` with ?g bound to
+        a table graph matches nothing (``GRAPH <table>`` or ``FROM NAMED`` read it)."""
+        return self.named_set is None and is_table_graph(graph)
+
     def named_graph_list(self) -> list:
         """The named graphs of the dataset (FROM NAMED, or every graph of the store)."""
         if self.named is not None:
@@ -445,7 +452,10 @@ class Executor:
                 qp = sol.get(p_var, p) if p_var else p
                 qo = sol.get(o_var, o) if o_var else o
                 g = sol.get(g_var, graph) if g_var else graph
-                matches = match(g, qs, qp, qo, within)
+                if g_var and g is not graph and self.unnamed_table(g):
+                    matches = ()  # ?g bound to a table graph the dataset does not name
+                else:
+                    matches = match(g, qs, qp, qo, within)
             if table is _NO_TABLE:
                 table = None
             for b in matches:
@@ -575,7 +585,7 @@ class Executor:
         value = hint.get(g)
         if value is not None:
             if node.mode == "pushdown":
-                if self.named_set is not None and value not in self.named_set:
+                if (self.named_set is not None and value not in self.named_set) or self.unnamed_table(value):
                     return iter(())
                 return self.run(node.child, hint, name)
             if value not in set(self.named_graph_list()):

@@ -30,9 +30,11 @@ are answered without materialising the table:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import fstore
 from fstore import Param
 from fstore.tables.access import following_table
 from fstore.tables.dataset import pk_of_path
@@ -62,23 +64,42 @@ def is_table_graph(graph: Any) -> bool:
     return type(graph) is IRI and graph.value.startswith(TABLE_GRAPH_PREFIX)
 
 
+class _Known:
+    """What stays true of a table at one commit: its state (schema, legends), mapping and
+    row count, kept across the queries on that commit (see :data:`_KNOWN`)."""
+
+    __slots__ = ("state", "mapping", "rows")
+
+    def __init__(self, state: Any, mapping: DirectMapping) -> None:
+        self.state = state
+        self.mapping = mapping
+        self.rows: int | None = None
+
+
+# Per repository, by (commit id, table name): each query on a view makes a new
+# source, and reading schema.json and the legends again would cost more than a key lookup.
+_KNOWN: "weakref.WeakKeyDictionary[Any, dict[tuple[str, str], _Known]]" = weakref.WeakKeyDictionary()
+_KNOWN_PER_REPO = 256
+
+
 class TableGraph:
     """One table's Direct Mapping triples, read from the table as patterns ask."""
 
-    def __init__(self, current: Callable[[], Any], table: Any) -> None:
+    def __init__(self, current: Callable[[], Any], table: Any, known: _Known) -> None:
         self._current = current
         self.table = table
-        self.mapping = DirectMapping(table.name, table.schema)
-        self._rows: int | None = None
+        self.known = known
+        self.mapping = known.mapping
         key = self.mapping.key_columns
         self._key_lookup = self.mapping.key_positions[0] if len(key) == 1 else None
 
     # -- sizes --------------------------------------------------------------------------
     def row_count(self) -> int:
-        """The number of rows (counted once, keys only)."""
-        if self._rows is None:
-            self._rows = self._current().count_table_tuples((self.table.graph, StoreVar("s"), FEATURE, StoreVar("o")))
-        return self._rows
+        """The number of rows (counted once per commit, keys only)."""
+        known = self.known
+        if known.rows is None:
+            known.rows = self._current().count_table_tuples((self.table.graph, StoreVar("s"), FEATURE, StoreVar("o")))
+        return known.rows
 
     def estimate(self, s: Any, p: Any, o: Any, cap: int) -> int:
         """Matches of a triple pattern: exact for a bound subject or an object bound on a
@@ -108,7 +129,7 @@ class TableGraph:
     def _row(self, key: tuple) -> Iterator[tuple[tuple, list]]:
         table = self.table
         path = table.path_structure.encode_path(key)
-        blob = table._blob_at(path)
+        blob = table.blob_at(path)
         if blob is not None:
             yield key, table.reader.stored_values(path, blob, key)
 
@@ -158,13 +179,30 @@ class TableGraph:
                         yield triple
             return
         literal = mapping.literals[column]
+        if o_free:
+            for key, values in self._rows_of(s, column, o):
+                value = values[column]
+                if value is not None:
+                    yield mapping.row_iri(key), p, literal(value)
+            return
+        # A bound object: whether a stored value maps to it is worked out once per distinct
+        # value (a column holds few), not by building a literal for every row.
+        matches: dict = {}
         for key, values in self._rows_of(s, column, o):
             value = values[column]
             if value is None:
                 continue
-            term = literal(value)
-            if o_free or term == o:
-                yield mapping.row_iri(key), p, term
+            try:
+                hit = matches.get((type(value), value))
+            except TypeError:  # a json list or dict
+                hit = literal(value) == o
+            else:
+                if hit is None:
+                    if len(matches) > 4096:  # many distinct values: keep memory bounded
+                        matches.clear()
+                    hit = matches[(type(value), value)] = literal(value) == o
+            if hit:
+                yield mapping.row_iri(key), p, o
 
 
 class TableGraphs:
@@ -179,10 +217,27 @@ class TableGraphs:
     def graph(self, iri: IRI) -> TableGraph | None:
         """The table graph ``iri`` names, None if there is no such table (an empty graph)."""
         if iri not in self._graphs:
-            name = table_of(iri)
-            table = following_table(self._current, name) if name is not None else None
-            self._graphs[iri] = None if table is None else TableGraph(self._current, table)
+            self._graphs[iri] = self._open(iri)
         return self._graphs[iri]
+
+    def _open(self, iri: IRI) -> TableGraph | None:
+        name = table_of(iri)
+        if name is None:
+            return None
+        now = self._current()
+        # Known per commit id (content-addressed, never reused); a transaction changes.
+        commit = now.commit_id if isinstance(now, fstore.View) else None
+        known_here = _KNOWN.setdefault(now.repo, {}) if commit is not None else {}
+        known = known_here.get((commit, name))
+        table = following_table(self._current, name, known.state if known is not None else None)
+        if table is None:
+            return None
+        if known is None:
+            known = _Known(table.state, DirectMapping(table.name, table.schema))
+            if len(known_here) >= _KNOWN_PER_REPO:
+                known_here.clear()
+            known_here[(commit, name)] = known
+        return TableGraph(self._current, table, known)
 
     def match(self, pattern: tuple, within: Any = None) -> Iterator[dict]:
         """Bindings of ``(graph, s, p, o)`` (``within`` is ignored: filters still run)."""

@@ -42,11 +42,16 @@ BASE = "urn:datae:dataset:"
 # ------------------------------------------------------------------ the oracle's mapping
 
 
+# RFC 3987's ucschar, as the RFC lists it.
+UCSCHAR = [(0xA0, 0xD7FF), (0xF900, 0xFDCF), (0xFDF0, 0xFFEF)] + [
+    (plane << 16, (plane << 16) + 0xFFFD) for plane in range(1, 14)] + [(0xE1000, 0xEFFFD)]
+
+
 def _pct(text: str) -> str:
     """Percent-encoding as the Direct Mapping spec words it: keep iunreserved (ASCII
-    letters, digits, ``-._~`` and non-ASCII characters), %-encode the UTF-8 of the rest."""
-    return "".join(c if (c.isascii() and (c.isalnum() or c in "-._~")) or ord(c) >= 0xA0 else
-                   quote(c, safe="") for c in text)
+    letters, digits, ``-._~`` and ucschar), %-encode the UTF-8 of the rest."""
+    return "".join(c if (c.isascii() and (c.isalnum() or c in "-._~")) or any(a <= ord(c) <= b for a, b in UCSCHAR)
+                   else quote(c, safe="") for c in text)
 
 
 def _table_iri(name: str) -> str:
@@ -248,6 +253,14 @@ def test_graph_variable_never_binds_a_table(people):
                  "SELECT ?g WHERE { GRAPH ?g { } }"]:
         same(view, store, text)
     assert len(list(execute(view, "SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }"))) == 1
+    # ?g bound to a table graph from elsewhere: still not one of the named graphs
+    for text in [f"SELECT * WHERE {{ VALUES ?g {{ <{BASE}People> }} GRAPH ?g {{ ?s ?p ?o }} }}",
+                 f"SELECT * WHERE {{ BIND(<{BASE}People> AS ?g) GRAPH ?g {{ ?s ?p ?o }} }}",
+                 "SELECT * WHERE { ?x <urn:ex:row> ?s . GRAPH ?g { ?s ?p ?o } }",
+                 f"SELECT * WHERE {{ VALUES ?g {{ <{BASE}People> }} GRAPH ?g {{ ?s ?p ?o OPTIONAL {{ ?s ?p ?o }} }} }}"]:
+        assert same(view, store, text) == []
+    named = f"SELECT * FROM NAMED <{BASE}People> WHERE {{ VALUES ?g {{ <{BASE}People> }} GRAPH ?g {{ ?s ?p ?o }} }}"
+    assert len(same(view, oracle(view, QUADS), named)) == 7
 
 
 def test_a_missing_table_is_an_empty_graph(people):
@@ -275,6 +288,21 @@ def test_at_an_older_ref(people):
     assert {r["fname"].lexical for r in now} == {"Robert", "Ann"}
     same(new, oracle(old, QUADS), f"SELECT ?p ?o {{at}} WHERE {{{{ GRAPH <{BASE}People> {{{{ <{BASE}People/ID=8> ?p ?o }}}} }}}}".replace("{{", "{").replace("}}", "}"), at='AT "main~1"')
     same(old, oracle(old, QUADS), f"SELECT ?s ?o WHERE {{ GRAPH <{BASE}People> {{ ?s <{BASE}People#fname> ?o }} }}")
+
+
+def test_schema_changes_between_refs(people):
+    """Each ref maps the schema it has: a renamed, a dropped and an added column."""
+    first = people.resolve("main")
+    with people.transaction("main", message="alter") as tx:
+        p = tx.table("People")
+        p.alter(p.schema.rename_column("fname", "first name").drop_column("addr").add_column("age", "integer", id="age"))
+        p.update({"ID": 7, "age": 40})
+    old, new = people.at(first), people.at("main")
+    text = f"SELECT ?s ?p ?o {{at}} WHERE {{ GRAPH <{BASE}People> {{ ?s ?p ?o }} }}"
+    rows = same(new, oracle(new), text)
+    assert {r["p"].value.split("#")[-1] for r in rows} == {"type", "ID", "first%20name", "age"}
+    same(new, oracle(old), text, at=f"AT <{first}>")
+    same(new, oracle(new), f'SELECT ?s ?n WHERE {{ GRAPH <{BASE}People> {{ ?s <{BASE}People#first%20name> ?n }} }}')
 
 
 def test_transaction_reads_its_own_rows(people):
@@ -395,7 +423,7 @@ def test_planner_uses_row_counts(tmp_path):
 
 TYPES = {
     "integer": st.integers(-(2**63), 2**63 - 1),
-    "text": st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Co", "Cn")), max_size=8),
+    "text": st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8),
     "float": st.floats(allow_nan=False, width=64),
     "boolean": st.booleans(),
     "numeric": st.decimals(min_value=-10**6, max_value=10**6, places=2, allow_nan=False, allow_infinity=False),
@@ -404,7 +432,7 @@ TYPES = {
     "timestamp": st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31)),
     "blob": st.binary(max_size=6),
     "json": st.recursive(st.none() | st.booleans() | st.integers(-100, 100) | st.text(max_size=3),
-                         lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2),
+                         lambda leaf: st.one_of(st.lists(leaf, max_size=2), st.dictionaries(st.text(max_size=2), leaf, max_size=2)),
                          max_leaves=4),
 }
 KEY_TYPES = ["integer", "text", "date"]
@@ -430,8 +458,15 @@ def random_table(draw: st.DrawFn) -> tuple[list[dict], list[dict]]:
 
 
 def _term(value: Any, data_type: str) -> str:
-    """A cell's value as a SPARQL term."""
+    """A cell's value as a SPARQL term in canonical form (a constant matches terms, and
+    ``"0.00"^^xsd:decimal`` is another term than ``"0.0"``, though pyoxigraph, which
+    stores values, matches both)."""
     lexical, datatype = _literal(value, data_type)
+    if data_type == "numeric":
+        whole, _, fraction = format(value, "f").partition(".")
+        lexical = f"{whole}.{fraction.rstrip('0') or '0'}" if value else "0.0"  # no "-0.0"
+    if data_type in ("time", "timestamp") and "." in lexical:
+        lexical = lexical.rstrip("0").rstrip(".")
     return str(Literal(lexical, datatype))
 
 

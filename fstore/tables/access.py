@@ -104,11 +104,12 @@ def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = 
     return find
 
 
-def following_table(current: Callable[[], Any], name: str) -> Any:
+def following_table(current: Callable[[], Any], name: str, state: Any = None) -> Any:
     """The table ``name`` read through whatever ``current()`` is when it reads: a view, a
     view pinned by ``reading()`` or a transaction (its own writes included), so one table
     object serves every read transaction of a query; None if there is no such table.
-    Its schema and legends are read once, from the readable ``current()`` gives now.
+    Its schema and legends are read once, from the readable ``current()`` gives now, unless
+    ``state`` gives them (a :class:`.dataset.DatasetState` read before at the same commit).
 
     >>> import tempfile, fstore, fstore.tables as tables
     >>> repo = fstore.open(tempfile.mkdtemp())
@@ -127,7 +128,8 @@ def following_table(current: Callable[[], Any], name: str) -> Any:
     def source(pattern: tuple) -> Iterator[Quad]:
         return current().table_tuples(pattern)
 
-    state = find_dataset(source, name)
+    if state is None:
+        state = find_dataset(source, name)
     if state is None:
         return None
     now = current()

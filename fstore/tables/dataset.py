@@ -353,6 +353,10 @@ class Table:
         """The stored feature blob of a row, or None."""
         return self._blob_at(self.path_of(pk))
 
+    def blob_at(self, path: str) -> bytes | None:
+        """The stored feature blob at a feature path, or None."""
+        return self._blob_at(path)
+
     def _blob_at(self, path: str) -> bytes | None:
         found = [q[3] for q in self._source((self.graph, path, FEATURE, Var("o")))]
         if len(found) > 1:
