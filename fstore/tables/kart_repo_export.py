@@ -321,15 +321,17 @@ class _Exporter:
         self.git.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + result.head.encode("utf-8"))
 
 
-def _init(root: str) -> Repo:
-    """A Kart working-directory layout: the git dir ``.kart`` (Kart's config and locked
-    index), ``.git`` pointing at it, and Kart's README. No working copy is configured:
-    ``kart create-workingcopy`` makes one."""
+def _init(root: str, name: str) -> Repo:
+    """A Kart working-directory layout, as in Kart's own test repositories: the git dir
+    ``.kart`` (Kart's config and locked index), ``.git`` pointing at it, a README. The
+    working copy is configured (``name.gpkg`` beside the data, Kart's default) but not
+    created: ``kart create-workingcopy`` or ``kart checkout`` makes it."""
     git = Repo.init_bare(os.path.join(root, ".kart"), mkdir=True)
     config = git.get_config()
     config.set((b"core",), b"bare", False)
     config.set((b"core",), b"logallrefupdates", b"always")
     config.set((b"kart", b"repostructure"), b"version", b"3")
+    config.set((b"kart", b"workingcopy"), b"location", f"{name}.gpkg".encode("utf-8"))
     config.write_to_path()
     with open(os.path.join(root, ".kart", "index"), "wb") as f:
         f.write(KART_INDEX)
@@ -358,7 +360,7 @@ def export_kart_repo(repo: Repository, dest: str | os.PathLike[str], *, ref: str
     tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dest)}.", suffix=".tmp", dir=parent)
     try:
         os.chmod(tmp, 0o755)
-        git = _init(tmp)
+        git = _init(tmp, os.path.basename(dest))
         try:
             result = KartExport()
             _Exporter(repo, git).run(branches, tags, head, result)
