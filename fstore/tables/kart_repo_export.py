@@ -5,13 +5,14 @@ order, so parents come before children). A commit that changes no table is left 
 its children take its place in the graph (git's history simplification), so the Kart
 repository holds exactly the commits that changed tables, with the same DAG: a datae merge
 of two commits that changed tables is a git merge commit (also when one is an ancestor of
-the other, as after ``--no-ff``), and a merge of a side that changed no table is none. Each kept commit's root tree holds
-``.kart.repostructure.version`` and one V3 dataset tree per table, file for file what
-:func:`~fstore.tables.kart_export.export_kart_tree` writes; so a history imported from
-Kart exports to the same git tree ids. Author, time and message come from the datae
-commit (the committer is the author; the time in UTC, as datae keeps it), so commit ids
-match too where the original's were made so: an export imported and exported again gives
-the same commit ids, but Kart commits made in another time zone do not keep theirs.
+the other, as after ``--no-ff``), and a merge of a side that changed no table is none.
+Each kept commit's root tree holds ``.kart.repostructure.version`` and one V3 dataset
+tree per table, file for file what :func:`~fstore.tables.kart_export.export_kart_tree`
+writes; so a history imported from Kart exports to the same git tree ids. Author, time
+and message come from the datae commit (the committer is the author; the time in UTC, as
+datae keeps it), so commit ids match too where the original's were made so: an export
+imported and exported again gives the same commit ids, but Kart commits made in another
+time zone do not keep theirs.
 
 Trees are edited, not rebuilt: a commit costs O(its table changes) (a merge: the diff
 against its first parent), not O(rows). New objects go to packs in batches; the
