@@ -675,7 +675,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--pk", help="primary key column of a new table (default for a CSV: the one column whose values "
                    "are all present and distinct)")
     t.add_argument("--table", help="the table inside a SQLite / GeoPackage file")
-    t.add_argument("--branch")
+    t.add_argument("--branch", help="the branch to commit on (default: the current one); a Kart repository is "
+                   "grafted onto it")
     how = t.add_mutually_exclusive_group()
     how.add_argument("--upsert", action="store_true", help="insert new keys, rewrite changed rows, keep the others")
     how.add_argument("--replace", action="store_true", help="the table ends up with exactly the file's rows")

@@ -170,6 +170,7 @@ def test_layout_is_kart_s(trip):
     try:
         assert git.refs.read_ref(b"HEAD") == b"ref: refs/heads/main"
         assert git.get_config().get((b"kart", b"repostructure"), b"version") == b"3"
+        assert git.get_config().get((b"kart", b"workingcopy"), b"location") == b"out.gpkg"
         assert not git.bare
     finally:
         git.close()

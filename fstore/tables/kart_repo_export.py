@@ -5,13 +5,14 @@ order, so parents come before children). A commit that changes no table is left 
 its children take its place in the graph (git's history simplification), so the Kart
 repository holds exactly the commits that changed tables, with the same DAG: a datae merge
 of two commits that changed tables is a git merge commit (also when one is an ancestor of
-the other, as after ``--no-ff``), and a merge of a side that changed no table is none. Each kept commit's root tree holds
-``.kart.repostructure.version`` and one V3 dataset tree per table, file for file what
-:func:`~fstore.tables.kart_export.export_kart_tree` writes; so a history imported from
-Kart exports to the same git tree ids. Author, time and message come from the datae
-commit (the committer is the author; the time in UTC, as datae keeps it), so commit ids
-match too where the original's were made so: an export imported and exported again gives
-the same commit ids, but Kart commits made in another time zone do not keep theirs.
+the other, as after ``--no-ff``), and a merge of a side that changed no table is none.
+Each kept commit's root tree holds ``.kart.repostructure.version`` and one V3 dataset
+tree per table, file for file what :func:`~fstore.tables.kart_export.export_kart_tree`
+writes; so a history imported from Kart exports to the same git tree ids. Author, time
+and message come from the datae commit (the committer is the author; the time in UTC, as
+datae keeps it), so commit ids match too where the original's were made so: an export
+imported and exported again gives the same commit ids, but Kart commits made in another
+time zone do not keep theirs.
 
 Trees are edited, not rebuilt: a commit costs O(its table changes) (a merge: the diff
 against its first parent), not O(rows). New objects go to packs in batches; the
@@ -321,15 +322,17 @@ class _Exporter:
         self.git.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + result.head.encode("utf-8"))
 
 
-def _init(root: str) -> Repo:
-    """A Kart working-directory layout: the git dir ``.kart`` (Kart's config and locked
-    index), ``.git`` pointing at it, and Kart's README. No working copy is configured:
-    ``kart create-workingcopy`` makes one."""
+def _init(root: str, name: str) -> Repo:
+    """A Kart working-directory layout, as in Kart's own test repositories: the git dir
+    ``.kart`` (Kart's config and locked index), ``.git`` pointing at it, a README. The
+    working copy is configured (``name.gpkg`` beside the data, Kart's default) but not
+    created: ``kart create-workingcopy`` or ``kart checkout`` makes it."""
     git = Repo.init_bare(os.path.join(root, ".kart"), mkdir=True)
     config = git.get_config()
     config.set((b"core",), b"bare", False)
     config.set((b"core",), b"logallrefupdates", b"always")
     config.set((b"kart", b"repostructure"), b"version", b"3")
+    config.set((b"kart", b"workingcopy"), b"location", f"{name}.gpkg".encode("utf-8"))
     config.write_to_path()
     with open(os.path.join(root, ".kart", "index"), "wb") as f:
         f.write(KART_INDEX)
@@ -358,7 +361,7 @@ def export_kart_repo(repo: Repository, dest: str | os.PathLike[str], *, ref: str
     tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(dest)}.", suffix=".tmp", dir=parent)
     try:
         os.chmod(tmp, 0o755)
-        git = _init(tmp)
+        git = _init(tmp, os.path.basename(dest))
         try:
             result = KartExport()
             _Exporter(repo, git).run(branches, tags, head, result)
