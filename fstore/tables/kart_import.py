@@ -42,12 +42,12 @@ from ..view import prepare_quad
 from .dataset import list_datasets
 from .errors import KartRepoError, KartVersionError
 from .kart_repo import KartCommit, KartDataset, KartRepo, diff_features
-from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, dataset_name, meta_object
+from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, meta_object
 
 if TYPE_CHECKING:
     from ..repository import Repository
 
-__all__ = ["KartImport", "import_kart", "kart_changes", "kart_time", "kart_objects"]
+__all__ = ["KartImport", "import_kart", "kart_changes", "kart_time"]
 
 SCRATCH_BRANCH = "kart-import/scratch"
 
@@ -106,26 +106,6 @@ def _item_changes(graph: Any, predicate: Any, a: dict[str, bytes], b: dict[str, 
             yield False, (graph, item, predicate, meta_object(item, old))
         if new is not None:
             yield True, (graph, item, predicate, meta_object(item, new))
-
-
-def kart_objects(kart: KartRepo, commit: str, graph: Any, subject: str, predicate: Any) -> list[Any]:
-    """The objects a (graph, subject, predicate) holds in Kart commit ``commit``."""
-    name = dataset_name(graph)
-    ds = _datasets(kart, commit).get(name) if name is not None else None
-    if ds is None:
-        return []
-    if predicate == META:
-        data = ds.meta_item(subject)
-    elif predicate == ATTACHMENT:
-        data = dict(ds.attachments()).get(subject)
-    elif predicate == FEATURE:
-        from .dataset import pk_of_path
-
-        data = ds.feature_blob(pk_of_path(subject))
-        return [] if data is None else [data]
-    else:
-        return []
-    return [] if data is None else [meta_object(subject, data)]
 
 
 def _time(c: KartCommit) -> _dt.datetime:
