@@ -223,7 +223,7 @@ def child(kind: str, store: str, out: str, batch: int, repeat: int) -> dict:
                 else:
                     from fstore.tables.frames import stored_column_chunks
 
-                    rows = sum(len(c[0]) for c in stored_column_chunks(view.table(TABLE), batch))
+                    rows = sum(len(c[0]) for c in stored_column_chunks(view.table(TABLE), batch, geometry_bytes=True))
             elif step == "export":
                 rows = export_snapshot(repo, "main", out, tables=[] if what == "quads" else [TABLE],
                                        include_quads=what == "quads", batch_size=batch).rows

@@ -144,9 +144,7 @@ class View:
             chunk = list(islice(rows, size))
             if not chunk:
                 return
-            width = len(chunk[0])
-            flat = history.values(tx, [item for row in chunk for item in row])
-            yield [flat[k::width] for k in range(width)]
+            yield [history.values(tx, list(column)) for column in zip(*chunk)]  # a column's items are alike
 
     def _match_tables_alone(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         with self.repo.storage.read() as tx:

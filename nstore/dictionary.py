@@ -39,7 +39,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from .errors import CorruptStoreError
 from .okvs import Transaction
-from .pack import BNODE_CODE, BYTES, IRI_CODE, LITERAL_CODE, STRING, TERMREF_CODE, Packed, decode_item, pack_value
+from .pack import BNODE_CODE, BYTES, IRI_CODE, LITERAL_CODE, STRING, TERMREF_CODE, Packed, decode_item, decode_items, pack_value
 from .terms import IRI, BNode, Literal
 
 __all__ = ["Dictionary", "INLINE_TERM", "KIND_OF", "KIND_OF_CODE", "ABSENT"]
@@ -203,18 +203,13 @@ class Dictionary:
         if tx.write:
             return [self.decode(tx, item) for item in items]
         prefix, low, high = self._id_key, TERMREF_CODE, TERMREF_CODE + len(KIND_OF)
-        refs = [item for item in items if low <= item[0] < high]
-        found = iter(tx.get_many([prefix + item for item in refs]))
-        out = []
-        for item in items:
-            if low <= item[0] < high:
-                packed = next(found)
-                if packed is None:
-                    raise CorruptStoreError(f"term id {item.hex()} is in a key but not in the dictionary")
-                out.append(decode_item(packed))
-            else:
-                out.append(decode_item(item))
-        return out
+        if not all(low <= item[0] < high for item in items):
+            return [self.decode(tx, item) for item in items]
+        found = tx.get_many([prefix + item for item in items])
+        if None in found:
+            missing = items[found.index(None)]
+            raise CorruptStoreError(f"term id {missing.hex()} is in a key but not in the dictionary")
+        return decode_items(found)
 
     def is_fresh(self, tx: Transaction, item: bytes) -> bool:
         """Whether ``item`` is an id that ``tx`` assigned (and an abort would take back)."""

@@ -432,3 +432,22 @@ def test_damaged_packing_unpacks_or_raises_pack_error(items: list[Any], data: st
         unpack(bytes(packed))
     except PackError:
         pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.lists(st.binary(max_size=12), max_size=6), st.lists(st.text(max_size=8), max_size=6),
+                 st.lists(st.one_of(st.binary(max_size=4), st.text(max_size=4), st.integers()), max_size=6)))
+def test_decode_items_equals_decode_item_one_by_one(values):
+    from nstore.pack import decode_item, decode_items, pack_value
+
+    items = [pack_value(v) for v in values]
+    assert decode_items(items) == [decode_item(i) for i in items] == values
+
+
+def test_decode_items_treats_an_odd_item_as_decode_item_does():
+    from nstore.pack import decode_item, decode_items
+
+    odd = [b"\x01ok\x00", b"\x01a\x00b\x00"]  # a NUL inside that is not escaped: item by item
+    assert decode_items(odd) == [decode_item(i) for i in odd]
+    with pytest.raises(PackError):
+        decode_items([b"\x02ok\x00", b"\x02\xff\x00"])  # text that is not UTF-8, reported as decode_item does

@@ -470,6 +470,14 @@ def test_a_later_commit_adds_a_version_of_new_partitions(history_repo, tmp_path)
     assert rows_as_quads(read_table(location(tmp_path), "quads")) == store_quads(repo, ids["c4"])
     full = export_snapshot(repo, ids["c4"], tmp_path, tables=[], incremental=False)
     assert full.tables["quads"].reused == 0
+    # plateau's garbage collection removes the files only older versions name, nothing more
+    from plateau.io.eager import garbage_collect_dataset
+
+    garbage_collect_dataset("quads", store_url(tmp_path))
+    live = {p["files"]["table"] for p in load_metadata(location(tmp_path), "quads")["partitions"].values()}
+    assert {str(p.relative_to(tmp_path)) for p in (tmp_path / "quads" / "table").rglob("*.parquet")} == live
+    assert verify_dataset(location(tmp_path), "quads") == []
+    assert rows_as_quads(read_table(location(tmp_path), "quads")) == store_quads(repo, ids["c4"])
 
 
 def test_a_failed_export_keeps_the_previous_version(history_repo, tmp_path):
