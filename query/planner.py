@@ -777,11 +777,17 @@ class Planner:
 
     def _versioned(self, p: Any, bound: frozenset, graph: Any) -> PlanNode:
         from .source import as_source
-        from .temporal import changes_parts, versions_parts
+        from .tables import is_table_graph
+        from .temporal import changes_parts, footprint, versions_parts
         from .versioning import require
 
         clause = "CHANGES" if type(p) is Changes else "VERSIONS"
         versions = require(self.versions, clause)
+        graphs = {quad[0] for quad in footprint(p.pattern, self.default_graphs)}
+        tables = sorted(str(g) for g in graphs if is_table_graph(g))
+        if tables:  # they would be empty there: say so rather than answer nothing
+            raise UnsupportedFeatureError(f"{clause} over a table graph ({', '.join(tables)})",
+                                          "version clauses read quads; for rows use AT <ref>, or `datae table diff` / `log`")
         if type(p) is Changes:
             parts = changes_parts(versions, p)
             label = f"Changes from {versions.label(p.start)} to {versions.label(p.end)}: ?{p.var.name} = \"+\" over added quads, \"-\" over removed quads"

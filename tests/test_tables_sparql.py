@@ -30,7 +30,7 @@ import fstore  # noqa: E402
 import fstore.tables as tables  # noqa: E402
 from fstore.tables import Geometry, Interval  # noqa: E402
 from query import execute, explain  # noqa: E402
-from query.errors import ReadOnlyGraphError, UpdateError  # noqa: E402
+from query.errors import ReadOnlyGraphError, UnsupportedFeatureError, UpdateError  # noqa: E402
 from query.parser import parse_update  # noqa: E402
 from query.terms import IRI, Literal  # noqa: E402
 from query.update_exec import apply_update  # noqa: E402
@@ -242,6 +242,19 @@ def test_spec_example_queries(people, text):
     same(view, oracle(view, QUADS), text)
 
 
+@pytest.mark.parametrize("text", SPEC_QUERIES)
+def test_spec_example_queries_with_hash_steps(people, text, monkeypatch):
+    """The same with every lookup step switched to a hash join at once (the executor's
+    adaptive mode reads a table pattern whole, see query.executor)."""
+    import query.executor as executor
+
+    monkeypatch.setattr(executor, "LOOKUPS_BEFORE_SCAN", 0)
+    monkeypatch.setattr(executor, "SCAN_ROWS_PER_LOOKUP", 10_000)
+    monkeypatch.setattr(executor, "SCAN_CHUNK", 1)
+    view = people.at("main")
+    same(view, oracle(view, QUADS), text)
+
+
 def test_graph_variable_never_binds_a_table(people):
     """Tables are not among the named graphs: ``GRAPH ?g`` and the default graph see the
     quads only, and nothing of the tables' storage shows."""
@@ -288,6 +301,21 @@ def test_at_an_older_ref(people):
     assert {r["fname"].lexical for r in now} == {"Robert", "Ann"}
     same(new, oracle(old, QUADS), f"SELECT ?p ?o {{at}} WHERE {{{{ GRAPH <{BASE}People> {{{{ <{BASE}People/ID=8> ?p ?o }}}} }}}}".replace("{{", "{").replace("}}", "}"), at='AT "main~1"')
     same(old, oracle(old, QUADS), f"SELECT ?s ?o WHERE {{ GRAPH <{BASE}People> {{ ?s <{BASE}People#fname> ?o }} }}")
+
+
+@pytest.mark.parametrize("text", [
+    f"SELECT * CHANGES FROM \"main~1\" WHERE {{ GRAPH <{BASE}People> {{ ?s ?p ?o }} }}",
+    f"SELECT * VERSIONS WHERE {{ GRAPH <{BASE}People> {{ ?s ?p ?o }} }}",
+    f"SELECT * CHANGES FROM \"main~1\" FROM <{BASE}People> WHERE {{ ?s ?p ?o }}",
+])
+def test_version_clauses_over_tables_are_refused(people, text):
+    """CHANGES and VERSIONS read quads: naming a table graph in them is an error, not an
+    empty answer (AT reads tables, see test_at_an_older_ref)."""
+    with people.transaction("main", message="more") as tx:
+        tx.table("People").insert({"ID": 11, "fname": "Kim"})
+    with pytest.raises(UnsupportedFeatureError, match="table graph"):
+        list(execute(people.at("main"), text))
+    assert list(execute(people.at("main"), 'SELECT * CHANGES FROM "main~1" WHERE { GRAPH ?g { ?s ?p ?o } }')) == []
 
 
 def test_schema_changes_between_refs(people):
