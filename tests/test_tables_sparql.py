@@ -352,6 +352,8 @@ def test_transaction_reads_its_own_rows(people):
     "COPY <urn:ex:g> TO <urn:datae:dataset:People>",
     "MOVE <urn:datae:dataset:People> TO <urn:ex:h>",
     "INSERT DATA { <urn:a> <urn:b> 1 } ; INSERT DATA { GRAPH <urn:datae:dataset:X> { <urn:a> <urn:b> 1 } }",
+    "WITH <urn:datae:dataset:People> INSERT { ?s <urn:b> 1 } WHERE { FILTER(false) }",  # no solution: still refused
+    "INSERT { GRAPH <urn:datae:dataset:People> { ?s <urn:b> 1 } } WHERE { FILTER(false) }",
 ])
 def test_updates_naming_a_table_graph_are_refused(people, text):
     head = people.resolve("main")
@@ -367,8 +369,10 @@ def test_updates_may_read_a_table(people):
     """An update's WHERE may read a table graph, and COPY a table's triples into quads."""
     with people.transaction("main", message="copy") as tx:
         apply_update(tx, parse_update(f"""INSERT {{ ?s <urn:ex:name> ?n }} WHERE {{
-            GRAPH <{BASE}People> {{ ?s <{BASE}People#fname> ?n }} }} ; COPY <{BASE}Addresses> TO <urn:ex:copy>"""))
+            GRAPH <{BASE}People> {{ ?s <{BASE}People#fname> ?n }} }} ; COPY <{BASE}Addresses> TO <urn:ex:copy> ;
+            WITH <{BASE}People> INSERT {{ GRAPH <urn:ex:ids> {{ ?s <urn:ex:id> ?i }} }} WHERE {{ ?s <{BASE}People#ID> ?i }}"""))
     view = people.at("main")
+    assert len(list(execute(view, "SELECT * WHERE { GRAPH <urn:ex:ids> { ?s ?p ?o } }"))) == 2
     names = {r["n"].lexical for r in execute(view, "SELECT ?n WHERE { ?s <urn:ex:name> ?n }")}
     assert names == {"Bob", "Sue"}
     assert len(list(execute(view, "SELECT * WHERE { GRAPH <urn:ex:copy> { ?s ?p ?o } }"))) == 4
