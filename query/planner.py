@@ -777,13 +777,20 @@ class Planner:
 
     def _versioned(self, p: Any, bound: frozenset, graph: Any) -> PlanNode:
         from .source import as_source
-        from .temporal import changes_parts, versions_parts
+        from .tables import is_table_graph
+        from .temporal import changes_parts, footprint, versions_parts
         from .versioning import require
 
         clause = "CHANGES" if type(p) is Changes else "VERSIONS"
         versions = require(self.versions, clause)
+        if type(p) is Versions:
+            graphs = {quad[0] for quad in footprint(p.pattern, self.default_graphs)}
+            tables = sorted(str(g) for g in graphs if is_table_graph(g))
+            if tables:  # they would be empty there: say so rather than answer nothing
+                raise UnsupportedFeatureError(f"VERSIONS over a table graph ({', '.join(tables)})",
+                                              "VERSIONS reads quads; for rows use AT <ref>, CHANGES, or `datae table log`")
         if type(p) is Changes:
-            parts = changes_parts(versions, p)
+            parts = changes_parts(versions, p, self.default_graphs)
             label = f"Changes from {versions.label(p.start)} to {versions.label(p.end)}: ?{p.var.name} = \"+\" over added quads, \"-\" over removed quads"
             end = p.end
         else:

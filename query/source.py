@@ -39,7 +39,7 @@ from fstore import Param
 from fstore.values import canonical, to_rdf
 
 from .algebra import Var
-from .tables import TABLE_GRAPH_PREFIX, TableGraphs
+from .tables import TableGraphs, is_table_graph
 from .terms import BNode, IRI, Literal
 
 __all__ = ["Source", "FstoreSource", "MemorySource", "as_source", "Bindings", "QuadPattern"]
@@ -142,7 +142,7 @@ class FstoreSource:
     accepts_ranges = True  # match() takes a NumericRange of the object (see query.ranges)
 
     def match(self, pattern: QuadPattern, within: Any = None) -> Iterator[Bindings]:
-        if _names_table(pattern[0]):
+        if is_table_graph(pattern[0]):
             return self._tables.match(pattern)
         item = self._item
         args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
@@ -153,7 +153,7 @@ class FstoreSource:
         """``match`` planned once for a pattern with ``Param()`` items: the function returned
         takes their values (RDF terms, in pattern order) and yields the bindings of the
         pattern's variables, as ``match`` would with those values in place."""
-        if _names_table(pattern[0]):
+        if is_table_graph(pattern[0]):
             return self._tables.prepare(pattern)
         item = self._item
         args = [i if type(i) in _STORED_AS_IS or type(i) is Param else item(i) for i in pattern]
@@ -166,7 +166,7 @@ class FstoreSource:
         return run
 
     def count(self, pattern: QuadPattern) -> int:
-        if _names_table(pattern[0]):
+        if is_table_graph(pattern[0]):
             return self._tables.count(pattern)
         return self._fstore.count(self._reader or self.view, *[self._item(i) for i in pattern])
 
@@ -174,7 +174,7 @@ class FstoreSource:
         """``min(count, cap)``, reading at most ``cap`` matches (cached per view)."""
         key = (tuple(_ANY if type(i) is Var else i for i in pattern), cap)
         found = self.statistics.get(key)
-        if found is None and _names_table(pattern[0]):
+        if found is None and is_table_graph(pattern[0]):
             found = self.statistics[key] = self._tables.estimate(pattern, cap)  # may exceed cap: a row count
         if found is None:
             args = [self._item(i) for i in pattern]
@@ -186,11 +186,6 @@ class FstoreSource:
             names = [_to_term(g) for g in self._fstore.graphs(self._reader or self.view)]
             self._graphs = [g for g in names if g is not None]
         return self._graphs
-
-
-def _names_table(graph: Any) -> bool:
-    """Whether a pattern's graph is a table graph (read through :mod:`query.tables`)."""
-    return type(graph) is IRI and graph.value.startswith(TABLE_GRAPH_PREFIX)
 
 
 def _bindings(quads: Iterator[tuple], slots: list[tuple[str, int]]) -> Iterator[Bindings]:

@@ -45,7 +45,7 @@ from nstore import Var as StoreVar
 from .algebra import Var
 from .terms import IRI
 
-__all__ = ["TableGraphs", "is_table_graph", "TABLE_GRAPH_PREFIX"]
+__all__ = ["TableGraphs", "TableGraph", "is_table_graph", "graph_changes", "TABLE_GRAPH_PREFIX"]
 
 TABLE_GRAPH_PREFIX = GRAPH_PREFIX
 """Graph IRIs under this prefix name tables (``urn:datae:dataset:NAME``)."""
@@ -157,6 +157,11 @@ class TableGraph:
             if key != ():
                 return self._row(key)
         return self._scan(column != _TYPE)
+
+    def row_triples(self, key: tuple) -> Iterator[Triple]:
+        """The triples of the row with stored key ``key`` (none if there is no such row)."""
+        for found, values in self._row(key):
+            yield from self.mapping.triples(found, values)
 
     def triples(self, s: Any, p: Any, o: Any) -> Iterator[Triple]:
         """The mapped triples matching ``(s, p, o)`` (terms or variables; a repeated
@@ -283,3 +288,27 @@ def _bindings(triples: Iterator[Triple], items: tuple) -> Iterator[dict]:
     for triple in triples:
         if all(triple[at[0]] == triple[i] for at in slots.values() for i in at[1:]):
             yield {name: triple[at[0]] for name, at in slots.items()}
+
+
+def graph_changes(before: Any, after: Any, graph: IRI) -> tuple[list[tuple], list[tuple]]:
+    """The quads of table graph ``graph`` added and removed from view ``before`` to view
+    ``after`` (what ``CHANGES`` reads). With the same schema on both sides only the rows the
+    table's diff lists are read, so the cost is that of the changes; across a schema change
+    (whose column IRIs may differ) or where the table is on one side only, both sides are
+    read whole."""
+    old = TableGraphs(lambda: before).graph(graph)
+    new = TableGraphs(lambda: after).graph(graph)
+    if old is None and new is None:
+        return [], []
+    if old is not None and new is not None and old.table.schema == new.table.schema:
+        diff = after.repo.table_diff(before.commit_id, after.commit_id, old.table.name, python=False)
+        names = [c.name for c in new.table.schema.pk_columns]
+        keys = {tuple(row[n] for n in names) for row in diff.inserted + diff.deleted}
+        keys.update(tuple(change.pk) for change in diff.updated)
+        was = {t for key in keys for t in old.row_triples(key)}
+        now = {t for key in keys for t in new.row_triples(key)}
+    else:
+        anything = (Var("s"), Var("p"), Var("o"))
+        was = set(old.triples(*anything)) if old is not None else set()
+        now = set(new.triples(*anything)) if new is not None else set()
+    return [(graph, *t) for t in now - was], [(graph, *t) for t in was - now]

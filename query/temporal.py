@@ -47,6 +47,7 @@ from .algebra import (
     Versions,
 )
 from .memory import IndexedSource
+from .tables import graph_changes, is_table_graph
 from .terms import IRI, Literal
 from .versioning import VersionContext
 
@@ -131,17 +132,40 @@ def _store_pattern(pattern: tuple) -> tuple:
     return tuple(StoreVar(item.name.lstrip(".")) if type(item) is Var else item for item in pattern)
 
 
-def changes_parts(versions: VersionContext, node: Changes) -> Parts:
-    """The added and removed quads from ``node.start`` to ``node.end``, as two sources."""
+class _Changed(IndexedSource):
+    """Changed quads, table graphs' triples among them: those graphs are read because the
+    pattern names them, never listed as named graphs (``GRAPH ?g`` does not bind them)."""
+
+    def graphs(self) -> list:
+        return [g for g in super().graphs() if not is_table_graph(g)]
+
+    def match(self, pattern: tuple) -> Any:
+        found = super().match(pattern)
+        if type(pattern[0]) is not Var:
+            return found
+        name = pattern[0].name
+        return (b for b in found if not is_table_graph(b[name]))
+
+
+def changes_parts(versions: VersionContext, node: Changes, default_graphs: tuple = (None,)) -> Parts:
+    """The added and removed quads from ``node.start`` to ``node.end``, as two sources; for
+    each table graph the pattern names, its Direct-Mapping triples added and removed."""
 
     def parts() -> list:
         added, removed = [], []
         for op, quad in versions.diff(node.start, node.end):
             (added if op == "+" else removed).append(quad)
+        tables = {pattern[0] for pattern in footprint(node.pattern, default_graphs) if is_table_graph(pattern[0])}
+        if tables:
+            before, after = versions.view(node.start), versions.view(node.end)
+            for graph in sorted(tables, key=str):
+                plus, minus = graph_changes(before, after, graph)
+                added += plus
+                removed += minus
         name = node.var.name
         return [
-            (IndexedSource(added), [{name: Literal("+")}]),
-            (IndexedSource(removed), [{name: Literal("-")}]),
+            (_Changed(added), [{name: Literal("+")}]),
+            (_Changed(removed), [{name: Literal("-")}]),
         ]
 
     return parts

@@ -145,7 +145,13 @@ def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateS
 def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats) -> None:
     from .engine import prepare
 
-    writable(op.with_graph, f"{op.form} WITH")
+    # WITH <table> may give the WHERE clause its default graph; a template quad without a
+    # GRAPH would write there. Refused before the WHERE runs, solutions or not.
+    if any(quad[0] is None for quad in op.delete + op.insert):
+        writable(op.with_graph, f"{op.form} WITH")
+    for quad in op.delete + op.insert:
+        if type(quad[0]) is not Var:
+            writable(quad[0], op.form)
 
     executor, plan = prepare(FstoreSource(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base))
     solutions = list(executor.solutions(plan))  # the whole WHERE first, then the changes
