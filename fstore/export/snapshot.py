@@ -14,14 +14,14 @@ reference. ``export_changes(repo, a, b, dest)`` writes the change rows (see
 >>> with repo.transaction("main", message="m") as tx:
 ...     fstore.add(tx, IRI("urn:g"), IRI("urn:s"), IRI("urn:p"), 42)
 >>> out = tempfile.mkdtemp()
->>> result = export_snapshot(repo, "main", out, partition_on=["graph"], indices=["predicate"])
+>>> result = export_snapshot(repo, "main", out, indices=["predicate"])   # quads by graph
 >>> result.tables["quads"].rows, result.commit_id == repo.head("main")
 (1, True)
 >>> read_table(location(out), "quads").column("object_int").to_pylist()
 [42]
 >>> with repo.transaction("main", message="n") as tx:
 ...     fstore.add(tx, IRI("urn:h"), IRI("urn:s"), IRI("urn:p"), 43)
->>> again = export_snapshot(repo, "main", out, partition_on=["graph"], indices=["predicate"])
+>>> again = export_snapshot(repo, "main", out, indices=["predicate"])
 >>> again.tables["quads"].version, again.tables["quads"].reused, len(again.tables["quads"].files)
 (2, 1, 1)
 >>> repo.close()
@@ -55,6 +55,7 @@ pafs = require("pyarrow.fs", "the Kartothek export")
 __all__ = ["ExportResult", "export_snapshot", "export_changes", "table_names", "QUADS_TABLE", "repository_name"]
 
 QUADS_TABLE = "quads"
+QUADS_PARTITION = ("graph",)  # one partition per graph: a change rewrites only its graphs
 Progress = Callable[[str, int], None]
 
 
@@ -116,6 +117,14 @@ def _partitioning(partition_on: Any, names: Sequence[str], columns: Mapping[str,
     if cols and not chosen:
         raise ExportError(f"no exported table has the column(s) {', '.join(cols)} to partition on")
     return chosen
+
+
+def _quads_by_graph(partition_on: Any, quads_table: str) -> bool:
+    """Whether the quads take their default partitioning (by graph): unless
+    ``partition_on`` is empty (nothing partitioned) or names the quads' own."""
+    if isinstance(partition_on, Mapping):
+        return quads_table not in partition_on
+    return partition_on is None or bool(partition_on)
 
 
 def _target(dest: str | os.PathLike, filesystem: Any) -> Location:
@@ -235,8 +244,9 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
       fsspec knows) or a path on ``filesystem``.
     * ``tables``: Kart tables to export (None: all of them; ``[]``: none). The quads are
       exported as dataset ``quads_table`` unless ``include_quads`` is false.
-    * ``partition_on``: column names (each table having them all is partitioned on them,
-      e.g. ``["graph"]`` for quads) or ``{table: [columns]}``.
+    * ``partition_on``: column names (each table having them all is partitioned on them)
+      or ``{table: [columns]}``. The quads are partitioned by ``graph`` unless this names
+      theirs (``{"quads": []}``: not partitioned) or is empty (``[]``: nothing is).
     * ``indices``: columns to build secondary indices for (in every table having them).
     * ``progress``: called as ``progress(table, rows_so_far)`` after each batch.
     * ``incremental``: write only the partitions that changed since the version there
@@ -256,6 +266,8 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
     if include_quads:
         schemas = {quads_table: QUADS_SCHEMA, **schemas}
     parts = _partitioning(partition_on, list(schemas), {n: s.names for n, s in schemas.items()})
+    if include_quads and _quads_by_graph(partition_on, quads_table):
+        parts.setdefault(quads_table, QUADS_PARTITION)
     index_columns = _check_indices(indices or (), {n: s.names for n, s in schemas.items()})
 
     def source(name: str) -> _Source:
