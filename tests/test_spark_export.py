@@ -480,6 +480,22 @@ def test_a_later_commit_adds_a_version_of_new_partitions(history_repo, tmp_path)
     assert rows_as_quads(read_table(location(tmp_path), "quads")) == store_quads(repo, ids["c4"])
 
 
+def test_quads_of_some_graphs_are_read_alone(history_repo):
+    """A re-export reads only the changed graphs: their batches equal the whole read's
+    rows of those graphs (the default graph too), and a graph without quads gives none."""
+    from fstore.export.arrow import view_quad_batches
+
+    repo, _ = history_repo
+    view = repo.at("main")
+    whole = pa.Table.from_batches(list(view_quad_batches(view, 7)))
+    for graphs in ([IRI(EX + "graph/1")], [None, IRI(EX + "graph/2")], [IRI(EX + "no-such-graph")], []):
+        some = pa.Table.from_batches(list(view_quad_batches(view, 5, graphs)), schema=QUADS_SCHEMA)
+        names = {None if g is None else g.value for g in graphs}
+        want = [r for r in whole.to_pylist() if r["graph"] in names]
+        assert sorted(some.to_pylist(), key=repr) == sorted(want, key=repr), graphs
+        assert some.num_rows == len(want) and (some.num_rows > 0) == bool(names - {EX + "no-such-graph"})
+
+
 def test_a_failed_export_keeps_the_previous_version(history_repo, tmp_path):
     """An error midway (injected) removes the new files; the old version stays, whole."""
     repo, ids = history_repo

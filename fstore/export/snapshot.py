@@ -81,14 +81,16 @@ class ExportResult:
 @dataclass
 class _Source:
     """One dataset to write: its table, Arrow schema, partitioning, the batches of the
-    whole table, and the batches of its changes from a commit (for the partition keys a
-    new version rewrites)."""
+    whole table, the batches of its changes from a commit (for the partition keys a new
+    version rewrites) and, when it can read less than the whole table for them, the
+    batches holding at least the rows of the partitions that changed since a commit."""
 
     name: str
     schema: Any
     partition_on: tuple[str, ...]
     batches: Callable[[], Iterable[Any]]
     changes: Callable[[str], Iterable[Any]] | None
+    changed_batches: Callable[[str], Iterable[Any]] | None = None  # a superset of the changed partitions' rows
 
 
 def repository_name(repo: Any) -> str:
@@ -141,6 +143,12 @@ def _resolve(repo: Any, ref: str) -> str | None:
     except UnknownRefError as exc:
         raise UnknownRefError(f"{exc.args[0] if exc.args else ref} (exporting {repository_name(repo)} at "
                               f"{repo.path})") from None
+
+
+def _changed_graphs(repo: Any, a: str, b: str | None) -> list[Any]:
+    """The graphs (as stored; None the default graph) holding a quad that changed from
+    commit ``a`` to ``b``: O(changes)."""
+    return sorted({quad[0] for _, quad in repo.diff(a, b)}, key=lambda g: (g is not None, repr(g)))
 
 
 def _changed_keys(batches: Iterable[Any], partition_on: tuple[str, ...]) -> set[tuple]:
@@ -196,7 +204,15 @@ def _write(repo: Any, where: Location, sources: Sequence[_Source], indices: Sequ
             writer = DatasetWriter(where, dataset, source.schema, partition_on=source.partition_on, indices=indices,
                                    previous=previous, rewrite=rewrite, name=source.name, **options)
             writers.append(writer)
-            writer.write(source.batches() if rewrite is None or rewrite else iter(()), progress)
+            if rewrite is None:
+                batches = source.batches()
+            elif not rewrite:
+                batches = iter(())
+            elif source.changed_batches is not None:
+                batches = source.changed_batches(previous["metadata"]["datae.source_commit"])
+            else:
+                batches = source.batches()  # the writer keeps only the rows of the keys to rewrite
+            writer.write(batches, progress)
         for writer in writers:
             writer.commit(metadata)
     except BaseException:
@@ -272,8 +288,11 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
 
     def source(name: str) -> _Source:
         if name == quads_table and include_quads:
+            by_graph = parts.get(name, ()) == QUADS_PARTITION
             return _Source(name, QUADS_SCHEMA, parts.get(name, ()), lambda: view_quad_batches(view, batch_size),
-                           lambda old: quad_change_batches(repo, old, commit_id, batch_size)[1])
+                           lambda old: quad_change_batches(repo, old, commit_id, batch_size)[1],
+                           (lambda old: view_quad_batches(view, batch_size, _changed_graphs(repo, old, commit_id)))
+                           if by_graph else None)
         return _Source(name, schemas[name], parts.get(name, ()),
                        lambda: table_batches(found[name], batch_size, arrow_schema=schemas[name]),
                        lambda old: table_change_batches(repo, old, commit_id, name, batch_size)[1])
