@@ -544,7 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", help="branch, tag or commit (default: the current branch)")
     p.add_argument("--out", help="export spark: the dataset directory or URI")
     p.add_argument("--table", action="append", help="export spark: a table to include (repeatable; default: all)")
-    p.add_argument("--partition-on", action="append", help="export spark: partition on this column (repeatable)")
+    p.add_argument("--partition-on", action="append",
+                   help="export spark: partition on this column (repeatable; the quads are partitioned by graph)")
     p.add_argument("--index", action="append", help="export spark: build a secondary index on this column")
     p.add_argument("--format", default="nq", choices=["nq", "trig", "nt", "ttl"])
     p.add_argument("--graph", help="only this graph")

@@ -465,11 +465,11 @@ def test_a_later_commit_adds_a_version_of_new_partitions(history_repo, tmp_path)
     assert again.tables["quads"].files == [] and again.tables["quads"].reused == len(seen["c4"])
     assert again.tables["quads"].version == 5
     # other partitioning (or none): every partition written anew
-    flat = export_snapshot(repo, ids["c4"], tmp_path, tables=[])
+    flat = export_snapshot(repo, ids["c4"], tmp_path, tables=[], partition_on={"quads": []})
     assert flat.tables["quads"].reused == 0 and len(flat.tables["quads"].files) == 1
     assert rows_as_quads(read_table(location(tmp_path), "quads")) == store_quads(repo, ids["c4"])
     full = export_snapshot(repo, ids["c4"], tmp_path, tables=[], incremental=False)
-    assert full.tables["quads"].reused == 0
+    assert full.tables["quads"].reused == 0 and full.tables["quads"].partition_on == ("graph",)  # the default
     # plateau's garbage collection removes the files only older versions name, nothing more
     from plateau.io.eager import garbage_collect_dataset
 
@@ -478,6 +478,22 @@ def test_a_later_commit_adds_a_version_of_new_partitions(history_repo, tmp_path)
     assert {str(p.relative_to(tmp_path)) for p in (tmp_path / "quads" / "table").rglob("*.parquet")} == live
     assert verify_dataset(location(tmp_path), "quads") == []
     assert rows_as_quads(read_table(location(tmp_path), "quads")) == store_quads(repo, ids["c4"])
+
+
+def test_quads_of_some_graphs_are_read_alone(history_repo):
+    """A re-export reads only the changed graphs: their batches equal the whole read's
+    rows of those graphs (the default graph too), and a graph without quads gives none."""
+    from fstore.export.arrow import view_quad_batches
+
+    repo, _ = history_repo
+    view = repo.at("main")
+    whole = pa.Table.from_batches(list(view_quad_batches(view, 7)))
+    for graphs in ([IRI(EX + "graph/1")], [None, IRI(EX + "graph/2")], [IRI(EX + "no-such-graph")], []):
+        some = pa.Table.from_batches(list(view_quad_batches(view, 5, graphs)), schema=QUADS_SCHEMA)
+        names = {None if g is None else g.value for g in graphs}
+        want = [r for r in whole.to_pylist() if r["graph"] in names]
+        assert sorted(some.to_pylist(), key=repr) == sorted(want, key=repr), graphs
+        assert some.num_rows == len(want) and (some.num_rows > 0) == bool(names - {EX + "no-such-graph"})
 
 
 def test_a_failed_export_keeps_the_previous_version(history_repo, tmp_path):

@@ -185,21 +185,42 @@ def _columns_batch(columns: Mapping[str, list], rows: int, schema: Any, constant
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE) -> Iterator[Any]:
-    """Record batches (:data:`QUADS_SCHEMA`) of every quad of a view, read as packed keys
-    and turned into columns from their bytes (:func:`~fstore.export.terms.packed_quad_columns`):
-    the same batches as ``quad_batches(view_quads(view))``, at a fraction of the cost."""
+def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE, graphs: Iterable[Any] | None = None) -> Iterator[Any]:
+    """Record batches (:data:`QUADS_SCHEMA`) of every quad of a view (only those of
+    ``graphs`` if given: graph names as stored, None the default graph), read as packed
+    keys and turned into columns from their bytes
+    (:func:`~fstore.export.terms.packed_quad_columns`): the same batches as
+    ``quad_batches(view_quads(view))``, at a fraction of the cost."""
     from .. import Var
 
     storage = view.repo.storage
     with storage.read() as tx:
-        _, rows = storage.reader(tx, view.seq).packed((Var("g"), Var("s"), Var("p"), Var("o")))
+        reader = storage.reader(tx, view.seq)
         decode = storage.quads.decoder(tx, False)
+        if graphs is None:
+            _, rows = reader.packed((Var("g"), Var("s"), Var("p"), Var("o")))
+        else:
+            rows = _graph_rows(storage.quads, tx, reader, graphs)
 
         def batch(chunk: list) -> Any:
             return _columns_batch(packed_quad_columns(chunk, decode), len(chunk), QUADS_SCHEMA, {})
 
         yield from chunks(rows, batch_size, batch)
+
+
+def _graph_rows(history: Any, tx: Any, reader: Any, graphs: Iterable[Any]) -> Iterator[list[bytes]]:
+    """The packed ``[graph, subject, predicate, object]`` items of each graph's quads
+    (a prefix scan per graph: a graph's key item is the same in every key)."""
+    from .. import Var
+
+    for graph in graphs:
+        items = history.encode(tx, [graph])
+        if items is None:
+            continue  # no key names this graph: it holds no quad
+        graph_item = history.item_bytes(items)[0]
+        _, rows = reader.packed((graph, Var("s"), Var("p"), Var("o")))
+        for row in rows:
+            yield [graph_item, *row]
 
 
 def quad_batches(quads: Iterable[Sequence[Any]], batch_size: int = BATCH_SIZE) -> Iterator[Any]:

@@ -14,14 +14,14 @@ reference. ``export_changes(repo, a, b, dest)`` writes the change rows (see
 >>> with repo.transaction("main", message="m") as tx:
 ...     fstore.add(tx, IRI("urn:g"), IRI("urn:s"), IRI("urn:p"), 42)
 >>> out = tempfile.mkdtemp()
->>> result = export_snapshot(repo, "main", out, partition_on=["graph"], indices=["predicate"])
+>>> result = export_snapshot(repo, "main", out, indices=["predicate"])   # quads by graph
 >>> result.tables["quads"].rows, result.commit_id == repo.head("main")
 (1, True)
 >>> read_table(location(out), "quads").column("object_int").to_pylist()
 [42]
 >>> with repo.transaction("main", message="n") as tx:
 ...     fstore.add(tx, IRI("urn:h"), IRI("urn:s"), IRI("urn:p"), 43)
->>> again = export_snapshot(repo, "main", out, partition_on=["graph"], indices=["predicate"])
+>>> again = export_snapshot(repo, "main", out, indices=["predicate"])
 >>> again.tables["quads"].version, again.tables["quads"].reused, len(again.tables["quads"].files)
 (2, 1, 1)
 >>> repo.close()
@@ -55,6 +55,7 @@ pafs = require("pyarrow.fs", "the Kartothek export")
 __all__ = ["ExportResult", "export_snapshot", "export_changes", "table_names", "QUADS_TABLE", "repository_name"]
 
 QUADS_TABLE = "quads"
+QUADS_PARTITION = ("graph",)  # one partition per graph: a change rewrites only its graphs
 Progress = Callable[[str, int], None]
 
 
@@ -80,14 +81,16 @@ class ExportResult:
 @dataclass
 class _Source:
     """One dataset to write: its table, Arrow schema, partitioning, the batches of the
-    whole table, and the batches of its changes from a commit (for the partition keys a
-    new version rewrites)."""
+    whole table, the batches of its changes from a commit (for the partition keys a new
+    version rewrites) and, when it can read less than the whole table for them, the
+    batches holding at least the rows of the partitions that changed since a commit."""
 
     name: str
     schema: Any
     partition_on: tuple[str, ...]
     batches: Callable[[], Iterable[Any]]
     changes: Callable[[str], Iterable[Any]] | None
+    changed_batches: Callable[[str], Iterable[Any]] | None = None  # a superset of the changed partitions' rows
 
 
 def repository_name(repo: Any) -> str:
@@ -118,6 +121,14 @@ def _partitioning(partition_on: Any, names: Sequence[str], columns: Mapping[str,
     return chosen
 
 
+def _quads_by_graph(partition_on: Any, quads_table: str) -> bool:
+    """Whether the quads take their default partitioning (by graph): unless
+    ``partition_on`` is empty (nothing partitioned) or names the quads' own."""
+    if isinstance(partition_on, Mapping):
+        return quads_table not in partition_on
+    return partition_on is None or bool(partition_on)
+
+
 def _target(dest: str | os.PathLike, filesystem: Any) -> Location:
     """The storage location, refused when it is a file."""
     where = location(dest, filesystem)
@@ -132,6 +143,12 @@ def _resolve(repo: Any, ref: str) -> str | None:
     except UnknownRefError as exc:
         raise UnknownRefError(f"{exc.args[0] if exc.args else ref} (exporting {repository_name(repo)} at "
                               f"{repo.path})") from None
+
+
+def _changed_graphs(repo: Any, a: str, b: str | None) -> list[Any]:
+    """The graphs (as stored; None the default graph) holding a quad that changed from
+    commit ``a`` to ``b``: O(changes)."""
+    return sorted({quad[0] for _, quad in repo.diff(a, b)}, key=lambda g: (g is not None, repr(g)))
 
 
 def _changed_keys(batches: Iterable[Any], partition_on: tuple[str, ...]) -> set[tuple]:
@@ -187,7 +204,15 @@ def _write(repo: Any, where: Location, sources: Sequence[_Source], indices: Sequ
             writer = DatasetWriter(where, dataset, source.schema, partition_on=source.partition_on, indices=indices,
                                    previous=previous, rewrite=rewrite, name=source.name, **options)
             writers.append(writer)
-            writer.write(source.batches() if rewrite is None or rewrite else iter(()), progress)
+            if rewrite is None:
+                batches = source.batches()
+            elif not rewrite:
+                batches = iter(())
+            elif source.changed_batches is not None:
+                batches = source.changed_batches(previous["metadata"]["datae.source_commit"])
+            else:
+                batches = source.batches()  # the writer keeps only the rows of the keys to rewrite
+            writer.write(batches, progress)
         for writer in writers:
             writer.commit(metadata)
     except BaseException:
@@ -235,8 +260,9 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
       fsspec knows) or a path on ``filesystem``.
     * ``tables``: Kart tables to export (None: all of them; ``[]``: none). The quads are
       exported as dataset ``quads_table`` unless ``include_quads`` is false.
-    * ``partition_on``: column names (each table having them all is partitioned on them,
-      e.g. ``["graph"]`` for quads) or ``{table: [columns]}``.
+    * ``partition_on``: column names (each table having them all is partitioned on them)
+      or ``{table: [columns]}``. The quads are partitioned by ``graph`` unless this names
+      theirs (``{"quads": []}``: not partitioned) or is empty (``[]``: nothing is).
     * ``indices``: columns to build secondary indices for (in every table having them).
     * ``progress``: called as ``progress(table, rows_so_far)`` after each batch.
     * ``incremental``: write only the partitions that changed since the version there
@@ -256,12 +282,17 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
     if include_quads:
         schemas = {quads_table: QUADS_SCHEMA, **schemas}
     parts = _partitioning(partition_on, list(schemas), {n: s.names for n, s in schemas.items()})
+    if include_quads and _quads_by_graph(partition_on, quads_table):
+        parts.setdefault(quads_table, QUADS_PARTITION)
     index_columns = _check_indices(indices or (), {n: s.names for n, s in schemas.items()})
 
     def source(name: str) -> _Source:
         if name == quads_table and include_quads:
+            by_graph = parts.get(name, ()) == QUADS_PARTITION
             return _Source(name, QUADS_SCHEMA, parts.get(name, ()), lambda: view_quad_batches(view, batch_size),
-                           lambda old: quad_change_batches(repo, old, commit_id, batch_size)[1])
+                           lambda old: quad_change_batches(repo, old, commit_id, batch_size)[1],
+                           (lambda old: view_quad_batches(view, batch_size, _changed_graphs(repo, old, commit_id)))
+                           if by_graph else None)
         return _Source(name, schemas[name], parts.get(name, ()),
                        lambda: table_batches(found[name], batch_size, arrow_schema=schemas[name]),
                        lambda old: table_change_batches(repo, old, commit_id, name, batch_size)[1])
