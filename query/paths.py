@@ -51,6 +51,8 @@ def _eval(ex: Any, s: Any, path: Any, o: Any, hint: dict, graph: Any) -> Iterato
     o_name = o.name if type(o) is Var else None
     s_value = hint.get(s_name) if s_name else s
     o_value = hint.get(o_name) if o_name else o
+    if _outside_graph(ex, path, graph, s_value if s_name else None, o_value if o_name else None):
+        return
     same = s_name is not None and s_name == o_name
     for a, b in pairs(ex, path, graph, s_value, o_value):
         if same and a != b:
@@ -64,6 +66,38 @@ def _eval(ex: Any, s: Any, path: Any, o: Any, hint: dict, graph: Any) -> Iterato
         if o_name and o_value is None:
             new[o_name] = b
         yield new
+
+
+def _outside_graph(ex: Any, path: Any, graph: Any, *bound: Any) -> bool:
+    """Whether a variable end bound by an earlier pattern (``bound``: its value, or None)
+    is no node of the graph, for a path that can be of length zero. A constant end always
+    matches itself through a zero-length path, but a variable ranges over the graph's
+    nodes only (18.4): a value carried in from a join must not match as if it were a
+    constant. Any longer path needs the node in the graph anyway."""
+    values = [v for v in bound if v is not None]
+    return bool(values) and _nullable(path) and not all(_in_graph(ex, graph, v) for v in values)
+
+
+def _nullable(path: Any) -> bool:
+    """Whether ``path`` matches zero-length paths."""
+    kind = type(path)
+    if kind is PathMod:
+        return path.mod in ("*", "?") or _nullable(path.path)
+    if kind is PathInv:
+        return _nullable(path.path)
+    if kind is PathSeq:
+        return all(_nullable(p) for p in path.paths)
+    if kind is PathAlt:
+        return any(_nullable(p) for p in path.paths)
+    return False
+
+
+def _in_graph(ex: Any, graph: Any, node: Any) -> bool:
+    """Whether ``node`` is a subject or an object in the active graph."""
+    for pattern in ((node, _P, _O), (_S, _P, node)):
+        for _ in ex.match(graph, *pattern):
+            return True
+    return False
 
 
 def pairs(ex: Any, path: Any, graph: Any, s: Any, o: Any) -> Iterator[tuple]:

@@ -15,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -201,6 +202,20 @@ def select_query(draw: st.DrawFn) -> str:
     return f"{PREFIX}SELECT {modifier}{projection} WHERE {{ {body} }}{order}"
 
 
+_NUMERIC = {XSD_INTEGER, XSD_DECIMAL, IRI("http://www.w3.org/2001/XMLSchema#double"),
+            IRI("http://www.w3.org/2001/XMLSchema#float")}
+
+
+def _numbers_by_value(rows: list) -> list:
+    """Rows with every numeric literal replaced by one term per numeric value."""
+    def by_value(term):
+        if isinstance(term, Literal) and term.datatype in _NUMERIC:
+            return Literal(repr(float(term.lexical) + 0.0), datatype=IRI("urn:test:number"))
+        return term
+
+    return [{k: by_value(v) for k, v in row.items()} for row in rows]
+
+
 def _compare(data: list, text: str) -> None:
     store = oxigraph_store(data)
     expected = ox_rows(store, text)
@@ -210,6 +225,10 @@ def _compare(data: list, text: str) -> None:
             assert result.ask == expected, text
             return
         rows = [dict(r) for r in result]
+    if "MIN(" in text or "MAX(" in text:
+        # Numerically equal values of two types (0 and -0.0E0) tie in SPARQL's ordering,
+        # so MIN and MAX may give either: compare those by value.
+        rows, expected = _numbers_by_value(rows), _numbers_by_value(expected)
     assert _match_rows(rows, expected), f"{text}\n datae: {rows}\n oxigraph: {expected}"
     query = parse_query(text)
     if query.order_vars:
@@ -305,3 +324,20 @@ def test_ask_and_construct_match_oxigraph(data: list, text: str) -> None:
             return
         mine = {tuple(map(_norm, t)) for t in result.triples}
     assert mine == {tuple(map(_norm, t)) for t in expected}, text
+
+
+_EX = "http://ex/"
+
+
+@pytest.mark.parametrize("text", [
+    # ?s comes in from the default graph; in g1 it is no node, so `?s :p* ?o` must not
+    # match it through a zero-length path as it would a constant.
+    "SELECT * WHERE { ?x :p ?s . GRAPH ?g { ?x :p ?x . ?s :p* ?o . } }",
+    "SELECT * WHERE { ?x :p ?s . GRAPH ?g { ?s :p? ?o } }",
+    "SELECT * WHERE { ?x :p ?s . GRAPH ?g { ?o (:p*/:q?)|^:p ?s } }",
+    "SELECT * WHERE { ?x :q ?lit . GRAPH ?g { ?lit :p* ?o } }",
+])
+def test_zero_length_paths_from_a_join_range_over_the_graph(text: str) -> None:
+    a, b, p, q = (IRI(_EX + n) for n in "abpq")
+    data = [(IRI(_EX + "g1"), a, p, a), (None, a, p, b), (None, a, q, Literal("7", datatype=XSD_INTEGER))]
+    _compare(data, PREFIX + text)
