@@ -266,6 +266,7 @@ def test_rows_come_out_in_key_order_however_they_went_in(tmp_path_factory, keys,
                                         {"id": "v", "name": "v", "dataType": "text"}])
             t.insert_many({"k": k, "v": str(k)} for k in order)
         frames.append(repo.at("main").table("t").to_pandas())
+        assert repo.at("main").table("t").to_arrow().column("k").to_pylist() == sorted(keys)
         shown.append(table_show(repo, "main", "t", limit=5))
         repo.close()
     assert list(frames[0]["k"]) == sorted(keys)

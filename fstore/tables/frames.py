@@ -217,12 +217,15 @@ def _dtype(col: Any) -> str | None:
 
 
 def to_arrow(table: Any) -> pyarrow.Table:
-    """The table's rows as an Arrow table typed from the schema, as the Parquet export
-    writes them (:func:`fstore.export.arrow.table_batches`: ``large_string`` text,
-    ``decimal128`` numerics, WKB geometries, the Kart column in each field's metadata)."""
+    """The table's rows as an Arrow table in primary-key order, typed from the schema as
+    the Parquet export writes them (:func:`fstore.export.arrow.table_batches`:
+    ``large_string`` text, ``decimal128`` numerics, WKB geometries, the Kart column in each
+    field's metadata)."""
     import pyarrow as pa
 
     from ..export.arrow import table_arrow_schema, table_batches, table_crs
 
     schema = table_arrow_schema(table.schema, table_crs(table), name=getattr(table, "name", None))
-    return pa.Table.from_batches(list(table_batches(table, arrow_schema=schema)), schema=schema)
+    result = pa.Table.from_batches(list(table_batches(table, arrow_schema=schema)), schema=schema)
+    keys = [(c.name, "ascending") for c in table.schema.pk_columns]
+    return result.sort_by(keys) if keys and result.num_rows > 1 else result  # as to_dataframe
