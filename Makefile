@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # `make bench` runs every benchmark (each side by side with its peer); choose some with
 # e.g. `make bench BENCHES=query BENCH_ARGS="--quads 100000"`.
-BENCHES ?= nstore versioning query tables spark history schemaorg load integrity server
+BENCHES ?= nstore versioning query tables tables_sparql kart spark history schemaorg load integrity server
 BENCH_ARGS ?=
 
 .PHONY: demo test bench install clean
