@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 import tempfile
 import traceback
 from collections import Counter
@@ -34,14 +33,12 @@ from urllib.parse import unquote, urlparse
 import pyoxigraph as ox
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
-from query import Result, execute, parse_query  # noqa: E402
-from query.parser import parse_update  # noqa: E402
-from query.errors import QueryError, QuerySyntaxError, UnsupportedFeatureError  # noqa: E402
-from query.terms import NUMERIC_TYPES, XSD_BOOLEAN, BNode, IRI, Literal, numeric  # noqa: E402
-from query.terms_ox import from_ox  # noqa: E402
+from query import Result, execute, parse_query
+from query.parser import parse_update
+from query.errors import QueryError, QuerySyntaxError, UnsupportedFeatureError
+from query.terms import NUMERIC_TYPES, XSD_BOOLEAN, BNode, IRI, Literal, numeric
+from query.terms_ox import from_ox
 
 __all__ = ["SUITE_DIR", "Case", "ensure_suite", "collect", "run_case", "Outcome", "is_update"]
 

@@ -8,14 +8,12 @@ Run from the repository root: ``.venv/bin/python -m tests.conformance_report``
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import conformance  # noqa: E402
+from tests import conformance
 
 DEFAULT_OUTPUT = conformance.ROOT / "docs" / "conformance.md"
 

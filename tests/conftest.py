@@ -8,6 +8,7 @@ from typing import Iterator
 import pytest
 
 from nstore import okvs
+from tests.profiles import PROFILE  # importing it loads the Hypothesis profile
 
 
 @pytest.fixture
@@ -22,3 +23,7 @@ def db(tmp_store: Path) -> Iterator[okvs.Okvs]:
     handle = okvs.open(tmp_store)
     yield handle
     handle.close()
+
+
+def pytest_report_header() -> str:
+    return f"hypothesis profile: {PROFILE} (HYPOTHESIS_PROFILE: ci, dev or deep)"

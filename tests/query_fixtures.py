@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -13,11 +12,9 @@ from typing import Any, Iterable, Iterator
 import pyoxigraph as ox
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
-import fstore  # noqa: E402
-from query.terms_ox import from_ox, to_ox  # noqa: E402
+import fstore
+from query.terms_ox import from_ox, to_ox
 
 __all__ = ["fstore_repo", "fstore_view", "oxigraph_store", "ox_rows", "to_ox", "from_ox"]
 

@@ -21,7 +21,7 @@ import pytest
 import fstore
 from fstore import IRI, BNode, Literal, Var
 
-from kart_fixtures import KART_DIR, unpack_archive
+from tests.kart_fixtures import KART_DIR, unpack_archive
 
 __all__ = ["spark", "java_available", "types_workdir", "history_repo", "build_history", "store_quads", "EX"]
 

@@ -1,0 +1,1 @@
+"""Tests of the datae project, mirroring its packages (nstore, fstore, query, datae)."""

@@ -1,0 +1,1 @@
+"""Tests of the datae app: CLI, REPL, server."""

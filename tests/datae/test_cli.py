@@ -1,0 +1,139 @@
+"""The `datae` command line: git-like commands, messages and exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from datae.cli import main
+from tests.locations import SHARED
+
+SCHEMAORG = SHARED / "testdata" / "schemaorg"
+V22 = str(SCHEMAORG / "schemaorg-current-https-22.0.nq.gz")
+V30 = str(SCHEMAORG / "schemaorg-current-https-30.0.nq.gz")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATAE_AUTHOR", "tester")
+    return tmp_path
+
+
+def test_no_store_is_fatal(workdir, capsys):
+    code, _, err = run(capsys, "log")
+    assert code == 128
+    assert err.startswith("fatal: not a datae repository")
+
+
+def test_import_log_tag_diff_export(workdir, capsys):
+    assert run(capsys, "init")[0] == 0
+    code, out, _ = run(capsys, "import", V22, "--graph", "https://schema.org/", "-m", "release 22")
+    assert code == 0 and "16376 quads read, 16376 added, 0 removed" in out
+    assert run(capsys, "tag", "v22")[0] == 0
+    code, out, _ = run(capsys, "import", V30, "--graph", "https://schema.org/", "-m", "release 30", "--replace")
+    assert "17949 quads read" in out
+    code, out, _ = run(capsys, "log", "--oneline")
+    lines = out.splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == ["release 30", "release 22 (tag: v22)"]
+    code, out, _ = run(capsys, "diff", "v22")
+    plus = [line for line in out.splitlines() if line.startswith("+ ")]
+    minus = [line for line in out.splitlines() if line.startswith("- ")]
+    code, log_out, _ = run(capsys, "log", "-n", "1")
+    assert f"Changes: +{len(plus)} -{len(minus)}" in log_out and "Author: tester" in log_out
+
+    exported = workdir / "v22.nq"
+    assert run(capsys, "export", "--at", "v22", "-o", str(exported))[0] == 0
+    # re-importing the export into a fresh store gives the same quads (a round trip)
+    code, out, _ = run(capsys, "--repo", str(workdir / "other"), "log")
+    assert code == 128
+    assert run(capsys, "init", str(workdir / "other"))[0] == 0
+    code, out, _ = run(capsys, "--repo", str(workdir / "other"), "import", str(exported), "-m", "copy")
+    assert "16376 quads read, 16376 added" in out
+    assert run(capsys, "--repo", str(workdir / "other"), "verify")[1].startswith("ok")
+
+
+def test_branch_switch_merge_conflict_and_blame(workdir, capsys):
+    run(capsys, "init")
+    (workdir / "a.nt").write_text('<urn:s> <urn:p> "one" .\n')
+    run(capsys, "import", "a.nt", "-m", "first")
+    assert run(capsys, "branch", "dev")[0] == 0
+    code, out, _ = run(capsys, "branch")
+    assert out.splitlines()[0].startswith("  dev") and out.splitlines()[1].startswith("* main")
+    (workdir / "b.nt").write_text('<urn:s> <urn:p> "two" .\n')
+    (workdir / "c.nt").write_text('<urn:s> <urn:p> "three" .\n')
+    run(capsys, "import", "b.nt", "-m", "main side")
+    assert run(capsys, "switch", "dev")[1] == "Switched to branch 'dev'\n"
+    run(capsys, "import", "c.nt", "-m", "dev side")
+    run(capsys, "switch", "main")
+    code, out, _ = run(capsys, "merge", "dev", "--policy", "abort")
+    assert code == 1
+    assert "<urn:s> <urn:p>" in out.splitlines()[0] and "nothing was written" in out
+    code, out, _ = run(capsys, "merge", "dev")  # stops as the merge in progress
+    assert code == 1 and out.startswith("CONFLICT ") and "datae merge --continue" in out
+    assert run(capsys, "merge", "--abort")[0] == 0
+    code, out, _ = run(capsys, "merge", "dev", "--policy", "theirs")
+    assert code == 0 and out.startswith("Merge made: [main ")
+    code, out, _ = run(capsys, "merge", "dev")
+    assert out == "Already up to date.\n"
+    code, out, _ = run(capsys, "blame", "urn:s", "urn:p", '"three"')
+    assert "added: dev side" in out
+    code, out, _ = run(capsys, "blame", "urn:s", "urn:p", '"nope"')
+    assert out == "no commit ever touched this quad\n"
+    code, _, err = run(capsys, "branch", "-d", "main")
+    assert code == 128 and "current branch" in err
+    code, _, err = run(capsys, "branch", "bad..name")
+    assert code == 128 and "invalid ref name" in err
+
+
+def test_bad_input_is_fatal_with_file_and_line(workdir, capsys):
+    run(capsys, "init")
+    (workdir / "bad.ttl").write_text("@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\nex:a ex:b .\n")
+    code, _, err = run(capsys, "import", "bad.ttl")
+    assert code == 128
+    assert err.startswith("fatal: bad.ttl: ") and "line 3 column 11" in err
+    assert run(capsys, "log")[1] == ""
+    code, _, err = run(capsys, "diff", "nope")
+    assert code == 128 and "unknown ref 'nope'" in err
+    code, _, err = run(capsys, "blame", "urn:s", "urn:p", '"unterminated')
+    assert code == 128 and "invalid object" in err
+
+
+def test_console_script_exit_codes(workdir):
+    script = Path(sys.executable).with_name("datae")
+    result = subprocess.run([str(script), "log"], capture_output=True, text=True)
+    assert result.returncode == 128 and "fatal:" in result.stderr
+    result = subprocess.run([str(script), "frobnicate"], capture_output=True, text=True)
+    assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_table_commands_and_ancestry_refs(workdir, capsys):
+    run(capsys, "init")
+    (workdir / "towns.csv").write_text("code,name,pop\nNZ-AUK,Auckland,1700000\nNZ-WGN,Wellington,540000\n")
+    code, out, _ = run(capsys, "table", "import", "towns.csv", "--pk", "code", "-m", "towns")
+    assert code == 0 and "'inserted': 2" in out
+    (workdir / "towns.csv").write_text("code,name,pop\nNZ-AUK,Auckland,1800000\nNZ-CAN,Canterbury,650000\n")
+    run(capsys, "table", "import", "towns.csv", "--pk", "code", "--replace", "-m", "towns 2")
+    code, out, _ = run(capsys, "table", "diff", "towns", "HEAD~")
+    assert out.splitlines()[-1] == "(1 inserted, 1 updated, 1 deleted)"
+    assert '~ {"code": "NZ-AUK", "pop": [1700000, 1800000]}' in out
+    code, out, _ = run(capsys, "table", "blame", "towns", "NZ-AUK", "pop")
+    assert "towns 2" in out
+    code, out, _ = run(capsys, "table", "show", "towns", "--at", "HEAD^")
+    assert "Wellington" in out and "Canterbury" not in out
+    code, out, _ = run(capsys, "table", "list")
+    assert out == "towns\n"
+    exported = workdir / "out.csv"
+    run(capsys, "table", "export", str(exported), "--name", "towns", "--at", "main~1")
+    assert "NZ-WGN,Wellington,540000" in exported.read_text()
+    code, _, err = run(capsys, "log", "HEAD~5")
+    assert code == 128 and "no such ancestor" in err
