@@ -12,16 +12,17 @@ from pathlib import Path
 
 import fstore
 from fstore import IRI
-from datae.repl import statement_complete
+from datae.repl import input_complete
 
 
-def test_statement_complete():
-    assert statement_complete("SELECT * WHERE { ?s ?p ?o }")
-    assert not statement_complete("SELECT * WHERE {\n ?s ?p ?o")
-    assert statement_complete(".log 3")
-    assert statement_complete("DESCRIBE <urn:x>;")
-    assert not statement_complete('SELECT * WHERE { ?s ?p "}" ')
-    assert not statement_complete("   ")
+def test_input_complete():
+    assert not input_complete("SELECT * WHERE { ?s ?p ?o }")  # GROUP BY may follow on the next line
+    assert input_complete("SELECT * WHERE { ?s ?p ?o };")
+    assert input_complete("SELECT * WHERE { ?s ?p ?o }\n")  # an empty line
+    assert not input_complete("SELECT * WHERE {\n ?s ?p ?o")
+    assert input_complete(".log 3")
+    assert input_complete("DESCRIBE <urn:x>;")
+    assert not input_complete('SELECT * WHERE { ?s ?p "};" ')
 
 
 class Terminal:
@@ -76,13 +77,14 @@ def test_repl_in_a_pty(tmp_path):
     term = Terminal([str(script), "--repo", str(tmp_path / "repo"), "repl"], env)
     try:
         term.read_until("datae (main)>")
-        term.type("SELECT ?name WHERE {\r")  # unbalanced: Enter starts a new line
-        term.type("<urn:a> <urn:name> ?name }\r")
+        term.type("SELECT ?name WHERE {\r")  # unfinished: Enter starts a new line
+        term.type("<urn:a> <urn:name> ?name }\r")  # may go on (GROUP BY ...): a new line too
+        term.type("\r")  # an empty line runs it
         screen = term.read_until("ms at main")
         assert "Alicia" in screen and "Alice " not in screen.replace("Alicia", "")
         term.type(".at v1\r")
         term.read_until("queries read v1")
-        term.type("SELECT ?name WHERE { <urn:a> <urn:name> ?name }\r")
+        term.type("SELECT ?name WHERE { <urn:a> <urn:name> ?name };\r")
         screen = term.read_until("ms at v1")
         assert "Alice" in screen and "Alicia" not in screen
         term.type(".log\r")
@@ -92,7 +94,7 @@ def test_repl_in_a_pty(tmp_path):
         term.read_until("queries read main")
         term.type(".log 1\r")
         term.read_until("two (+1 -1)")
-        term.type("SELECT WHERE {\r}\r")
+        term.type("SELECT WHERE {\r};\r")
         screen = term.read_until("expected")
         assert "line 1, column 8" in screen
         term.read_until("datae (main)>")
