@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import closing
 from itertools import islice
 from typing import Any, Iterable
 
@@ -92,8 +93,10 @@ class Repl:
         if text.startswith("."):
             return self.dot(text)
         if not split_prologue(text).rest.strip():
-            self.remember(text)
-            self.show_prefixes()
+            found = declared(text)
+            if found.prefixes or found.base is not None:  # else only comments: nothing to do
+                self.remember(text)
+                self.show_prefixes()
             return True
         start = time.perf_counter()
         try:
@@ -216,14 +219,15 @@ def sample_iris(repo: fstore.Repository, ref: str, limit: int = STORE_SAMPLE) ->
     at ``ref``: cheap on any store, and the vocabulary a query needs most."""
     found: dict[str, None] = {}
     try:
-        view = repo.at(ref)
-        for _, _, p, o in islice(fstore.quads(view, Var("g"), Var("s"), Var("p"), Var("o")), limit):
+        matches = fstore.quads(repo.at(ref), Var("g"), Var("s"), Var("p"), Var("o"))
+    except DataeError:
+        return []  # an unknown ref: nothing to offer
+    with closing(matches):  # ends the read transaction the generator holds, unexhausted
+        for _, _, p, o in islice(matches, limit):
             if type(p) is IRI:
                 found[p.value] = None
                 if p.value == RDF_TYPE and type(o) is IRI:
                     found[o.value] = None
-    except DataeError:
-        return []  # an unknown ref or a branch without commits: nothing to offer
     return list(found)
 
 

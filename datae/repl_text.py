@@ -49,6 +49,7 @@ KEYWORDS = (
 DOT_COMMANDS = (".at", ".branch", ".log", ".diff", ".format", ".prefixes", ".pager", ".help", ".quit")
 # Commands whose argument is a ref: completion offers branches and tags there.
 REF_COMMANDS = (".at", ".branch", ".diff", ".log")
+DOT_ARGUMENTS = {".format": ("table", "json", "csv", "tsv"), ".pager": ("on", "off")}
 
 HELP = """\
 # datae repl
@@ -290,24 +291,29 @@ def completion_candidates(
     iris: Iterable[str] = (),
     refs: Iterable[str] = (),
 ) -> tuple[str, list[str]]:
-    """The word being typed and what may complete it: refs after a ref command or ``AT``;
-    full IRIs after ``<``; ``ex:local`` names from the IRIs under a session prefix;
-    keywords, dot commands and ``ex:`` otherwise.
+    """The word being typed and what may complete it: a dot command's arguments (refs after
+    ``.at``, ``.diff`` ... and after ``AT``); full IRIs after ``<``; ``ex:local`` names
+    from the IRIs under a prefix; keywords, dot commands and ``ex:`` otherwise.
 
     >>> completion_candidates("SELECT * { ?s ex:na", prefixes={"ex": "http://ex/"}, iris=["http://ex/name"])
     ('ex:na', ['ex:name'])
     >>> completion_candidates("SEL")
     ('SEL', ['SELECT'])
-    >>> completion_candidates(".at m", refs=["main", "v1"])
-    ('m', ['main'])
+    >>> completion_candidates(".at ", refs=["main", "v1"])
+    ('', ['main', 'v1'])
+    >>> completion_candidates(".format c")
+    ('c', ['csv'])
     """
     line = text_before_cursor.rsplit("\n", 1)[-1]
     word = re.split(r"[\s{}()\[\],;]", line)[-1]
-    if not word:
-        return word, []
     head = line[: len(line) - len(word)].rstrip()
-    if line.lstrip().startswith(REF_COMMANDS) and " " in line.lstrip() or head.upper().endswith(" AT") or head.upper() == "AT":
-        pool: Iterable[str] = refs
+    command = head.split()[0] if head.lstrip().startswith(".") else ""
+    if command in DOT_ARGUMENTS:
+        pool: Iterable[str] = DOT_ARGUMENTS[command]
+    elif command in REF_COMMANDS or re.search(r"(?:^|\s)AT$", head, re.IGNORECASE):
+        pool = refs
+    elif not word:
+        return word, []  # every keyword would be too many to be useful
     elif word.startswith("<"):
         pool = (f"<{iri}>" for iri in iris)
     elif ":" in word:
@@ -320,8 +326,7 @@ def completion_candidates(
     else:
         pool = [*KEYWORDS, *(DOT_COMMANDS if word.startswith(".") else ()), *(f"{p}:" for p in prefixes)]
     lowered = word.lower()
-    found = sorted({c for c in pool if c.lower().startswith(lowered) and c != word})
-    return word, found
+    return word, sorted({c for c in pool if c.lower().startswith(lowered) and c != word})
 
 
 def needs_pager(text: str, height: int, *, is_terminal: bool, enabled: bool = True) -> bool:

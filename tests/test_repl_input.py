@@ -128,6 +128,9 @@ def test_completion_candidates() -> None:
     assert completion_candidates(".diff v", refs=["main", "v1"]) == ("v", ["v1"])
     assert completion_candidates("SELECT * AT m", refs=["main", "v1"]) == ("m", ["main"])
     assert completion_candidates("SELECT ") == ("", [])
+    assert completion_candidates(".at ", refs=["main", "v1"]) == ("", ["main", "v1"])
+    assert completion_candidates(".pager o") == ("o", ["off", "on"])
+    assert completion_candidates(".format ")[1] == ["csv", "json", "table", "tsv"]
 
 
 def test_completer_offers_store_and_result_iris(shell) -> None:
@@ -155,6 +158,8 @@ def test_prefixes_are_kept_for_the_session(shell) -> None:
     assert "Alice" in text and "error" not in text
     repl.handle(f"PREFIX p: <{EX}> SELECT ?c WHERE {{ p:a a ?c }}")
     assert "p:Person" in said(out)  # the table shortens by the query's prefixes
+    repl.handle("# only a comment\n")
+    assert said(out) == ""
     repl.handle(".prefixes")
     assert said(out).splitlines() == [f"PREFIX ex: <{EX}>", f"PREFIX p: <{EX}>"]
     repl.handle('INSERT DATA { ex:c ex:name "Cy" };')
