@@ -14,6 +14,8 @@ import fstore
 from fstore import IRI
 from datae.repl import input_complete
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def test_input_complete():
     assert not input_complete("SELECT * WHERE { ?s ?p ?o }")  # GROUP BY may follow on the next line
@@ -62,6 +64,13 @@ class Terminal:
             os.close(self.master)
 
 
+def datae_command(repo: str, *args: str) -> list[str]:
+    """``python -m datae`` from this checkout (the ``datae`` script would import whichever
+    checkout the environment was installed from)."""
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+            "from datae.cli import main; sys.exit(main())", "--repo", repo, *args]
+
+
 def test_repl_in_a_pty(tmp_path):
     repo = fstore.open(tmp_path / "repo")
     with repo.transaction("main", message="one") as tx:
@@ -73,12 +82,15 @@ def test_repl_in_a_pty(tmp_path):
     repo.close()
 
     env = {**os.environ, "TERM": "xterm", "DATAE_HISTORY": str(tmp_path / "history"), "COLUMNS": "100", "LINES": "40"}
-    script = Path(sys.executable).with_name("datae")
-    term = Terminal([str(script), "--repo", str(tmp_path / "repo"), "repl"], env)
+    term = Terminal(datae_command(str(tmp_path / "repo"), "repl"), env)
     try:
         term.read_until("datae (main)>")
+        term.type("PREFIX u: <urn:>\r\r")  # only declares: recorded for the session
+        term.read_until("PREFIX u: <urn:>")
+        term.read_until("datae (main)>")
         term.type("SELECT ?name WHERE {\r")  # unfinished: Enter starts a new line
-        term.type("<urn:a> <urn:name> ?name }\r")  # may go on (GROUP BY ...): a new line too
+        term.type("u:a u:name ?name }\r")  # may go on (GROUP BY ...): a new line too
+        assert "ms at" not in term.read_until("...>")
         term.type("\r")  # an empty line runs it
         screen = term.read_until("ms at main")
         assert "Alicia" in screen and "Alice " not in screen.replace("Alicia", "")
