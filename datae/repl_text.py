@@ -56,7 +56,8 @@ HELP = """\
 
 Type a SPARQL query or update over as many lines as you like. **Enter** runs it when it
 ends with `;` or when the line is empty; otherwise Enter adds a line. Dot commands run
-at once. **Tab** completes keywords, prefixes (`ex:`), IRIs seen and refs;
+at once. (To chain update operations over lines, start the next line with `;`.)
+**Tab** completes keywords, prefixes (`ex:`), IRIs seen and refs;
 **Ctrl-C** cancels a query or clears the input, **Ctrl-D** leaves.
 
 | statement | what it does |

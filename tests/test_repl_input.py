@@ -224,3 +224,13 @@ def test_loop_leaves_on_end_of_input(shell) -> None:
         pipe.send_text("SELECT * WHERE { ?s ?p ?o }")
         pipe.close()
         assert loop(repl, build_prompt(repl, input=pipe, output=DummyOutput())) == 0
+
+
+def test_loop_chains_update_operations_over_lines(shell) -> None:
+    repl, out = shell
+    with create_pipe_input() as pipe:
+        pipe.send_text('PREFIX ex: <http://ex/> DELETE DATA { ex:a ex:name "Alice" }\r')
+        pipe.send_text('; INSERT DATA { ex:a ex:name "Alicia" };\r')
+        pipe.close()
+        assert loop(repl, build_prompt(repl, input=pipe, output=DummyOutput())) == 0
+    assert "on main: +1 -1" in said(out)  # one commit
