@@ -37,14 +37,15 @@ import fstore
 from fstore import IRI, Var
 from nstore.errors import DataeError
 
+from query.errors import QuerySyntaxError
 from query.results import Result
 from query.session import Session, default_author
 from query.termsyntax import format_term
 from query.versioning import VersionContext
 
 from .repl_text import (
-    DOT_COMMANDS, HELP, KEYWORDS, completion_candidates, declared, input_complete, needs_pager, split_prologue,
-    with_session_prologue,
+    DOT_COMMANDS, HELP, KEYWORDS, Prepared, completion_candidates, declared, input_complete, needs_pager,
+    prepare_statement, split_prologue,
 )
 
 __all__ = ["Repl", "run_repl", "build_prompt", "loop", "input_complete", "KEYWORDS", "DOT_COMMANDS"]
@@ -99,8 +100,9 @@ class Repl:
                 self.show_prefixes()
             return True
         start = time.perf_counter()
+        prepared = prepare_statement(text, self.prefixes, self.base)
         try:
-            result = self.session.run(with_session_prologue(text, self.prefixes, self.base))
+            result = self.session.run(prepared.text)
             if isinstance(result, Result):
                 # The table shortens IRIs by these; the query's own come first to win ties.
                 result.prefixes = {**result.prefixes, **{k: v for k, v in self.prefixes.items() if k not in result.prefixes}}
@@ -109,7 +111,7 @@ class Repl:
             self.console.print("[yellow]query cancelled[/yellow]")
             return True
         except DataeError as exc:
-            self.console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            self.console.print(f"[red]error:[/red] {_in_input_terms(exc, prepared)}", markup=True, highlight=False)
             return True
         elapsed = time.perf_counter() - start
         self.remember(text)
@@ -212,6 +214,16 @@ class Repl:
         except (DataeError, ValueError) as exc:
             self.console.print(f"[red]error:[/red] {exc}", highlight=False)
         return True
+
+
+def _in_input_terms(exc: DataeError, prepared: Prepared) -> str:
+    """The error's text, a syntax error's position counted in the input as typed (not in
+    the statement after EXPLAIN, nor with the session's declarations put in front)."""
+    text = str(exc)
+    if isinstance(exc, QuerySyntaxError) and exc.line is not None and exc.column is not None:
+        line, column = prepared.position(exc.line, exc.column)
+        text = text.replace(f"line {exc.line}, column {exc.column}:", f"line {line}, column {column}:", 1)
+    return text
 
 
 def sample_iris(repo: fstore.Repository, ref: str, limit: int = STORE_SAMPLE) -> list[str]:

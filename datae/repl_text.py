@@ -33,6 +33,8 @@ __all__ = [
     "declared",
     "used_prefixes",
     "with_session_prologue",
+    "prepare_statement",
+    "Prepared",
     "completion_candidates",
     "needs_pager",
 ]
@@ -265,13 +267,45 @@ def used_prefixes(text: str) -> set[str]:
     return {m.group(1) for m in re.finditer(rf"(?<![\w.\-:?$])({_PN_PREFIX}):", masked)}
 
 
-def with_session_prologue(text: str, prefixes: Mapping[str, str], base: str | None) -> str:
-    """``text`` with the session's declarations it uses but does not make itself put in
-    front (after ``EXPLAIN``). Only used prefixes are added, so an update's commit message
-    (its text) stays short and still parses on its own.
+@dataclass
+class Prepared:
+    """A statement with the session's declarations put in front, and where, so that an
+    error's position can be given back in the input's terms (:meth:`position`): the first
+    ``after_line`` lines are the input's own, then ``added`` lines come in. The parser
+    reads the statement after ``EXPLAIN``, which starts on line ``body_line`` at (0-based)
+    column ``body_column``."""
 
-    >>> with_session_prologue("EXPLAIN SELECT * { ?s a ex:C }", {"ex": "urn:ex:", "no": "urn:no:"}, "urn:b/")
-    'EXPLAIN BASE <urn:b/>\\nPREFIX ex: <urn:ex:>\\nSELECT * { ?s a ex:C }'
+    text: str
+    after_line: int = 0
+    added: int = 0
+    body_line: int = 1
+    body_column: int = 0
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """Where in the input as typed the parser's ``line``, ``column`` (1-based, in the
+        statement after EXPLAIN) is."""
+        if line == 1:
+            column += self.body_column
+        line += self.body_line - 1
+        return (line if line <= self.after_line else max(line - self.added, 1)), column
+
+
+def prepare_statement(text: str, prefixes: Mapping[str, str], base: str | None) -> Prepared:
+    """``text`` with the session's declarations it uses but does not make itself put in
+    front, one a line (after ``EXPLAIN``, whose line's rest is moved below them at the same
+    column). Only used prefixes are added, so an update's commit message (its text) stays
+    short and still parses on its own.
+
+    >>> p = prepare_statement("SELECT * {\\n ?s a ex:C }", {"ex": "urn:ex:", "no": "urn:no:"}, None)
+    >>> p.text, p.position(3, 9)
+    ('PREFIX ex: <urn:ex:>\\nSELECT * {\\n ?s a ex:C }', (2, 9))
+    >>> p = prepare_statement("EXPLAIN SELECT * { ?s a ex:C }", {"ex": "urn:ex:"}, "urn:b/")
+    >>> print(p.text); p.position(4, 30)
+    EXPLAIN
+    BASE <urn:b/>
+    PREFIX ex: <urn:ex:>
+            SELECT * { ?s a ex:C }
+    (1, 30)
     """
     own = declared(text)
     used = used_prefixes(text)
@@ -279,10 +313,25 @@ def with_session_prologue(text: str, prefixes: Mapping[str, str], base: str | No
     if base is not None and own.base is None:
         lines.append(f"BASE <{base}>")
     lines += [f"PREFIX {name}: <{iri}>" for name, iri in prefixes.items() if name in used and name not in own.prefixes]
-    if not lines:
-        return text
     explain, body = split_explain(text)
-    return ("EXPLAIN " if explain else "") + "\n".join(lines) + "\n" + body.lstrip()
+    head = text[: len(text) - len(body)]
+    body_line, body_column = head.count("\n") + 1, len(head) - (head.rfind("\n") + 1)
+    if not lines:
+        return Prepared(text, body_line=body_line, body_column=body_column)
+    if not explain:
+        return Prepared("\n".join(lines) + "\n" + text, 0, len(lines))
+    # EXPLAIN's line is split so that the statement keeps its columns below the declarations.
+    prepared = head + "\n" + "\n".join(lines) + "\n" + " " * body_column + body
+    return Prepared(prepared, body_line, len(lines) + 1, body_line, body_column)
+
+
+def with_session_prologue(text: str, prefixes: Mapping[str, str], base: str | None) -> str:
+    """The text of :func:`prepare_statement`.
+
+    >>> with_session_prologue("SELECT * { ?s a ex:C }", {"ex": "urn:ex:"}, None)
+    'PREFIX ex: <urn:ex:>\\nSELECT * { ?s a ex:C }'
+    """
+    return prepare_statement(text, prefixes, base).text
 
 
 def completion_candidates(

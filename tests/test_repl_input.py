@@ -15,8 +15,8 @@ import fstore
 from fstore import IRI
 from datae.repl import Repl, _Completer, build_prompt, loop, sample_iris
 from datae.repl_text import (
-    HELP, completion_candidates, declared, input_complete, needs_pager, scan, split_prologue, used_prefixes,
-    with_session_prologue,
+    HELP, completion_candidates, declared, input_complete, needs_pager, scan, split_prologue,
+    used_prefixes, with_session_prologue,
 )
 
 EX = "http://ex/"
@@ -112,8 +112,25 @@ def test_with_session_prologue() -> None:
     own = "PREFIX ex: <urn:other:> SELECT * { ?s ex:p ?o }"
     assert with_session_prologue(own, session, None) == own  # a redeclaration wins
     assert with_session_prologue("SELECT * { ?s ?p ?o }", session, None) == "SELECT * { ?s ?p ?o }"
-    assert with_session_prologue("EXPLAIN SELECT * { ?s foaf:name ?o }", session, None).startswith(
-        "EXPLAIN PREFIX foaf: <http://xmlns.com/foaf/0.1/>\n")
+    assert with_session_prologue("EXPLAIN SELECT * { ?s foaf:name ?o }", session, None) == (
+        "EXPLAIN\nPREFIX foaf: <http://xmlns.com/foaf/0.1/>\n        SELECT * { ?s foaf:name ?o }")
+
+
+@pytest.mark.parametrize("session, text, where", [
+    ({}, "SELECT * {\n ?s ?p ?o .\n ?s ?p }", "line 3, column 8"),
+    ({"ex": EX}, "SELECT * {\n ?s ex:p ?o .\n ?s ?p }", "line 3, column 8"),
+    ({"ex": EX}, "SELECT * { ?s ex:p ?o . ?s ?p }", "line 1, column 31"),
+    ({}, "EXPLAIN SELECT * { ?s ?p ?o . ?s ?p }", "line 1, column 37"),
+    ({"ex": EX}, "EXPLAIN SELECT * { ?s ex:p ?o . ?s ?p }", "line 1, column 39"),
+    ({"ex": EX}, "# a comment\nEXPLAIN SELECT * {\n ?s ex:p ?o .\n ?s ?p }", "line 4, column 8"),
+    ({"ex": EX}, "# a comment\nEXPLAIN SELECT ?s ?s ?p ?o {", "line 2, column 29"),
+])
+def test_errors_point_into_the_input_as_typed(shell, session: dict, text: str, where: str) -> None:
+    repl, out = shell
+    repl.prefixes = session
+    repl.base = "http://base/" if session else None
+    repl.handle(text)
+    assert where + ":" in said(out)
 
 
 # -- completion ---------------------------------------------------------------------
