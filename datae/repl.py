@@ -89,16 +89,23 @@ class Repl:
     def handle(self, text: str) -> bool:
         """Run one statement or dot command; False means leave."""
         text = text.strip().removesuffix(";").rstrip()
-        if not text:
-            return True
         if text.startswith("."):
             return self.dot(text)
         if not split_prologue(text).rest.strip():
-            found = declared(text)
-            if found.prefixes or found.base is not None:  # else only comments: nothing to do
-                self.remember(text)
-                self.show_prefixes()
-            return True
+            self.declare(text)
+        else:
+            self.run(text)
+        return True
+
+    def declare(self, text: str) -> None:
+        """Input with nothing after its declarations: record them (only comments: nothing)."""
+        found = declared(text)
+        if found.prefixes or found.base is not None:
+            self.remember(text)
+            self.show_prefixes()
+
+    def run(self, text: str) -> None:
+        """Run a statement with the session's declarations, show its outcome and time."""
         start = time.perf_counter()
         prepared = prepare_statement(text, self.prefixes, self.base)
         try:
@@ -109,16 +116,15 @@ class Repl:
             shown = result.serialize(self.format)
         except KeyboardInterrupt:
             self.console.print("[yellow]query cancelled[/yellow]")
-            return True
+            return
         except DataeError as exc:
             self.console.print(f"[red]error:[/red] {_in_input_terms(exc, prepared)}", markup=True, highlight=False)
-            return True
+            return
         elapsed = time.perf_counter() - start
         self.remember(text)
         self.note(result)
         self.show(shown.rstrip("\n"))
         self.console.print(f"[dim]({elapsed * 1000:.1f} ms at {self.session.ref})[/dim]")
-        return True
 
     def remember(self, text: str) -> None:
         """Keep the declarations of a statement that ran (or only declared)."""
