@@ -10,11 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+import datae
 import fstore
 from fstore import IRI
 from datae.repl import input_complete
 
-ROOT = Path(__file__).resolve().parents[1]
+# The checkout this test imports (wherever the test file itself lives).
+ROOT = Path(datae.__file__).resolve().parents[1]
 
 
 def test_input_complete():
