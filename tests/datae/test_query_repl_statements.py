@@ -10,7 +10,7 @@ from rich.console import Console
 
 import fstore
 from fstore import IRI
-from datae.repl import Repl, statement_complete
+from datae.repl import Repl, input_complete
 
 P = "PREFIX : <http://ex/> "
 
@@ -65,8 +65,9 @@ def test_explain_version_clauses_and_read_only_refs(repl) -> None:
     assert "unknown ref 'nope'" in said(out)
 
 
-def test_statements_without_braces_run_on_enter() -> None:
-    assert statement_complete("CLEAR ALL")
-    assert statement_complete("PREFIX : <http://ex/>\nDROP GRAPH :g")
-    assert statement_complete("EXPLAIN SELECT * WHERE { ?s ?p ?o }")
-    assert not statement_complete("INSERT DATA {")
+def test_statements_without_braces_run_on_semicolon_or_empty_line() -> None:
+    assert input_complete("CLEAR ALL;")
+    assert input_complete("PREFIX : <http://ex/>\nDROP GRAPH :g\n")
+    assert input_complete("EXPLAIN SELECT * WHERE { ?s ?p ?o };")
+    assert not input_complete("INSERT DATA {")
+    assert not input_complete("INSERT DATA {\n  :a :p 1 ;")

@@ -10,18 +10,23 @@ import sys
 import time
 from pathlib import Path
 
+import datae
 import fstore
 from fstore import IRI
-from datae.repl import statement_complete
+from datae.repl import input_complete
+
+# The checkout this test imports (wherever the test file itself lives).
+ROOT = Path(datae.__file__).resolve().parents[1]
 
 
-def test_statement_complete():
-    assert statement_complete("SELECT * WHERE { ?s ?p ?o }")
-    assert not statement_complete("SELECT * WHERE {\n ?s ?p ?o")
-    assert statement_complete(".log 3")
-    assert statement_complete("DESCRIBE <urn:x>;")
-    assert not statement_complete('SELECT * WHERE { ?s ?p "}" ')
-    assert not statement_complete("   ")
+def test_input_complete():
+    assert not input_complete("SELECT * WHERE { ?s ?p ?o }")  # GROUP BY may follow on the next line
+    assert input_complete("SELECT * WHERE { ?s ?p ?o };")
+    assert input_complete("SELECT * WHERE { ?s ?p ?o }\n")  # an empty line
+    assert not input_complete("SELECT * WHERE {\n ?s ?p ?o")
+    assert input_complete(".log 3")
+    assert input_complete("DESCRIBE <urn:x>;")
+    assert not input_complete('SELECT * WHERE { ?s ?p "};" ')
 
 
 class Terminal:
@@ -61,6 +66,13 @@ class Terminal:
             os.close(self.master)
 
 
+def datae_command(repo: str, *args: str) -> list[str]:
+    """``python -m datae`` from this checkout (the ``datae`` script would import whichever
+    checkout the environment was installed from)."""
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+            "from datae.cli import main; sys.exit(main())", "--repo", repo, *args]
+
+
 def test_repl_in_a_pty(tmp_path):
     repo = fstore.open(tmp_path / "repo")
     with repo.transaction("main", message="one") as tx:
@@ -72,17 +84,21 @@ def test_repl_in_a_pty(tmp_path):
     repo.close()
 
     env = {**os.environ, "TERM": "xterm", "DATAE_HISTORY": str(tmp_path / "history"), "COLUMNS": "100", "LINES": "40"}
-    script = Path(sys.executable).with_name("datae")
-    term = Terminal([str(script), "--repo", str(tmp_path / "repo"), "repl"], env)
+    term = Terminal(datae_command(str(tmp_path / "repo"), "repl"), env)
     try:
         term.read_until("datae (main)>")
-        term.type("SELECT ?name WHERE {\r")  # unbalanced: Enter starts a new line
-        term.type("<urn:a> <urn:name> ?name }\r")
+        term.type("PREFIX u: <urn:>\r\r")  # only declares: recorded for the session
+        term.read_until("PREFIX u: <urn:>")
+        term.read_until("datae (main)>")
+        term.type("SELECT ?name WHERE {\r")  # unfinished: Enter starts a new line
+        term.type("u:a u:name ?name }\r")  # may go on (GROUP BY ...): a new line too
+        assert "ms at" not in term.read_until("...>")
+        term.type("\r")  # an empty line runs it
         screen = term.read_until("ms at main")
         assert "Alicia" in screen and "Alice " not in screen.replace("Alicia", "")
         term.type(".at v1\r")
         term.read_until("queries read v1")
-        term.type("SELECT ?name WHERE { <urn:a> <urn:name> ?name }\r")
+        term.type("SELECT ?name WHERE { <urn:a> <urn:name> ?name };\r")
         screen = term.read_until("ms at v1")
         assert "Alice" in screen and "Alicia" not in screen
         term.type(".log\r")
@@ -92,7 +108,7 @@ def test_repl_in_a_pty(tmp_path):
         term.read_until("queries read main")
         term.type(".log 1\r")
         term.read_until("two (+1 -1)")
-        term.type("SELECT WHERE {\r}\r")
+        term.type("SELECT WHERE {\r};\r")
         screen = term.read_until("expected")
         assert "line 1, column 8" in screen
         term.read_until("datae (main)>")
