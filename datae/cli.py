@@ -56,12 +56,10 @@ def find_store(start: Path) -> Path | None:
 
 def store_path(args: argparse.Namespace) -> Path:
     if args.repo:
-        given = Path(args.repo)
+        given = Path(fstore.locate(args.repo))  # the store fstore.open(args.repo) would open
         if (given / "data.mdb").exists():
             return given
-        if (given / STORE_DIR / "data.mdb").exists():
-            return given / STORE_DIR
-        raise Fatal(f"not a datae repository: {given}")
+        raise Fatal(f"not a datae repository: {args.repo}")
     found = find_store(Path.cwd())
     if found is None:
         raise Fatal("not a datae repository (or any of the parent directories): .datae")

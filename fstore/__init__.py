@@ -18,6 +18,7 @@ from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prep
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
+    AmbiguousStoreError,
     ConflictsRecorded,
     FstoreError,
     InvalidRefNameError,
@@ -39,7 +40,7 @@ from .errors import (
 from .conflicts import ConflictItem, MergeState
 from .merge import Conflict
 from .ranges import NumericRange
-from .repository import FORMAT_VERSION, Repository, clone, open
+from .repository import FORMAT_VERSION, STORE_DIR, Repository, clone, locate, open
 from .sync import AuthenticationError, NotFastForwardError, SyncError, TamperedError
 from .requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
 from .transaction import Transaction
@@ -50,6 +51,8 @@ __all__ = [
     "tables",
     "open",
     "clone",
+    "locate",
+    "STORE_DIR",
     "Repository",
     "Transaction",
     "View",
@@ -108,4 +111,5 @@ __all__ = [
     "MergeStaleError",
     "ResolutionError",
     "ResetRefusedError",
+    "AmbiguousStoreError",
 ]
