@@ -11,7 +11,7 @@ diff, blame, and verification of a Merkle history.
 """
 
 from nstore import Var, select
-from nstore.errors import DataeError
+from nstore.errors import DataeError, InvalidTermError
 
 from . import tables
 from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prepare, quads, rm, rm_many, where
@@ -84,6 +84,7 @@ __all__ = [
     "to_rdf",
     "FORMAT_VERSION",
     "DataeError",
+    "InvalidTermError",
     "FstoreError",
     "UnknownRefError",
     "AmbiguousRefError",

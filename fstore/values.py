@@ -22,6 +22,7 @@ from typing import Any, Union
 
 from nstore.errors import PackError
 from nstore.terms import (
+    MAX_DIGITS,
     XSD,
     XSD_BASE64,
     XSD_BOOLEAN,
@@ -34,9 +35,11 @@ from nstore.terms import (
     BNode,
     Literal,
     canonical,
+    check_term,
     decimal_lexical,
     double_lexical,
     to_rdf,
+    valid_iri,
 )
 
 __all__ = [
@@ -55,6 +58,7 @@ __all__ = [
     "XSD_BASE64",
     "canonical",
     "check_value",
+    "check_quad_terms",
     "double_lexical",
     "decimal_lexical",
     "ALREADY_CANONICAL",
@@ -79,3 +83,36 @@ def check_value(value: Any, where: str) -> Any:
     if isinstance(value, _ALLOWED):
         return canonical(value)
     raise PackError(f"{where}: a quad cannot hold a {type(value).__name__} ({value!r:.80})")
+
+
+# Object types whose every value is a valid term (ints and decimals are bounded, see below).
+_ALWAYS_VALID = frozenset({str, float, bool, bytes, _dt.date, _dt.datetime, BNode})
+_SAFE_BITS = MAX_DIGITS * 3  # ints this short are far below MAX_DIGITS digits: no more checks
+_POSITIONS = ("graph", "subject", "predicate", "object")
+
+
+def check_quad_terms(quad: tuple, what: str = "quad") -> tuple:
+    """Return the (canonical) ``quad`` if each of its items may enter the store as a term,
+    else raise :class:`~nstore.errors.InvalidTermError` naming the item, its position and
+    what is wrong (see ``nstore.terms.check_term``); the graph may be None (the default
+    graph). Writes check what they add; reads and removals take any value, so quads
+    stored before these checks can still be found and removed.
+
+    >>> check_quad_terms((None, IRI("urn:a"), IRI("urn:p"), 1))
+    (None, IRI('urn:a'), IRI('urn:p'), 1)
+    >>> check_quad_terms((None, IRI("urn:a"), IRI("urn:p"), None))
+    Traceback (most recent call last):
+    nstore.errors.InvalidTermError: quad object: None is not a valid term: ...
+    """
+    g, s, p, o = quad
+    # The common quad, IRIs and a plain object, in one expression: bulk loads pay one
+    # regex match per IRI and no call per item.
+    if (type(s) is IRI and type(p) is IRI and valid_iri(s.value) and valid_iri(p.value)
+            and (g is None or (type(g) is IRI and valid_iri(g.value)))
+            and (type(o) in _ALWAYS_VALID or (type(o) is IRI and valid_iri(o.value))
+                 or (type(o) is int and o.bit_length() <= _SAFE_BITS))):
+        return quad
+    for position, value in zip(_POSITIONS, quad):
+        if value is not None or position != "graph":
+            check_term(value, f"{what} {position}")
+    return quad
