@@ -26,7 +26,7 @@ __all__ = [
     "IRI", "BNode", "Literal", "XSD", "XSD_STRING", "RDF_LANGSTRING", "XSD_INTEGER", "XSD_BOOLEAN", "XSD_DOUBLE",
     "XSD_DECIMAL", "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "XSD_FLOAT", "XSD_TIME", "XSD_DAYTIMEDURATION",
     "RDF_NS", "canonical", "to_rdf", "double_lexical",
-    "decimal_lexical", "check_iri", "check_term", "valid_iri", "MAX_DIGITS",
+    "decimal_lexical", "check_iri", "check_term", "valid_iri", "valid_lang", "MAX_DIGITS",
 ]
 
 
@@ -371,6 +371,10 @@ def _iri_fault(text: str) -> str:
     return f"{bad.group()!r} at position {bad.start()} is not allowed in an IRI (RFC 3987)"
 
 
+valid_lang = _LANG.fullmatch
+"""``valid_lang(tag)`` is a match if ``tag`` has the syntax of a BCP 47 language tag."""
+
+
 def _check_digits(value: int | Decimal, where: str) -> None:
     """Refuse a number whose canonical lexical form would need more than MAX_DIGITS digits."""
     if type(value) is int:
@@ -386,7 +390,7 @@ def _check_digits(value: int | Decimal, where: str) -> None:
 
 
 def _check_literal(value: Literal, where: str) -> None:
-    if value.lang is not None and _LANG.fullmatch(value.lang) is None:
+    if value.lang is not None and valid_lang(value.lang) is None:
         raise InvalidTermError(value, f"{value.lang!r} is not a language tag (BCP 47: letters, then -subtags)", where)
     if value.datatype is not None:
         if value.datatype == RDF_LANGSTRING:
