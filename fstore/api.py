@@ -32,8 +32,8 @@ from .errors import ReadOnlyViewError
 from .history import Quad
 from .ranges import NumericRange
 from .transaction import Transaction
-from .values import ALREADY_CANONICAL, check_quad_terms, check_value
-from .view import View, prepare_pattern, prepare_quad
+from .values import ALREADY_CANONICAL, check_value
+from .view import View, prepare_new_quad, prepare_pattern, prepare_quad
 
 __all__ = ["add", "add_many", "rm", "rm_many", "ask", "from_", "quads", "prepare", "Param", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
 
@@ -56,12 +56,7 @@ def add(tx: Transaction, graph: Any, subject: Any, predicate: Any, object: Any) 
     """Add a quad on the transaction's branch (a no-op if already present). Each item must
     be a valid term (``InvalidTermError`` otherwise, nothing staged): an absolute IRI
     (RFC 3987), a literal or Python value; None only as the graph (the default graph)."""
-    _writable(tx)._intend(_new_quad((graph, subject, predicate, object)), True)
-
-
-def _new_quad(quad: Sequence[Any]) -> Any:
-    """A quad to add: canonical, each item a valid term."""
-    return check_quad_terms(prepare_quad(quad))
+    _writable(tx)._intend(prepare_new_quad((graph, subject, predicate, object)), True)
 
 
 def add_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:
@@ -79,7 +74,7 @@ def add_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:
     3
     >>> repo.close()
     """
-    _writable(tx)._intend_many(map(_new_quad, quads), True)
+    _writable(tx)._intend_many(map(prepare_new_quad, quads), True)
 
 
 def rm_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:
