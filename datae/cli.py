@@ -56,12 +56,10 @@ def find_store(start: Path) -> Path | None:
 
 def store_path(args: argparse.Namespace) -> Path:
     if args.repo:
-        given = Path(args.repo)
+        given = Path(fstore.locate(args.repo))  # the store fstore.open(args.repo) would open
         if (given / "data.mdb").exists():
             return given
-        if (given / STORE_DIR / "data.mdb").exists():
-            return given / STORE_DIR
-        raise Fatal(f"not a datae repository: {given}")
+        raise Fatal(f"not a datae repository: {args.repo}")
     found = find_store(Path.cwd())
     if found is None:
         raise Fatal("not a datae repository (or any of the parent directories): .datae")
@@ -389,7 +387,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         text = Path(args.file).read_text()
     repo = open_repo(args)
     try:
-        sys.stdout.write(run_text(repo, text, at=args.at, fmt=args.format, author=args.author or default_author()))
+        sys.stdout.write(run_text(repo, text, at=args.at, fmt=args.format, author=args.author or default_author(),
+                                  load_dir=args.load_dir))
     finally:
         repo.close()
     return 0
@@ -664,6 +663,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", help="branch, tag or commit to query (default: the current branch)")
     p.add_argument("--format", default="table", choices=["table", "json", "csv", "tsv", "nq", "ttl"])
     p.add_argument("--author")
+    p.add_argument("--load-dir", metavar="DIR",
+                   help="let LOAD <file:...> read files under DIR (default: LOAD is refused; docs/query.md)")
 
     p = command("repl", cmd_repl, "an interactive query shell")
     p.add_argument("--at")

@@ -11,13 +11,14 @@ diff, blame, and verification of a Merkle history.
 """
 
 from nstore import Var, select
-from nstore.errors import DataeError
+from nstore.errors import DataeError, InvalidTermError
 
 from . import tables
 from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prepare, quads, rm, rm_many, where
 from .commits import Commit
 from .errors import (
     AmbiguousRefError,
+    AmbiguousStoreError,
     ConflictsRecorded,
     FstoreError,
     InvalidRefNameError,
@@ -39,7 +40,7 @@ from .errors import (
 from .conflicts import ConflictItem, MergeState
 from .merge import Conflict
 from .ranges import NumericRange
-from .repository import FORMAT_VERSION, Repository, clone, open
+from .repository import FORMAT_VERSION, STORE_DIR, Repository, clone, locate, open
 from .sync import AuthenticationError, NotFastForwardError, SyncError, TamperedError
 from .requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
 from .transaction import Transaction
@@ -50,6 +51,8 @@ __all__ = [
     "tables",
     "open",
     "clone",
+    "locate",
+    "STORE_DIR",
     "Repository",
     "Transaction",
     "View",
@@ -81,6 +84,7 @@ __all__ = [
     "to_rdf",
     "FORMAT_VERSION",
     "DataeError",
+    "InvalidTermError",
     "FstoreError",
     "UnknownRefError",
     "AmbiguousRefError",
@@ -108,4 +112,5 @@ __all__ = [
     "MergeStaleError",
     "ResolutionError",
     "ResetRefusedError",
+    "AmbiguousStoreError",
 ]

@@ -33,7 +33,7 @@ from .history import Quad
 from .ranges import NumericRange
 from .transaction import Transaction
 from .values import ALREADY_CANONICAL, check_value
-from .view import View, prepare_pattern, prepare_quad
+from .view import View, prepare_new_quad, prepare_pattern, prepare_quad
 
 __all__ = ["add", "add_many", "rm", "rm_many", "ask", "from_", "quads", "prepare", "Param", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
 
@@ -53,15 +53,18 @@ def _readable(view: Any) -> Readable:
 
 
 def add(tx: Transaction, graph: Any, subject: Any, predicate: Any, object: Any) -> None:
-    """Add a quad on the transaction's branch (a no-op if already present)."""
-    _writable(tx)._intend(prepare_quad((graph, subject, predicate, object)), True)
+    """Add a quad on the transaction's branch (a no-op if already present). Each item must
+    be a valid term (``InvalidTermError`` otherwise, nothing staged): an absolute IRI
+    (RFC 3987), a literal or Python value; None only as the graph (the default graph)."""
+    _writable(tx)._intend(prepare_new_quad((graph, subject, predicate, object)), True)
 
 
 def add_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:
     """Add many quads ``(graph, subject, predicate, object)`` at once: :func:`add` of each,
-    without a call per quad (the bulk path of an import). Each quad is checked before it
-    is staged; on a bad one, the transaction holds those staged before it (abort it by
-    leaving the ``with`` block with the exception, as an uncaught one does).
+    without a call per quad (the bulk path of an import). Each quad is checked as
+    :func:`add` checks it, before it is staged; on a bad one, the transaction holds those
+    staged before it (abort it by leaving the ``with`` block with the exception, as an
+    uncaught one does).
 
     >>> import tempfile, fstore
     >>> repo = fstore.open(tempfile.mkdtemp())
@@ -71,7 +74,7 @@ def add_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:
     3
     >>> repo.close()
     """
-    _writable(tx)._intend_many(map(prepare_quad, quads), True)
+    _writable(tx)._intend_many(map(prepare_new_quad, quads), True)
 
 
 def rm_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:

@@ -23,6 +23,7 @@ __all__ = [
     "MergeStaleError",
     "ResolutionError",
     "ResetRefusedError",
+    "AmbiguousStoreError",
 ]
 
 
@@ -127,3 +128,8 @@ class ResolutionError(MergeError, ValueError):
 
 class ResetRefusedError(FstoreError):
     """A reset would drop commits that no other ref reaches (``hard`` to drop them)."""
+
+
+class AmbiguousStoreError(FstoreError, ValueError):
+    """A folder holds a store of its own and a ``.datae`` store: ``fstore.open`` will not
+    guess which one was meant (the message names both)."""

@@ -43,7 +43,13 @@ FORMATS = {
 
 
 class RdfSyntaxError(DataeError, ValueError):
-    """An RDF file could not be parsed; the message names the file, line and column."""
+    """An RDF file could not be parsed; the message names the file, line and column, which
+    are also ``line`` and ``column`` (1-based; None when the fault has no position)."""
+
+    def __init__(self, message: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.line = line
+        self.column = column
+        super().__init__(message)
 
 
 def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
@@ -152,7 +158,7 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
             g = convert(quad.graph_name) if keep else graph
             yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
     except SyntaxError as exc:
-        raise RdfSyntaxError(f"{name}: {exc}") from None
+        raise RdfSyntaxError(f"{name}: {exc}", line=exc.lineno, column=exc.offset) from None
     finally:
         if owned:
             stream.close()

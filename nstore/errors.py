@@ -16,6 +16,7 @@ __all__ = [
     "StoreFileError",
     "SettingError",
     "StoreWriteError",
+    "InvalidTermError",
 ]
 
 
@@ -75,3 +76,25 @@ class SettingError(DataeError, ValueError):
 class StoreWriteError(TransactionError):
     """A commit could not be written (a full disk, an I/O error): the store keeps its
     last committed state."""
+
+
+class InvalidTermError(DataeError, ValueError):
+    """A value is not a term the store can hold (an IRI that breaks RFC 3987, None where a
+    term is required, an integer or decimal too long to write out, a malformed language
+    tag). ``value`` is the value and ``reason`` what is wrong with it; the message names
+    both, and where the value was given."""
+
+    def __init__(self, value: object, reason: str, where: str = "") -> None:
+        self.value = value
+        self.reason = reason
+        self.where = where
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{_shown(value)} is not a valid term: {reason}")
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` cut to 200 characters; an int too long for ``repr`` (Python refuses
+    to write out more than 4300 digits) is named by its size instead."""
+    if type(value) is int and value.bit_length() > 14_000:
+        return f"an integer of {value.bit_length()} bits"
+    return f"{value!r:.200}"

@@ -16,14 +16,17 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as _dt
+import re
 from decimal import Decimal
 from typing import Any
+
+from .errors import InvalidTermError
 
 __all__ = [
     "IRI", "BNode", "Literal", "XSD", "XSD_STRING", "RDF_LANGSTRING", "XSD_INTEGER", "XSD_BOOLEAN", "XSD_DOUBLE",
     "XSD_DECIMAL", "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "XSD_FLOAT", "XSD_TIME", "XSD_DAYTIMEDURATION",
     "RDF_NS", "canonical", "to_rdf", "double_lexical",
-    "decimal_lexical",
+    "decimal_lexical", "check_iri", "check_term", "valid_iri", "valid_lang", "MAX_DIGITS",
 ]
 
 
@@ -128,7 +131,7 @@ class Literal:
             if not isinstance(lang, str) or not lang:
                 raise ValueError(f"invalid language tag {lang!r}")
             if datatype is not None and datatype != RDF_LANGSTRING:
-                raise ValueError(f"a literal has a language tag or a datatype, not both: {datatype!r}")
+                raise InvalidTermError(lexical, f"a literal has a language tag or a datatype, not both: @{lang} and {datatype}")
             lang = lang.lower()
             datatype = None
         elif datatype == XSD_STRING:
@@ -313,3 +316,107 @@ def decimal_lexical(value: Decimal) -> str:
         return text + ".0"
     text = text.rstrip("0")
     return text + "0" if text.endswith(".") else text
+
+
+# -- validation: what a term must be to enter the store --------------------------------------
+#
+# The constructors above accept any text, because nstore holds any value and a read must
+# never fail on what a store already holds; the versioned store checks each term where it
+# enters (fstore.add, add_many, merge resolutions) with check_term.
+
+MAX_DIGITS = 4300
+"""The most digits an integer or decimal may have: CPython's default limit on writing an
+int out (``sys.int_info.default_max_str_digits``), so any Python can print every value."""
+
+_INT_LIMIT = 10**MAX_DIGITS
+_SAFE_BITS = 14_280  # 2**14280 < 10**4300: shorter ints need no comparison with _INT_LIMIT
+
+# RFC 3987 in one pass: a scheme, then any characters but spaces, controls (C0, DEL, C1),
+# surrogates, non-characters and <>"{}|\^`, with % only as the start of %XX.
+_NOT_IRI = '\\x00-\\x20<>"{}|\\\\^`\\x7f-\\x9f\\ud800-\\udfff\\ufdd0-\\ufdef\\ufffe\\uffff%'
+_IRI = re.compile(f"[A-Za-z][A-Za-z0-9+.\\-]*:[^{_NOT_IRI}]*(?:%[0-9A-Fa-f]{{2}}[^{_NOT_IRI}]*)*")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_BAD_CHAR = re.compile(f"[{_NOT_IRI[:-1]}]|%(?![0-9A-Fa-f]{{2}})")
+_LANG = re.compile(r"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
+
+
+def check_iri(text: str, where: str = "") -> None:
+    """Raise :class:`InvalidTermError` unless ``text`` is an absolute IRI as RFC 3987
+    writes one (a scheme; no spaces, controls or ``<>"{}|\\^```; ``%`` only in ``%XX``).
+
+    >>> check_iri("http://example.org/a%20b")
+    >>> check_iri("example.org/a")
+    Traceback (most recent call last):
+    nstore.errors.InvalidTermError: IRI('example.org/a') is not a valid term: an IRI needs a scheme ...
+    """
+    if valid_iri(text) is None:
+        raise InvalidTermError(IRI(text), _iri_fault(text), where)
+
+
+valid_iri = _IRI.fullmatch
+"""``valid_iri(text)`` is a match (truthy) if ``text`` is an absolute IRI, else None: the
+one compiled test, for loops that check many IRIs (``check_iri`` says what is wrong)."""
+
+
+def _iri_fault(text: str) -> str:
+    """What is wrong with ``text`` as an IRI (called once ``_IRI`` refused it)."""
+    if _SCHEME.match(text) is None:
+        return ("an IRI needs a scheme (http:, urn:, ...): the store holds absolute IRIs only "
+                "(resolve a relative one against a base first)")
+    bad = _BAD_CHAR.search(text)
+    if bad is None:
+        return "not an IRI (RFC 3987)"
+    if bad.group() == "%":
+        return f"'%' at position {bad.start()} does not start a %XX escape (RFC 3987)"
+    return f"{bad.group()!r} at position {bad.start()} is not allowed in an IRI (RFC 3987)"
+
+
+valid_lang = _LANG.fullmatch
+"""``valid_lang(tag)`` is a match if ``tag`` has the syntax of a BCP 47 language tag."""
+
+
+def _check_digits(value: int | Decimal, where: str) -> None:
+    """Refuse a number whose canonical lexical form would need more than MAX_DIGITS digits."""
+    if type(value) is int:
+        if value.bit_length() <= _SAFE_BITS or -_INT_LIMIT < value < _INT_LIMIT:
+            return
+        raise InvalidTermError(value, f"an xsd:integer has at most {MAX_DIGITS} digits", where)
+    if not value.is_finite():
+        raise InvalidTermError(value, "an xsd:decimal is finite (no NaN or infinity)", where)
+    _, digits, exponent = value.as_tuple()
+    written = max(len(digits) + exponent, 1) + max(-exponent, 1)  # digits of the plain form
+    if written > MAX_DIGITS:
+        raise InvalidTermError(value, f"an xsd:decimal is written with at most {MAX_DIGITS} digits, this one needs {written}", where)
+
+
+def _check_literal(value: Literal, where: str) -> None:
+    if value.lang is not None and valid_lang(value.lang) is None:
+        raise InvalidTermError(value, f"{value.lang!r} is not a language tag (BCP 47: letters, then -subtags)", where)
+    if value.datatype is not None:
+        if value.datatype == RDF_LANGSTRING:
+            raise InvalidTermError(value, "an rdf:langString literal needs a language tag", where)
+        datatype = value.datatype.value
+        if valid_iri(datatype) is None:
+            raise InvalidTermError(value, f"its datatype {datatype!r}: {_iri_fault(datatype)}", where)
+
+
+def check_term(value: Any, where: str = "") -> None:
+    """Raise :class:`InvalidTermError` (naming ``value``, what is wrong and ``where`` it was
+    given) unless ``value`` may enter the store as a term: None (where a term is required),
+    an IRI breaking RFC 3987, a literal with a bad language tag or datatype, an integer or
+    a decimal too long to write out. Other values pass (their types are checked on packing).
+
+    >>> check_term(IRI("urn:isbn:0451450523")); check_term(10**100); check_term("any text")
+    >>> check_term(None, "quad object")
+    Traceback (most recent call last):
+    nstore.errors.InvalidTermError: quad object: None is not a valid term: ...
+    """
+    kind = type(value)
+    if kind is IRI:
+        check_iri(value.value, where)
+    elif kind is int or kind is Decimal:
+        _check_digits(value, where)
+    elif kind is Literal:
+        _check_literal(value, where)
+    elif value is None:
+        raise InvalidTermError(None, "a term is required here (None stands only for the default graph)", where)

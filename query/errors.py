@@ -21,6 +21,7 @@ __all__ = [
     "QueryEvaluationError",
     "UpdateError",
     "ReadOnlyGraphError",
+    "LoadError",
 ]
 
 
@@ -93,3 +94,20 @@ class ReadOnlyGraphError(UpdateError):
         self.operation = operation
         super().__init__(f"{operation}: {graph} is a table graph, read-only in SPARQL "
                          "(change the table with `datae table` or fstore.tables); nothing was committed")
+
+
+class LoadError(UpdateError):
+    """``LOAD <file:...>`` cannot run: loading is off (no directory allowed), the file lies
+    outside the allowed directory (after symlinks and ``..``), cannot be read, or is not
+    valid RDF (``line`` and ``column`` then say where). The message names the IRI and
+    never quotes the file, which may be anyone's: LOAD must not become a way to read it.
+
+    >>> str(LoadError("file:///etc/passwd", "loading files is off"))
+    'LOAD <file:///etc/passwd>: loading files is off'
+    """
+
+    def __init__(self, iri: str, reason: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.iri = iri
+        self.line = line
+        self.column = column
+        super().__init__(f"LOAD <{iri}>: {reason}")

@@ -62,13 +62,16 @@ def default_author() -> str:
 
 
 class Session:
-    """A repository, the ref queries read (None: the current branch) and the author of
-    the commits updates make."""
+    """A repository, the ref queries read (None: the current branch), the author of the
+    commits updates make, and the directory ``LOAD <file:...>`` may read files under
+    (``load_dir``; None, the default: LOAD is refused, see :mod:`query.loading`)."""
 
-    def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "") -> None:
+    def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "", *,
+                 load_dir: str | os.PathLike[str] | None = None) -> None:
         self.repo = repo
         self.at = at
         self.author = author
+        self.load_dir = load_dir
 
     @property
     def ref(self) -> str:
@@ -109,16 +112,18 @@ class Session:
         """Apply an update request as one commit on ``branch`` (message: the text)."""
         branch = branch or self.branch_for(request)
         with self.repo.transaction(branch, message=text.strip(), author=self.author) as tx:
-            apply_update(tx, request)
+            apply_update(tx, request, load_dir=self.load_dir)
         if tx.commit_id is None:
             return UpdateResult(branch, None)
         commit = self.repo.commit(tx.commit_id)
         return UpdateResult(branch, commit.id, commit.added, commit.removed)
 
 
-def run_text(repo: fstore.Repository, text: str, *, at: str | None = None, fmt: str = "table", author: str = "") -> str:
-    """Run ``text`` and return its outcome serialised as ``fmt`` (json, csv, tsv, table, ...)."""
-    result = Session(repo, at, author).run(text)
+def run_text(repo: fstore.Repository, text: str, *, at: str | None = None, fmt: str = "table", author: str = "",
+             load_dir: str | os.PathLike[str] | None = None) -> str:
+    """Run ``text`` and return its outcome serialised as ``fmt`` (json, csv, tsv, table, ...);
+    ``load_dir`` as for :class:`Session`."""
+    result = Session(repo, at, author, load_dir=load_dir).run(text)
     return result.serialize(_FORMAT_NAMES.get(fmt, fmt))
 
 

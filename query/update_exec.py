@@ -22,18 +22,18 @@ UpdateStats(operations=2, deleted=1, inserted=2)
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
-from urllib.parse import urlparse
-from urllib.request import url2pathname
 
 import fstore
 from fstore.values import canonical
 from nstore.errors import DataeError
 
 from .algebra import Dataset, Query, Var
-from .errors import ReadOnlyGraphError, UnsupportedFeatureError, UpdateError
+from .errors import ReadOnlyGraphError, UpdateError
+from .loading import load_file
 from .source import FstoreSource
 from .tables import is_table_graph
 from .terms import BNode, IRI
@@ -52,14 +52,18 @@ class UpdateStats:
     inserted: int = 0
 
 
-def apply_update(tx: Any, request: UpdateRequest) -> UpdateStats:
+def apply_update(tx: Any, request: UpdateRequest, *, load_dir: str | os.PathLike[str] | None = None) -> UpdateStats:
     """Run every operation of ``request`` in the open transaction ``tx``. An operation
     marked ``SILENT`` that fails is skipped; any other failure raises (and the caller's
-    ``with`` block then commits nothing)."""
+    ``with`` block then commits nothing). ``LOAD <file:...>`` reads only files under
+    ``load_dir`` (None: LOAD is refused; see :mod:`query.loading`)."""
     stats = UpdateStats()
     for op in request.operations:
         try:
-            _APPLY[type(op)](tx, op, request, stats)
+            if type(op) is Load:  # the one operation that reads outside the store
+                _load(tx, op, stats, load_dir)
+            else:
+                _APPLY[type(op)](tx, op, request, stats)
         except (DataeError, OSError):
             if not getattr(op, "silent", False):
                 raise
@@ -212,15 +216,10 @@ def _transfer(tx: Any, op: Transfer, request: UpdateRequest, stats: UpdateStats)
         _delete(tx, quads, stats)
 
 
-def _load(tx: Any, op: Load, request: UpdateRequest, stats: UpdateStats) -> None:
-    from fstore.rdf import load
-
+def _load(tx: Any, op: Load, stats: UpdateStats, load_dir: str | os.PathLike[str] | None) -> None:
     writable(op.into, "LOAD")
-    iri = op.source.value
-    if not iri.startswith("file:"):
-        raise UnsupportedFeatureError("LOAD", f"datae loads file: IRIs only, not <{iri}>")
-    path = url2pathname(urlparse(iri).path)
-    stats.inserted += load(tx, path, base_iri=iri, graph=None if op.into is None else canonical(op.into))
+    graph = None if op.into is None else canonical(op.into)  # SPARQL: the default graph
+    stats.inserted += load_file(tx, op.source.value, load_dir, graph)
 
 
 def explain_update(source: Any, request: UpdateRequest, branch: str) -> str:
@@ -255,5 +254,4 @@ _APPLY = {
     Drop: _clear,
     Create: _create,
     Transfer: _transfer,
-    Load: _load,
 }

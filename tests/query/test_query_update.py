@@ -103,7 +103,7 @@ def test_a_failing_operation_commits_nothing(repo) -> None:
 
 
 def test_graph_management(repo, tmp_path) -> None:
-    session = Session(repo, author="ann")
+    session = Session(repo, author="ann", load_dir=tmp_path)
     session.run(P + "INSERT DATA { :d :v 0 . GRAPH :g1 { :a :v 1 } GRAPH :g2 { :b :v 2 } }")
     session.run(P + "COPY :g1 TO :g2")
     assert quads(repo) == {(None, ex("d"), ex("v"), 0), (ex("g1"), ex("a"), ex("v"), 1), (ex("g2"), ex("a"), ex("v"), 1)}
