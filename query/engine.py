@@ -23,6 +23,7 @@ from .algebra import BNode, Query, Var
 from .errors import QueryEvaluationError
 from .executor import Executor
 from .expressions import ExprContext
+from .nesting import guard_recursion
 from .parser import parse_query
 from .planner import DEFAULT, Planner, explain_plan
 from .results import Result
@@ -62,7 +63,8 @@ def run_query(source: Any, query: Query, *, versions: VersionContext | None = No
               check: Callable[[], None] | None = None) -> Result:
     """Evaluate a parsed query; ``check`` is called every few thousand rows and may stop
     it by raising (what :mod:`query.limits` does with a deadline)."""
-    executor, plan = prepare(source, query, versions, check)
+    with guard_recursion("planning"):
+        executor, plan = prepare(source, query, versions, check)
     solutions = _read_together(executor.source, executor.solutions(plan))
     names = [v.name for v in query.vars]
     if query.form == "SELECT":
@@ -78,13 +80,15 @@ def run_query(source: Any, query: Query, *, versions: VersionContext | None = No
 
 
 def _read_together(source: Any, solutions: Iterator[dict]) -> Iterator[dict]:
-    """The solutions, read in one store read transaction if the source can do that."""
+    """The solutions, read in one store read transaction if the source can do that (a
+    RecursionError from too long a chain becomes a QueryTooComplexError)."""
     reading = getattr(source, "reading", None)
-    if reading is None:
-        yield from solutions
-        return
-    with reading():
-        yield from solutions
+    with guard_recursion("evaluating"):
+        if reading is None:
+            yield from solutions
+            return
+        with reading():
+            yield from solutions
 
 
 def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -> list:

@@ -23,20 +23,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from .errors import QueryEvaluationError
+from .errors import QueryTimeoutError, ResultTooLargeError
 from .results import Result
 
 __all__ = ["Limits", "Deadline", "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect"]
 
 _CHECK_EVERY = 1024
-
-
-class QueryTimeoutError(QueryEvaluationError):
-    """A query ran past its time limit and was stopped."""
-
-
-class ResultTooLargeError(QueryEvaluationError):
-    """A query's result has more rows than allowed."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +51,7 @@ class Deadline:
 
     def check(self) -> None:
         if self.at is not None and time.monotonic() > self.at:
-            raise QueryTimeoutError(f"the query ran past its time limit of {self.seconds:g} s and was stopped")
+            raise QueryTimeoutError(self.seconds)
 
 
 class LimitedSource:

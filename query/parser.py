@@ -49,6 +49,7 @@ from .algebra import (
 )
 from .errors import QuerySyntaxError, UnknownPrefixError
 from .iri import resolve_iri
+from .nesting import check_nesting, guard_recursion
 from .terms import RDF_NS, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER, IRI, Literal
 from .translate import (
     BindSyntax,
@@ -902,16 +903,18 @@ def _parse(text: str, start: str, base: str | None) -> Any:
     parser = grammar_parser()
     if "\\u" in text or "\\U" in text:
         text = _decode_codepoints(text)
-    try:
-        tree: Tree = parser.parse(text, start=start)
-    except UnexpectedInput as error:
-        raise _syntax_error(parser, text, error, start) from None
-    try:
-        return _QueryTransformer(base).transform(tree)
-    except VisitError as error:
-        if isinstance(error.orig_exc, QuerySyntaxError):
-            raise error.orig_exc from None
-        raise
+    check_nesting(text)  # before lark and the transformer recurse over a deep tree
+    with guard_recursion("parsing"):
+        try:
+            tree: Tree = parser.parse(text, start=start)
+        except UnexpectedInput as error:
+            raise _syntax_error(parser, text, error, start) from None
+        try:
+            return _QueryTransformer(base).transform(tree)
+        except VisitError as error:
+            if isinstance(error.orig_exc, (QuerySyntaxError, RecursionError)):
+                raise error.orig_exc from None
+            raise
 
 
 def parse_query(text: str, *, base: str | None = None) -> Query:
