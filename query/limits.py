@@ -14,7 +14,7 @@ reads a result's rows under both limits.
 >>> collect(execute(source, "SELECT * WHERE { ?s ?p ?o }"), limits)
 Traceback (most recent call last):
 ...
-query.limits.ResultTooLargeError: the result has more than 3 rows (the limit)
+query.errors.ResultTooLargeError: the result has more than 3 rows (the limit)
 """
 
 from __future__ import annotations
