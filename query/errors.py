@@ -116,7 +116,7 @@ class IntermediateTooLargeError(ResultTooLargeError):
         self.operator = operator
         self.limit = limit
         super().__init__(f"{operator} holds more than {limit:,} rows (the limit on rows held in memory); "
-                         "narrow the query or raise the limit (max_rows)")
+                         "narrow the query or raise the limit (max_held_rows, --max-held-rows)")
 
 
 class UpdateError(QueryError):

@@ -26,17 +26,25 @@ from typing import Any, Callable, Iterator
 from .errors import QueryTimeoutError, ResultTooLargeError
 from .results import Result
 
-__all__ = ["Limits", "Deadline", "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect"]
+__all__ = ["MAX_HELD_ROWS", "Limits", "Deadline", "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect"]
 
 _CHECK_EVERY = 1024
+
+MAX_HELD_ROWS = 2_000_000
+"""The default cap on rows one operator holds: about 1 GB of solutions of a few
+variables, and a minute or more of sorting in Python, beyond which a query is more
+likely a mistake (a cross product) than a need."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """``timeout`` seconds (None: none) and ``max_rows`` solutions or triples (None: any)."""
+    """``timeout`` seconds (None: none), ``max_rows`` solutions or triples in the result
+    (None: any; :func:`collect` applies it) and ``max_held_rows`` rows held in memory by
+    one operator: ORDER BY, GROUP BY, DISTINCT, a hash join's table, MINUS (None: any)."""
 
     timeout: float | None = 30.0
     max_rows: int | None = 100_000
+    max_held_rows: int | None = MAX_HELD_ROWS
 
     def deadline(self) -> Deadline:
         return Deadline(None if self.timeout is None else time.monotonic() + self.timeout, self.timeout)
@@ -50,6 +58,7 @@ class Deadline:
     seconds: float | None
 
     def check(self) -> None:
+        """A :class:`QueryTimeoutError` if the deadline has passed."""
         if self.at is not None and time.monotonic() > self.at:
             raise QueryTimeoutError(self.seconds)
 

@@ -34,6 +34,7 @@ import fstore
 
 from .engine import explain_query, run_query
 from .errors import UpdateError
+from .limits import Limits
 from .outcomes import PlanText, UpdateResult
 from .parser import parse_request
 from .results import Result
@@ -65,10 +66,12 @@ class Session:
     """A repository, the ref queries read (None: the current branch) and the author of
     the commits updates make."""
 
-    def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "") -> None:
+    def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "",
+                 limits: Limits | None = None) -> None:
         self.repo = repo
         self.at = at
         self.author = author
+        self.limits = limits  # timeout and held-rows cap of each query (None: unbounded)
 
     @property
     def ref(self) -> str:
@@ -92,7 +95,7 @@ class Session:
         source = as_source(versions.view(None))
         if explain:
             return PlanText(explain_query(source, request, versions=versions))
-        return run_query(source, request, versions=versions)
+        return run_query(source, request, versions=versions, limits=self.limits)
 
     def branch_for(self, request: UpdateRequest) -> str:
         """The branch an update commits on; an error if that ref is not a branch."""
@@ -116,9 +119,11 @@ class Session:
         return UpdateResult(branch, commit.id, commit.added, commit.removed)
 
 
-def run_text(repo: fstore.Repository, text: str, *, at: str | None = None, fmt: str = "table", author: str = "") -> str:
-    """Run ``text`` and return its outcome serialised as ``fmt`` (json, csv, tsv, table, ...)."""
-    result = Session(repo, at, author).run(text)
+def run_text(repo: fstore.Repository, text: str, *, at: str | None = None, fmt: str = "table", author: str = "",
+             limits: Limits | None = None) -> str:
+    """Run ``text`` and return its outcome serialised as ``fmt`` (json, csv, tsv, table, ...);
+    a query runs under ``limits`` (its timeout counts the serialising too)."""
+    result = Session(repo, at, author, limits).run(text)
     return result.serialize(_FORMAT_NAMES.get(fmt, fmt))
 
 

@@ -11,7 +11,13 @@ import pytest
 
 from datae.cli import main
 from query import IRI, Literal, MemorySource, execute
-from query.errors import QueryError, QueryTooComplexError
+from query.errors import (
+    IntermediateTooLargeError,
+    QueryError,
+    QueryTimeoutError,
+    QueryTooComplexError,
+    ResultTooLargeError,
+)
 
 SHAPES = {
     "300 nested groups": "SELECT * WHERE " + "{" * 300 + " ?s ?p ?o " + "}" * 300,
@@ -67,7 +73,7 @@ def store(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DATAE_AUTHOR", "tester")
     assert main(["init"]) == 0
     body = "\n".join(f"<urn:s{i}> <urn:p> <urn:o{i}> ." for i in range(200))
-    (tmp_path / "data.nt").write_text(body + '\n<urn:s> <urn:name> "' + "a" * 30 + 'b" .\n')
+    (tmp_path / "data.nt").write_text(body + '\n<urn:s> <urn:name> "' + "a" * 60 + 'b" .\n')
     assert main(["import", "data.nt", "-m", "data"]) == 0
     capsys.readouterr()
     return tmp_path
@@ -84,3 +90,149 @@ def test_cli_refuses_deep_nesting_in_one_line(store, capsys) -> None:
     assert code == 128 and out == ""
     assert err.startswith("fatal: the query is too complex: nesting depth 101 exceeds 100")
     assert err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------- time limit
+
+
+def _numbers(n: int) -> MemorySource:
+    return MemorySource([(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i))) for i in range(n)])
+
+
+CROSS = "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }"  # 300³ = 27 million rows
+
+
+@pytest.mark.parametrize("text", [
+    CROSS,
+    "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }",  # nothing comes out until the end
+    'SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(STR(?f) = CONCAT(?b, ?d)) }',  # nothing comes out
+    "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f } ORDER BY ?f",
+    'ASK { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(STR(?f) = CONCAT(?b, ?d, "x")) }',
+])
+def test_a_slow_query_is_stopped_by_its_timeout(text: str) -> None:
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError, match=r"time limit of 0.5 s"):
+        result = execute(_numbers(300), text, timeout=0.5)
+        list(result) if result.form == "SELECT" else result.ask
+    assert time.monotonic() - started < 10
+
+
+def test_a_catastrophic_regex_is_stopped() -> None:
+    source = MemorySource([(None, IRI("urn:s"), IRI("urn:p"), Literal("a" * 60 + "b"))])
+    for text in ['SELECT * WHERE { ?s ?p ?o FILTER REGEX(?o, "^(a|aa)+$") }',
+                 'SELECT * WHERE { ?s ?p ?o BIND(REPLACE(?o, "(a|aa)+$", "x") AS ?r) }']:
+        started = time.monotonic()
+        with pytest.raises(QueryTimeoutError):
+            list(execute(source, text, timeout=0.5))
+        assert time.monotonic() - started < 10
+    # The issue's example: the engine sees through this one, or the deadline stops it.
+    started = time.monotonic()
+    try:
+        assert list(execute(source, 'SELECT * WHERE { ?s ?p ?o FILTER REGEX(?o, "^(a+)+$") }', timeout=0.5)) == []
+    except QueryTimeoutError:
+        pass
+    assert time.monotonic() - started < 10
+
+
+def test_regex_still_works_under_a_timeout() -> None:
+    source = MemorySource([(None, IRI("urn:s"), IRI("urn:p"), Literal("Alice")), (None, IRI("urn:t"), IRI("urn:p"), Literal("bob"))])
+    rows = execute(source, 'SELECT ?o WHERE { ?s ?p ?o FILTER REGEX(?o, "^a", "i") }', timeout=5)
+    assert [row["o"].lexical for row in rows] == ["Alice"]
+    rows = execute(source, r'SELECT (REPLACE(?o, "(\\w)(\\w*)", "$2$1") AS ?r) WHERE { ?s ?p ?o } ORDER BY ?r', timeout=5)
+    assert [row["r"].lexical for row in rows] == ["liceA", "obb"]
+
+
+def test_no_timeout_by_default_and_a_fast_query_finishes() -> None:
+    assert len(list(execute(_numbers(10), CROSS, timeout=30))) == 1000
+    assert len(list(execute(_numbers(10), CROSS))) == 1000
+
+
+# ---------------------------------------------------------------------------- held rows
+
+
+@pytest.mark.parametrize("text, operator", [
+    ("SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b ?d", "ORDER BY"),
+    ("SELECT DISTINCT ?a ?c WHERE { ?a ?p ?b . ?c ?q ?d }", "DISTINCT"),
+    ("SELECT ?a ?c (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d } GROUP BY ?a ?c", "GROUP BY"),
+    ("CONSTRUCT { ?a <urn:x> ?d } WHERE { ?a ?p ?b . ?c ?q ?d }", "CONSTRUCT"),
+])
+def test_operators_that_hold_rows_are_capped(text: str, operator: str) -> None:
+    with pytest.raises(IntermediateTooLargeError, match=f"{operator} holds more than 1,000 rows") as caught:
+        result = execute(_numbers(100), text, max_held_rows=1000)
+        list(result) if result.form == "SELECT" else result.triples
+    assert caught.value.limit == 1000 and caught.value.operator == operator
+    assert isinstance(caught.value, ResultTooLargeError) and isinstance(caught.value, QueryError)
+
+
+def test_under_the_cap_nothing_changes() -> None:
+    assert len(list(execute(_numbers(30), "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b", max_held_rows=900))) == 900
+    grouped = execute(_numbers(100), "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d }", max_held_rows=10)
+    assert [row["n"].lexical for row in grouped] == ["10000"]  # one group: streams through
+    top = execute(_numbers(100), "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b LIMIT 3", max_held_rows=10)
+    assert len(list(top)) == 3  # a top-k sort holds only k rows
+
+
+def test_a_hash_join_table_is_capped() -> None:
+    from query.engine import run_query
+    from query.limits import Limits
+    from query.parser import parse_query
+
+    text = "SELECT * WHERE { ?a ?p ?b MINUS { ?c ?q ?d . ?e ?r ?f } }"
+    with pytest.raises(IntermediateTooLargeError, match="MINUS"):
+        list(run_query(_numbers(40), parse_query(text), limits=Limits(None, None, 1000)))
+
+
+# ---------------------------------------------------------------------------- the command line
+
+
+def test_cli_timeout_stops_the_query_in_one_line(store, capsys) -> None:
+    started = time.monotonic()
+    code, out, err = _cli(capsys, "query", "--timeout", "0.5", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }")
+    assert code == 128 and out == "" and err.count("\n") == 1
+    assert err.startswith("fatal: the query ran past its time limit of 0.5 s and was stopped")
+    assert time.monotonic() - started < 10
+
+
+def test_cli_catastrophic_regex_is_stopped(store, capsys) -> None:
+    code, _, err = _cli(capsys, "query", "--timeout", "0.5",
+                        'SELECT * WHERE { ?s <urn:name> ?o FILTER REGEX(?o, "^(a|aa)+$") }')
+    assert code == 128 and err.startswith("fatal: the query ran past its time limit")
+
+
+def test_cli_held_rows_cap_in_one_line(store, capsys) -> None:
+    code, out, err = _cli(capsys, "query", "--max-held-rows", "100", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b")
+    assert code == 128 and err.count("\n") == 1
+    assert err.startswith("fatal: ORDER BY holds more than 100 rows")
+    code, out, _ = _cli(capsys, "query", "--timeout", "30", "--format", "csv", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    assert code == 0 and out.split() == ["n", "201"]
+
+
+def test_cli_refuses_a_nonpositive_limit(store, capsys) -> None:
+    code, _, err = _cli(capsys, "query", "--timeout", "0", "ASK {}")
+    assert code == 128 and "must be positive" in err
+
+
+# ---------------------------------------------------------------------------- the server's query path
+
+
+def test_the_servers_query_path_applies_every_limit(store) -> None:
+    import fstore
+    from datae.sparql_http import Operation, run_operation
+    from query.limits import Limits
+
+    from datae.cli import STORE_DIR
+
+    repo = fstore.open(str(store / STORE_DIR))
+    try:
+        limits = Limits(timeout=0.5, max_rows=10_000, max_held_rows=100)
+        regex = 'SELECT * WHERE { ?s <urn:name> ?o FILTER REGEX(?o, "^(a|aa)+$") }'
+        with pytest.raises(QueryTimeoutError):
+            run_operation(repo, Operation("query", regex), limits)
+        with pytest.raises(IntermediateTooLargeError, match="ORDER BY"):
+            run_operation(repo, Operation("query", "SELECT * WHERE { ?s ?p ?o } ORDER BY ?o"), limits)
+        with pytest.raises(QueryTooComplexError):
+            run_operation(repo, Operation("query", SHAPES["300 nested groups"]), limits)
+        result = run_operation(repo, Operation("query", "SELECT * WHERE { ?s ?p ?o } LIMIT 5"), limits)
+        assert len(list(result)) == 5
+    finally:
+        repo.close()
