@@ -3,9 +3,11 @@
 The deadline is checked as rows come out of the store (:class:`LimitedSource` wraps a
 source, :mod:`query.source`) and as they flow between the operators of a plan
 (``run_query(..., check=deadline.check)``), so a query stops within a few thousand rows
-of its deadline whatever its plan. (A single expression that runs long on its own, such
-as a backtracking regular expression on one value, is not interrupted.) :func:`collect`
-reads a result's rows under both limits.
+of its deadline whatever its plan. REGEX and REPLACE take the time left as their match
+timeout (:mod:`query.functions`), so a backtracking pattern stops at the deadline too.
+``max_held_rows`` caps what one operator holds (:meth:`query.executor.Executor.held`);
+:func:`query.engine.run_query` applies both, and :func:`collect` reads a result's rows
+under the cap on the result (``max_rows``). docs/query.md, "Limits", has the whole story.
 
 >>> from query import MemorySource, IRI, Literal, execute
 >>> quads = [(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i))) for i in range(10)]
