@@ -52,6 +52,7 @@ from .iri import resolve_iri
 from .nesting import check_nesting, guard_recursion
 from .terms import RDF_NS, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER, IRI, Literal
 from .translate import (
+    balanced,
     BindSyntax,
     FilterSyntax,
     GraphSyntax,
@@ -467,10 +468,12 @@ class _QueryTransformer(UpdateRules, Transformer):
     # ------------------------------------------------------------------ expressions
 
     def or_expr(self, items: list) -> Op:
-        return Op("||", (items[0], items[1]))
+        # || and && are associative (SPARQL's three-valued logic with errors as unknown),
+        # so a balanced tree means what the left-deep one does, at depth log2(n).
+        return balanced(items, lambda a, b: Op("||", (a, b)))
 
     def and_expr(self, items: list) -> Op:
-        return Op("&&", (items[0], items[1]))
+        return balanced(items, lambda a, b: Op("&&", (a, b)))
 
     def comp_op(self, items: list) -> str:
         return str(items[0])

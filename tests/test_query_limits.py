@@ -18,6 +18,7 @@ from query.errors import (
     QueryTooComplexError,
     ResultTooLargeError,
 )
+from query.terms import XSD_INTEGER
 
 SHAPES = {
     "300 nested groups": "SELECT * WHERE " + "{" * 300 + " ?s ?p ?o " + "}" * 300,
@@ -49,6 +50,23 @@ def test_deep_or_long_queries_run_or_are_refused_with_a_typed_error(text: str) -
     except QueryTooComplexError as error:
         assert "too complex" in str(error)
     # anything else (RecursionError, a crash) fails the test
+
+
+@pytest.mark.parametrize("name, rows", [("1,000 UNIONs", 1000), ("5,000-term ||", 0), ("5,000-term &&", 1),
+                                        ("1,000 FILTERs", 1)])
+def test_long_flat_chains_run(name: str, rows: int) -> None:
+    """UNION, ||, && and a group's FILTERs become balanced trees: thousands of terms run."""
+    assert len(list(execute(_source(), SHAPES[name]))) == rows
+
+
+def test_a_balanced_or_and_keeps_the_three_valued_logic() -> None:
+    numbers = MemorySource([(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i), XSD_INTEGER)) for i in range(5)])
+    ors = " || ".join(f"?o = {i}" for i in (1, 3)) + " || ?nope || " + " || ".join(f"?o = {i}" for i in (4, 7, 8))
+    rows = execute(numbers, f"SELECT ?o WHERE {{ ?s ?p ?o FILTER({ors}) }} ORDER BY ?o")
+    assert [row["o"].lexical for row in rows] == ["1", "3", "4"]  # an error (unbound) absorbed by a true
+    ands = " && ".join(f"?o != {i}" for i in (0, 2, 9, 11))
+    rows = execute(numbers, f"SELECT ?o WHERE {{ ?s ?p ?o FILTER({ands}) FILTER(?o != 3) }} ORDER BY ?o")
+    assert [row["o"].lexical for row in rows] == ["1", "4"]
 
 
 def test_nesting_error_names_the_depth_and_the_place() -> None:
