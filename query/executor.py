@@ -396,12 +396,12 @@ class Executor:
         """All solutions of a top-level plan."""
         return self.run(node, {}, DEFAULT)
 
-    def _table(self, node: PlanNode, graph: Any, keys: tuple) -> _HashTable:
+    def _table(self, node: PlanNode, graph: Any, keys: tuple, operator: str = "a hash join's table") -> _HashTable:
         key = (id(node), graph)
         table = self._tables.get(key)
         if table is None:
             with paused_gc():  # materialising: see nstore.collector
-                rows = list(self.held(self.run(node, {}, graph), "a hash join's table" if keys else "MINUS"))
+                rows = list(self.held(self.run(node, {}, graph), operator))
                 table = self._tables[key] = _HashTable(rows, keys)
         return table
 
@@ -583,7 +583,7 @@ class Executor:
     def _minus(self, node: MinusPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         right = node.right
         shared = tuple(sorted(node.left.certain & right.certain))
-        rows = None if shared else self._table(right, graph, ()).rows
+        rows = None if shared else self._table(right, graph, (), "MINUS").rows
         for sol in self.run(node.left, hint, graph):
             if shared:
                 probe = {k: sol[k] for k in shared}

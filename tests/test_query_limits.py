@@ -10,7 +10,7 @@ import time
 import pytest
 
 from datae.cli import main
-from query import IRI, Literal, MemorySource, execute
+from query import IRI, Literal, MemorySource, execute, explain
 from query.errors import (
     IntermediateTooLargeError,
     QueryError,
@@ -254,3 +254,13 @@ def test_the_servers_query_path_applies_every_limit(store) -> None:
         assert len(list(result)) == 5
     finally:
         repo.close()
+
+
+def test_a_hash_join_and_a_hash_optional_are_capped() -> None:
+    data = [(None, IRI(f"urn:s{i}"), IRI(p), Literal(str(i))) for i in range(100) for p in ("urn:p", "urn:q")]
+    cross = "SELECT * WHERE { { ?a <urn:p> ?b } UNION { ?a <urn:q> ?b } { ?c <urn:p> ?d } UNION { ?c <urn:q> ?d } }"
+    optional = "SELECT * WHERE { ?a <urn:p> ?b OPTIONAL { { ?a <urn:q> ?c } UNION { ?x <urn:q> ?c } } }"
+    for text in (cross, optional):
+        assert "(hash)" in explain(MemorySource(data), text)
+        with pytest.raises(IntermediateTooLargeError, match="a hash join's table holds more than 50 rows"):
+            list(execute(MemorySource(data), text, max_held_rows=50))
