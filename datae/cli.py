@@ -280,11 +280,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .server import ServerConfig, serve
 
-    if args.timeout <= 0 or args.max_results <= 0:
-        raise Fatal("--timeout and --max-results must be positive")
+    if args.timeout <= 0 or args.max_results <= 0 or args.max_held_rows <= 0:
+        raise Fatal("--timeout, --max-results and --max-held-rows must be positive")
     path = store_path(args)
     config = ServerConfig(str(path), token=read_token_file(args.token_file) if args.token_file else None,
-                          read_only=args.read_only, limits=Limits(args.timeout, args.max_results))
+                          read_only=args.read_only, limits=Limits(args.timeout, args.max_results, args.max_held_rows))
     if config.token is None and not config.read_only and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"datae serve: warning: anyone who reaches {args.host} can write (give --token-file or --read-only)",
               file=sys.stderr)
@@ -378,6 +378,7 @@ def cmd_blame(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    from query.limits import Limits
     from query.session import run_text
 
     text = args.query
@@ -385,10 +386,13 @@ def cmd_query(args: argparse.Namespace) -> int:
         text = sys.stdin.read()
     elif args.file:
         text = Path(args.file).read_text()
+    if (args.timeout is not None and args.timeout <= 0) or args.max_held_rows <= 0:
+        raise Fatal("--timeout and --max-held-rows must be positive")
+    limits = Limits(timeout=args.timeout, max_rows=None, max_held_rows=args.max_held_rows)
     repo = open_repo(args)
     try:
         sys.stdout.write(run_text(repo, text, at=args.at, fmt=args.format, author=args.author or default_author(),
-                                  load_dir=args.load_dir))
+                                  limits=limits, load_dir=args.load_dir))
     finally:
         repo.close()
     return 0
@@ -509,6 +513,15 @@ def default_author() -> str:
 # -- parser --------------------------------------------------------------------------
 
 
+def held_rows_option(p: argparse.ArgumentParser) -> None:
+    """``--max-held-rows``: the cap on rows one query operator (ORDER BY, GROUP BY,
+    DISTINCT, a hash join) holds in memory (query.limits)."""
+    from query.limits import MAX_HELD_ROWS
+
+    p.add_argument("--max-held-rows", type=int, default=MAX_HELD_ROWS, metavar="ROWS",
+                   help=f"refuse a query whose sort, grouping, DISTINCT or join holds more rows (default {MAX_HELD_ROWS})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import merging, undo  # they import this module's helpers
 
@@ -600,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="stop a query after this long (default 30)")
     p.add_argument("--max-results", type=int, default=100_000, metavar="ROWS",
                    help="refuse a query result larger than this (default 100000)")
+    held_rows_option(p)
 
     p = command("switch", cmd_switch, "make BRANCH the current branch")
     p.add_argument("branch")
@@ -665,6 +679,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--author")
     p.add_argument("--load-dir", metavar="DIR",
                    help="let LOAD <file:...> read files under DIR (default: LOAD is refused; docs/query.md)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the query after this long (default: none)")
+    held_rows_option(p)
 
     p = command("repl", cmd_repl, "an interactive query shell")
     p.add_argument("--at")

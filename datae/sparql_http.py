@@ -25,7 +25,7 @@ import fstore
 from nstore.errors import DataeError
 from query.algebra import Dataset
 from query.engine import run_query
-from query.limits import LimitedSource, Limits, collect
+from query.limits import Limits, collect
 from query.outcomes import UpdateResult
 from query.parser import parse_query, parse_update
 from query.results import Result
@@ -204,8 +204,8 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
                                                            tuple(map(IRI, operation.named_graphs))))
     versions = VersionContext(repo, operation.ref)
     deadline = limits.deadline()
-    source = LimitedSource(as_source(_views.at(versions)), deadline)
-    return collect(run_query(source, query, versions=versions, check=deadline.check), limits, deadline)
+    source = as_source(_views.at(versions))
+    return collect(run_query(source, query, versions=versions, limits=limits, deadline=deadline), limits, deadline)
 
 
 class _Views:

@@ -20,9 +20,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from .algebra import BNode, Query, Var
-from .errors import QueryEvaluationError
+from .errors import IntermediateTooLargeError, QueryEvaluationError
 from .executor import Executor
 from .expressions import ExprContext
+from .limits import Deadline, LimitedSource, Limits
+from .nesting import guard_recursion
 from .parser import parse_query
 from .planner import DEFAULT, Planner, explain_plan
 from .results import Result
@@ -34,35 +36,67 @@ __all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]
 
 
 def prepare(source: Any, query: Query, versions: VersionContext | None = None,
-            check: Callable[[], None] | None = None) -> tuple[Executor, Any]:
+            check: Callable[[], None] | None = None, *, deadline: Deadline | None = None,
+            max_held_rows: int | None = None) -> tuple[Executor, Any]:
     """An executor and the physical plan of ``query`` over ``source`` (over the view at the
-    query's ``AT`` ref if it has one); ``check`` is called as rows flow (a deadline)."""
+    query's ``AT`` ref if it has one); ``check`` is called as rows flow. With a
+    ``deadline``, store reads, the rows between operators and REGEX stop at it; operators
+    that hold rows in memory hold at most ``max_held_rows`` (None: any number)."""
     if query.at is not None:
         source = as_source(require(versions, "AT").view(query.at))
     ctx = ExprContext(base=query.base)
-    executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check)
+    if deadline is not None and deadline.at is not None:
+        source = LimitedSource(source, deadline)
+        check = _both(check, deadline.check)
+        ctx.deadline = deadline
+    executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check, max_held_rows=max_held_rows)
     planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs), versions=versions)
     return executor, planner.plan(query.pattern)
 
 
-def execute(source_or_view: Any, text: str, *, base: str | None = None, versions: VersionContext | None = None) -> Result:
+def _both(first: Callable[[], None] | None, second: Callable[[], None]) -> Callable[[], None]:
+    if first is None:
+        return second
+
+    def both() -> None:
+        first()
+        second()
+
+    return both
+
+
+def execute(source_or_view: Any, text: str, *, base: str | None = None, versions: VersionContext | None = None,
+            timeout: float | None = None, max_held_rows: int | None = None) -> Result:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) and return its :class:`Result`.
 
     ``source_or_view`` is anything with the :mod:`query.source` protocol, or an fstore view
     or transaction. SELECT solutions stream: they are read from the store as the result is
     iterated, so iterate it while the view is alive. ``versions`` resolves the refs of
     version clauses (default: the repository and commit of ``source_or_view``).
+
+    ``timeout`` (seconds, counted from this call, reading the result included) stops the
+    query with a :class:`~query.errors.QueryTimeoutError`; ``max_held_rows`` caps the rows
+    ORDER BY, GROUP BY, DISTINCT, a hash join or MINUS hold (an
+    :class:`~query.errors.IntermediateTooLargeError`). See docs/query.md, "Limits".
     """
     if versions is None:
         versions = VersionContext.of(source_or_view)
-    return run_query(as_source(source_or_view), parse_query(text, base=base), versions=versions)
+    limits = Limits(timeout=timeout, max_rows=None, max_held_rows=max_held_rows)
+    return run_query(as_source(source_or_view), parse_query(text, base=base), versions=versions, limits=limits)
 
 
 def run_query(source: Any, query: Query, *, versions: VersionContext | None = None,
-              check: Callable[[], None] | None = None) -> Result:
+              check: Callable[[], None] | None = None, limits: Limits | None = None,
+              deadline: Deadline | None = None) -> Result:
     """Evaluate a parsed query; ``check`` is called every few thousand rows and may stop
-    it by raising (what :mod:`query.limits` does with a deadline)."""
-    executor, plan = prepare(source, query, versions, check)
+    it by raising. Under ``limits`` the query stops at ``deadline`` (default: its timeout
+    from now) and holds at most ``limits.max_held_rows`` rows in an operator; the cap on
+    the result's own rows is :func:`query.limits.collect`'s."""
+    if limits is not None and deadline is None:
+        deadline = limits.deadline()
+    held = limits.max_held_rows if limits is not None else None
+    with guard_recursion("planning"):
+        executor, plan = prepare(source, query, versions, check, deadline=deadline, max_held_rows=held)
     solutions = _read_together(executor.source, executor.solutions(plan))
     names = [v.name for v in query.vars]
     if query.form == "SELECT":
@@ -78,19 +112,22 @@ def run_query(source: Any, query: Query, *, versions: VersionContext | None = No
 
 
 def _read_together(source: Any, solutions: Iterator[dict]) -> Iterator[dict]:
-    """The solutions, read in one store read transaction if the source can do that."""
+    """The solutions, read in one store read transaction if the source can do that (a
+    RecursionError from too long a chain becomes a QueryTooComplexError)."""
     reading = getattr(source, "reading", None)
-    if reading is None:
-        yield from solutions
-        return
-    with reading():
-        yield from solutions
+    with guard_recursion("evaluating"):
+        if reading is None:
+            yield from solutions
+            return
+        with reading():
+            yield from solutions
 
 
 def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -> list:
     """Instantiate the template once per solution; the result is a set of triples."""
     out: dict = {}
     ctx = executor.ctx
+    held = executor.max_held_rows
     for sol in solutions:
         fresh: dict = {}
         for triple in template:
@@ -108,13 +145,15 @@ def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -
             if s is None or p is None or o is None or type(s) is Literal or type(p) is not IRI:
                 continue
             out[(s, p, o)] = None
+        if held is not None and len(out) > held:
+            raise IntermediateTooLargeError("CONSTRUCT", held)
     return list(out)
 
 
 def _describe(query: Query, solutions: Iterator[dict], executor: Executor) -> list:
     """DESCRIBE: every triple of the default graph whose subject is a described resource."""
     resources: dict = {}
-    rows = list(solutions)
+    rows = list(executor.held(solutions, "DESCRIBE"))
     for target in query.describe:
         if type(target) is Var:
             for sol in rows:

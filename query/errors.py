@@ -19,6 +19,10 @@ __all__ = [
     "UnknownPrefixError",
     "UnsupportedFeatureError",
     "QueryEvaluationError",
+    "QueryTooComplexError",
+    "QueryTimeoutError",
+    "ResultTooLargeError",
+    "IntermediateTooLargeError",
     "UpdateError",
     "ReadOnlyGraphError",
     "LoadError",
@@ -77,6 +81,43 @@ class UnsupportedFeatureError(QueryError, NotImplementedError):
 
 class QueryEvaluationError(QueryError):
     """The query is well-formed but cannot be evaluated (e.g. a bad argument to execute)."""
+
+
+class QueryTooComplexError(QueryError):
+    """The query nests deeper (groups, parentheses, function calls, paths) than datae
+    evaluates, or is too long a chain for it: refused before it runs, rather than
+    exhausting Python's stack.
+
+    >>> str(QueryTooComplexError("nesting depth 300 exceeds 100 (line 1, column 312)"))
+    'the query is too complex: nesting depth 300 exceeds 100 (line 1, column 312)'
+    """
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(f"the query is too complex: {detail}")
+
+
+class QueryTimeoutError(QueryEvaluationError):
+    """A query ran past its time limit and was stopped; ``seconds`` is the limit."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        super().__init__(f"the query ran past its time limit of {seconds:g} s and was stopped")
+
+
+class ResultTooLargeError(QueryEvaluationError):
+    """A query's result has more rows than allowed."""
+
+
+class IntermediateTooLargeError(ResultTooLargeError):
+    """An operator that holds rows in memory (ORDER BY, GROUP BY, DISTINCT, a hash join's
+    table, MINUS) would hold more than allowed; ``limit`` is the cap, ``operator`` its name."""
+
+    def __init__(self, operator: str, limit: int) -> None:
+        self.operator = operator
+        self.limit = limit
+        super().__init__(f"{operator} holds more than {limit:,} rows (the limit on rows held in memory); "
+                         "narrow the query or raise the limit (max_held_rows, --max-held-rows)")
 
 
 class UpdateError(QueryError):

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import heapq
 from itertools import islice
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from fstore import Param
 from nstore.collector import paused_gc
 
 from .aggregates import ERROR, new_accumulator
 from .algebra import Dataset, Var
+from .errors import IntermediateTooLargeError
 from .expressions import ExprContext, compile_expr, filter_passes, order_key
 from .paths import eval_path
 from .planner import (
@@ -212,14 +213,22 @@ def _checked(rows: Iterator[Solution], check: Callable[[], None]) -> Iterator[So
         yield row
 
 
+def _capped(rows: Iterable[Solution], limit: int, operator: str) -> Iterator[Solution]:
+    for count, row in enumerate(rows, 1):
+        if count > limit:
+            raise IntermediateTooLargeError(operator, limit)
+        yield row
+
+
 class Executor:
     """Runs plans against a source for one query (its dataset and expression context);
     ``check``, if given, is called as rows flow between operators (e.g. a deadline)."""
 
     def __init__(self, source: Any, *, dataset: Dataset | None = None, ctx: ExprContext | None = None,
-                 check: Callable[[], None] | None = None) -> None:
+                 check: Callable[[], None] | None = None, max_held_rows: int | None = None) -> None:
         self.source = source
         self.check = check  # called every _CHECK_EVERY rows an operator yields (a deadline)
+        self.max_held_rows = max_held_rows  # rows one materialising operator may hold (None: any)
         self.ctx = ctx or ExprContext()
         self.ctx.exists = self.exists
         dataset = dataset or Dataset()
@@ -332,6 +341,14 @@ class Executor:
             found = self._nodes[key] = list(nodes)
         return found
 
+    def held(self, rows: Iterable[Solution], operator: str) -> Iterable[Solution]:
+        """``rows``, which ``operator`` keeps in memory: an IntermediateTooLargeError past
+        :attr:`max_held_rows` of them."""
+        limit = self.max_held_rows
+        if limit is None:
+            return rows
+        return _capped(rows, limit, operator)
+
     def _compile(self, expr: Any, graph: Any) -> Any:
         key = (id(expr), graph)
         compiled = self._compiled.get(key)
@@ -379,12 +396,13 @@ class Executor:
         """All solutions of a top-level plan."""
         return self.run(node, {}, DEFAULT)
 
-    def _table(self, node: PlanNode, graph: Any, keys: tuple) -> _HashTable:
+    def _table(self, node: PlanNode, graph: Any, keys: tuple, operator: str = "a hash join's table") -> _HashTable:
         key = (id(node), graph)
         table = self._tables.get(key)
         if table is None:
             with paused_gc():  # materialising: see nstore.collector
-                table = self._tables[key] = _HashTable(list(self.run(node, {}, graph)), keys)
+                rows = list(self.held(self.run(node, {}, graph), operator))
+                table = self._tables[key] = _HashTable(rows, keys)
         return table
 
     # ------------------------------------------------------------------ operators
@@ -565,7 +583,7 @@ class Executor:
     def _minus(self, node: MinusPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         right = node.right
         shared = tuple(sorted(node.left.certain & right.certain))
-        rows = None if shared else self._table(right, graph, ()).rows
+        rows = None if shared else self._table(right, graph, (), "MINUS").rows
         for sol in self.run(node.left, hint, graph):
             if shared:
                 probe = {k: sol[k] for k in shared}
@@ -654,6 +672,7 @@ class Executor:
     def _accumulate(self, solutions: Iterator[Solution], groups: dict, keys: list, key_names: list | None,
                     aggregates: list, arguments: list) -> None:
         """Feed each solution to the accumulators of its group (made on first sight)."""
+        limit = self.max_held_rows if self.max_held_rows is not None else -1
         for sol in solutions:
             if key_names is not None:
                 key = tuple([sol.get(name) for name in key_names])
@@ -667,6 +686,8 @@ class Executor:
                 key = tuple(values)
             accumulators = groups.get(key)
             if accumulators is None:
+                if len(groups) == limit:
+                    raise IntermediateTooLargeError("GROUP BY", limit)
                 accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
             for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
                 if argument is not None:
@@ -697,7 +718,7 @@ class Executor:
         with paused_gc():  # sorting reads every solution first
             if node.top_k is not None:
                 return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
-            return iter(sorted(rows, key=sort_key))
+            return iter(sorted(self.held(rows, "ORDER BY"), key=sort_key))
 
     def _project(self, node: ProjectPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         names = node.vars
@@ -706,9 +727,12 @@ class Executor:
 
     def _distinct(self, node: DistinctPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         seen = set()
+        limit = self.max_held_rows if self.max_held_rows is not None else -1
         for sol in self.run(node.child, hint, graph):
             key = frozenset(sol.items())
             if key not in seen:
+                if len(seen) == limit:
+                    raise IntermediateTooLargeError("DISTINCT", limit)
                 seen.add(key)
                 yield sol
 
@@ -734,7 +758,8 @@ class Executor:
                 continue
             ctx = ExprContext(base=self.ctx.base)
             ctx.now = self.ctx.now
-            sub = Executor(source, dataset=self.dataset, ctx=ctx)
+            ctx.deadline = self.ctx.deadline
+            sub = Executor(source, dataset=self.dataset, ctx=ctx, check=self.check, max_held_rows=self.max_held_rows)
             plan = Planner(source, ctx, default_graphs=tuple(sub.default_graphs)).plan(node.pattern, frozenset(inner), graph)
             for sol in sub.run(plan, inner, graph):
                 for extra in wanted:

@@ -16,17 +16,21 @@ Literal('oto')
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import random
 import re
+import time
 import uuid
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
 from typing import Any, Callable
 from urllib.parse import quote
 
+import regex
+
 from .algebra import Call, FunctionCall, Var
-from .errors import QuerySyntaxError
+from .errors import QuerySyntaxError, QueryTimeoutError
 from .iri import resolve_iri
 from .terms import (
     DBL,
@@ -334,30 +338,35 @@ def _substr(source: Any, start: Any, length: Any = None) -> Literal:
     return _like("".join(chars), lang)
 
 
-_REGEX_CACHE: dict[tuple[str, str], re.Pattern] = {}
+# REGEX and REPLACE run on the third-party ``regex`` engine rather than ``re``: both
+# backtrack, but ``regex`` takes a ``timeout`` and stops a match that runs past it, so a
+# catastrophic pattern such as ``^(a|aa)+$`` ends at the query's deadline (``re`` cannot
+# be interrupted; RE2 cannot, and lacks the back-references XPath regexes allow). Its
+# default VERSION0 syntax is ``re``'s, plus ``\p{..}`` classes that XPath has too.
+_REGEX_CACHE: dict[tuple[str, str], regex.Pattern] = {}
 
 
-def _regex_compile(pattern: str, flags: str) -> re.Pattern:
+def _regex_compile(pattern: str, flags: str) -> regex.Pattern:
     key = (pattern, flags)
     compiled = _REGEX_CACHE.get(key)
     if compiled is None:
         options = 0
         for flag in flags:
             if flag == "i":
-                options |= re.IGNORECASE
+                options |= regex.IGNORECASE
             elif flag == "s":
-                options |= re.DOTALL
+                options |= regex.DOTALL
             elif flag == "m":
-                options |= re.MULTILINE
+                options |= regex.MULTILINE
             elif flag == "x":
-                options |= re.VERBOSE
+                options |= regex.VERBOSE
             elif flag == "q":
-                pattern = re.escape(pattern)
+                pattern = regex.escape(pattern)
             else:
                 raise EvalError()
         try:
-            compiled = re.compile(pattern, options)
-        except re.error:
+            compiled = regex.compile(pattern, options)
+        except regex.error:
             raise EvalError() from None
         if len(_REGEX_CACHE) > 1024:
             _REGEX_CACHE.clear()
@@ -365,16 +374,31 @@ def _regex_compile(pattern: str, flags: str) -> re.Pattern:
     return compiled
 
 
-def _regex(text: Any, pattern: Any, flags: Any = None) -> Literal:
+def _time_left(deadline: Any) -> float | None:
+    """Seconds before ``deadline`` (a :class:`query.limits.Deadline`; None: no limit);
+    a QueryTimeoutError if it has passed."""
+    if deadline is None or deadline.at is None:
+        return None
+    left = deadline.at - time.monotonic()
+    if left <= 0:
+        raise QueryTimeoutError(deadline.seconds)
+    return left
+
+
+def _regex(text: Any, pattern: Any, flags: Any = None, *, deadline: Any = None) -> Literal:
+    """REGEX, stopped at ``deadline`` (a QueryTimeoutError) however it backtracks."""
     subject, _ = _string(text)
     compiled = _regex_compile(_simple(pattern), _simple(flags) if flags is not None else "")
-    return boolean(compiled.search(subject) is not None)
+    try:
+        return boolean(compiled.search(subject, timeout=_time_left(deadline)) is not None)
+    except TimeoutError:
+        raise QueryTimeoutError(deadline.seconds) from None
 
 
 _REPLACEMENT_RE = re.compile(r"\\(.)|\$(\d)|\\$|\$")
 
 
-def _replace(text: Any, pattern: Any, replacement: Any, flags: Any = None) -> Literal:
+def _replace(text: Any, pattern: Any, replacement: Any, flags: Any = None, *, deadline: Any = None) -> Literal:
     subject, lang = _string(text)
     compiled = _regex_compile(_simple(pattern), _simple(flags) if flags is not None else "")
     template = _simple(replacement)
@@ -395,7 +419,7 @@ def _replace(text: Any, pattern: Any, replacement: Any, flags: Any = None) -> Li
         last = m.end()
     pieces.append(template[last:])
 
-    def expand(match: re.Match) -> str:
+    def expand(match: regex.Match) -> str:
         out = []
         for piece in pieces:
             if type(piece) is int:
@@ -404,7 +428,10 @@ def _replace(text: Any, pattern: Any, replacement: Any, flags: Any = None) -> Li
                 out.append(piece)
         return "".join(out)
 
-    return _like(compiled.sub(expand, subject), lang)
+    try:
+        return _like(compiled.sub(expand, subject, timeout=_time_left(deadline)), lang)
+    except TimeoutError:
+        raise QueryTimeoutError(deadline.seconds) from None
 
 
 def _hash(algorithm: str) -> Callable[[Any], Literal]:
@@ -504,6 +531,9 @@ _STRICT: dict[str, tuple[Callable, int, int]] = {
 FUNCTION_ARITY = {name: (low, high) for name, (_, low, high) in _STRICT.items()}
 
 
+_STOPPABLE = frozenset({"REGEX", "REPLACE"})  # the functions that take the query's deadline
+
+
 def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
     """Compile a built-in call; ``compile_expr`` compiles its arguments."""
     name = call.name
@@ -565,6 +595,9 @@ def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
     if entry is None:
         raise QuerySyntaxError(f"unknown function {name}")
     fn, low, high = entry
+    deadline = getattr(ctx, "deadline", None)
+    if deadline is not None and name in _STOPPABLE:
+        fn = functools.partial(fn, deadline=deadline)
     if not low <= len(args) <= high:
         raise QuerySyntaxError(f"{name} takes {low}{'' if low == high else '-' + str(high)} arguments, not {len(args)}")
     if len(args) == 1:

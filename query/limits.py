@@ -3,9 +3,11 @@
 The deadline is checked as rows come out of the store (:class:`LimitedSource` wraps a
 source, :mod:`query.source`) and as they flow between the operators of a plan
 (``run_query(..., check=deadline.check)``), so a query stops within a few thousand rows
-of its deadline whatever its plan. (A single expression that runs long on its own, such
-as a backtracking regular expression on one value, is not interrupted.) :func:`collect`
-reads a result's rows under both limits.
+of its deadline whatever its plan. REGEX and REPLACE take the time left as their match
+timeout (:mod:`query.functions`), so a backtracking pattern stops at the deadline too.
+``max_held_rows`` caps what one operator holds (:meth:`query.executor.Executor.held`);
+:func:`query.engine.run_query` applies both, and :func:`collect` reads a result's rows
+under the cap on the result (``max_rows``). docs/query.md, "Limits", has the whole story.
 
 >>> from query import MemorySource, IRI, Literal, execute
 >>> quads = [(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i))) for i in range(10)]
@@ -14,7 +16,7 @@ reads a result's rows under both limits.
 >>> collect(execute(source, "SELECT * WHERE { ?s ?p ?o }"), limits)
 Traceback (most recent call last):
 ...
-query.limits.ResultTooLargeError: the result has more than 3 rows (the limit)
+query.errors.ResultTooLargeError: the result has more than 3 rows (the limit)
 """
 
 from __future__ import annotations
@@ -23,28 +25,28 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from .errors import QueryEvaluationError
+from .errors import QueryTimeoutError, ResultTooLargeError
 from .results import Result
 
-__all__ = ["Limits", "Deadline", "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect"]
+__all__ = ["MAX_HELD_ROWS", "Limits", "Deadline", "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect"]
 
 _CHECK_EVERY = 1024
 
-
-class QueryTimeoutError(QueryEvaluationError):
-    """A query ran past its time limit and was stopped."""
-
-
-class ResultTooLargeError(QueryEvaluationError):
-    """A query's result has more rows than allowed."""
+MAX_HELD_ROWS = 2_000_000
+"""The default cap on rows one operator holds: about 1 GB of solutions of a few
+variables, and a minute or more of sorting in Python, beyond which a query is more
+likely a mistake (a cross product) than a need."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """``timeout`` seconds (None: none) and ``max_rows`` solutions or triples (None: any)."""
+    """``timeout`` seconds (None: none), ``max_rows`` solutions or triples in the result
+    (None: any; :func:`collect` applies it) and ``max_held_rows`` rows held in memory by
+    one operator: ORDER BY, GROUP BY, DISTINCT, a hash join's table, MINUS (None: any)."""
 
     timeout: float | None = 30.0
     max_rows: int | None = 100_000
+    max_held_rows: int | None = MAX_HELD_ROWS
 
     def deadline(self) -> Deadline:
         return Deadline(None if self.timeout is None else time.monotonic() + self.timeout, self.timeout)
@@ -58,8 +60,9 @@ class Deadline:
     seconds: float | None
 
     def check(self) -> None:
+        """A :class:`QueryTimeoutError` if the deadline has passed."""
         if self.at is not None and time.monotonic() > self.at:
-            raise QueryTimeoutError(f"the query ran past its time limit of {self.seconds:g} s and was stopped")
+            raise QueryTimeoutError(self.seconds)
 
 
 class LimitedSource:

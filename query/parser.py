@@ -49,8 +49,10 @@ from .algebra import (
 )
 from .errors import QuerySyntaxError, UnknownPrefixError
 from .iri import resolve_iri
+from .nesting import check_nesting, guard_recursion
 from .terms import RDF_NS, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER, IRI, Literal
 from .translate import (
+    balanced,
     BindSyntax,
     FilterSyntax,
     GraphSyntax,
@@ -466,10 +468,12 @@ class _QueryTransformer(UpdateRules, Transformer):
     # ------------------------------------------------------------------ expressions
 
     def or_expr(self, items: list) -> Op:
-        return Op("||", (items[0], items[1]))
+        # || and && are associative (SPARQL's three-valued logic with errors as unknown),
+        # so a balanced tree means what the left-deep one does, at depth log2(n).
+        return balanced(items, lambda a, b: Op("||", (a, b)))
 
     def and_expr(self, items: list) -> Op:
-        return Op("&&", (items[0], items[1]))
+        return balanced(items, lambda a, b: Op("&&", (a, b)))
 
     def comp_op(self, items: list) -> str:
         return str(items[0])
@@ -902,16 +906,18 @@ def _parse(text: str, start: str, base: str | None) -> Any:
     parser = grammar_parser()
     if "\\u" in text or "\\U" in text:
         text = _decode_codepoints(text)
-    try:
-        tree: Tree = parser.parse(text, start=start)
-    except UnexpectedInput as error:
-        raise _syntax_error(parser, text, error, start) from None
-    try:
-        return _QueryTransformer(base).transform(tree)
-    except VisitError as error:
-        if isinstance(error.orig_exc, QuerySyntaxError):
-            raise error.orig_exc from None
-        raise
+    check_nesting(text)  # before lark and the transformer recurse over a deep tree
+    with guard_recursion("parsing"):
+        try:
+            tree: Tree = parser.parse(text, start=start)
+        except UnexpectedInput as error:
+            raise _syntax_error(parser, text, error, start) from None
+        try:
+            return _QueryTransformer(base).transform(tree)
+        except VisitError as error:
+            if isinstance(error.orig_exc, (QuerySyntaxError, RecursionError)):
+                raise error.orig_exc from None
+            raise
 
 
 def parse_query(text: str, *, base: str | None = None) -> Query:

@@ -628,7 +628,7 @@ class Planner:
         running = 1.0
         for number, step in enumerate(steps):
             step.in_est = running
-            running = (running * max(step.est, 1.0) if number else step.est) / 3.0 ** len(step.filters)
+            running = (running * max(step.est, 1.0) if number else step.est) / 3.0 ** min(len(step.filters), 64)  # 3**647 overflows
         return self._wrap(node, leftover, graph)
 
     # ------------------------------------------------------------------ joins

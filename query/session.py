@@ -34,6 +34,7 @@ import fstore
 
 from .engine import explain_query, run_query
 from .errors import UpdateError
+from .limits import Limits
 from .outcomes import PlanText, UpdateResult
 from .parser import parse_request
 from .results import Result
@@ -66,11 +67,12 @@ class Session:
     commits updates make, and the directory ``LOAD <file:...>`` may read files under
     (``load_dir``; None, the default: LOAD is refused, see :mod:`query.loading`)."""
 
-    def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "", *,
-                 load_dir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "",
+                 limits: Limits | None = None, *, load_dir: str | os.PathLike[str] | None = None) -> None:
         self.repo = repo
         self.at = at
         self.author = author
+        self.limits = limits  # timeout and held-rows cap of each query (None: unbounded)
         self.load_dir = load_dir
 
     @property
@@ -95,7 +97,7 @@ class Session:
         source = as_source(versions.view(None))
         if explain:
             return PlanText(explain_query(source, request, versions=versions))
-        return run_query(source, request, versions=versions)
+        return run_query(source, request, versions=versions, limits=self.limits)
 
     def branch_for(self, request: UpdateRequest) -> str:
         """The branch an update commits on; an error if that ref is not a branch."""
@@ -120,10 +122,11 @@ class Session:
 
 
 def run_text(repo: fstore.Repository, text: str, *, at: str | None = None, fmt: str = "table", author: str = "",
-             load_dir: str | os.PathLike[str] | None = None) -> str:
+             limits: Limits | None = None, load_dir: str | os.PathLike[str] | None = None) -> str:
     """Run ``text`` and return its outcome serialised as ``fmt`` (json, csv, tsv, table, ...);
-    ``load_dir`` as for :class:`Session`."""
-    result = Session(repo, at, author, load_dir=load_dir).run(text)
+    a query runs under ``limits`` (its timeout counts the serialising too); ``load_dir`` as
+    for :class:`Session`."""
+    result = Session(repo, at, author, limits, load_dir=load_dir).run(text)
     return result.serialize(_FORMAT_NAMES.get(fmt, fmt))
 
 

@@ -15,7 +15,7 @@ Filter(expr=Var(name='o'), pattern=BGP(triples=(Triple(s=Var(name='s'), p=IRI('h
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from .algebra import (
     BGP,
@@ -169,11 +169,22 @@ def join(left: Any, right: Any) -> Any:
     return Join(left, right)
 
 
+def balanced(items: list, combine: Callable[[Any, Any], Any]) -> Any:
+    """``items`` combined pairwise, left to right, into a tree of depth log2(n) rather than
+    a left-deep chain of depth n (which the recursive passes over the algebra could not
+    walk for thousands of items); for an associative ``combine`` they mean the same.
+
+    >>> balanced(["a", "b", "c", "d", "e"], lambda x, y: f"({x} {y})")
+    '(((a b) (c d)) e)'
+    """
+    while len(items) > 1:
+        items = [combine(items[i], items[i + 1]) if i + 1 < len(items) else items[i] for i in range(0, len(items), 2)]
+    return items[0]
+
+
 def conjunction(exprs: list) -> Any:
-    result = exprs[0]
-    for expr in exprs[1:]:
-        result = Op("&&", (result, expr))
-    return result
+    """The ``&&`` of a group's FILTERs (a balanced tree: see :func:`balanced`)."""
+    return balanced(exprs, lambda a, b: Op("&&", (a, b)))
 
 
 def translate_group(group: GroupSyntax) -> Any:
@@ -204,11 +215,8 @@ def translate_group(group: GroupSyntax) -> Any:
         elif kind is ServiceSyntax:
             g = join(g, Service(element.name, translate_group(element.group), element.silent))
         elif kind is UnionSyntax:
-            alternatives = [translate_group(grp) for grp in element.groups]
-            union = alternatives[0]
-            for alternative in alternatives[1:]:
-                union = Union(union, alternative)
-            g = join(g, union)
+            # UNION is associative: a balanced tree keeps the order of the alternatives
+            g = join(g, balanced([translate_group(grp) for grp in element.groups], Union))
         elif kind is ValuesSyntax:
             g = join(g, element.values)
         elif kind is SubSelectSyntax:

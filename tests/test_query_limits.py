@@ -1,0 +1,266 @@
+"""Bounded queries (issue 16, point 3): deep nesting and long chains are refused with a
+typed error (never RecursionError), a time limit stops a running query (a backtracking
+regular expression included), and operators that hold rows in memory are capped.
+Through the API and through `datae query` (exit 128, one line)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from datae.cli import main
+from query import IRI, Literal, MemorySource, execute, explain
+from query.errors import (
+    IntermediateTooLargeError,
+    QueryError,
+    QueryTimeoutError,
+    QueryTooComplexError,
+    ResultTooLargeError,
+)
+from query.terms import XSD_INTEGER
+
+SHAPES = {
+    "300 nested groups": "SELECT * WHERE " + "{" * 300 + " ?s ?p ?o " + "}" * 300,
+    "1,000 UNIONs": "SELECT * WHERE { " + " UNION ".join("{ ?s ?p ?o }" for _ in range(1000)) + " }",
+    "5,000-term ||": "SELECT * WHERE { ?s ?p ?o FILTER(" + " || ".join(f"?o = {i}" for i in range(5000)) + ") }",
+    "5,000-term &&": "SELECT * WHERE { ?s ?p ?o FILTER(" + " && ".join(f"?o != {i}" for i in range(5000)) + ") }",
+    "3,000-term +": "SELECT * WHERE { ?s ?p ?o BIND(" + " + ".join("1" for _ in range(3000)) + " AS ?x) }",
+    "1,000 parentheses": "ASK { FILTER(" + "(" * 1000 + "true" + ")" * 1000 + ") }",
+    "500 nested calls": "SELECT * WHERE { ?s ?p ?o BIND(" + "STR(" * 500 + "?o" + ")" * 500 + " AS ?x) }",
+    "1,000-step path": "SELECT * WHERE { ?s " + "/".join("<urn:p>" for _ in range(1000)) + " ?o }",
+    "500 nested path groups": "SELECT * WHERE { ?s " + "(" * 500 + "<urn:p>" + ")" * 500 + " ?o }",
+    "300 nested OPTIONALs": "SELECT * WHERE " + "{ ?s ?p ?o OPTIONAL " * 300 + "{ ?s ?p ?o }" + "}" * 300,
+    "200 nested sub-selects": "SELECT * WHERE " + "{ SELECT * WHERE " * 200 + "{ ?s ?p ?o }" + "}" * 200,
+    "200 nested EXISTS": "SELECT * WHERE { ?s ?p ?o " + "FILTER EXISTS { ?s ?p ?o " * 200 + "}" * 200 + " }",
+    "1,000 MINUS": "SELECT * WHERE { ?s ?p ?o " + " ".join(f"MINUS {{ ?s <urn:x{i}> ?o }}" for i in range(1000)) + " }",
+    "1,000 FILTERs": "SELECT * WHERE { ?s ?p ?o " + " ".join(f"FILTER(?o != {i})" for i in range(1000)) + " }",
+}
+
+
+def _source() -> MemorySource:
+    return MemorySource([(None, IRI("urn:s"), IRI("urn:p"), Literal("a" * 30 + "b"))])
+
+
+@pytest.mark.parametrize("text", SHAPES.values(), ids=list(SHAPES))
+def test_deep_or_long_queries_run_or_are_refused_with_a_typed_error(text: str) -> None:
+    try:
+        result = execute(_source(), text)
+        list(result) if result.form == "SELECT" else result.ask
+    except QueryTooComplexError as error:
+        assert "too complex" in str(error)
+    # anything else (RecursionError, a crash) fails the test
+
+
+@pytest.mark.parametrize("name, rows", [("1,000 UNIONs", 1000), ("5,000-term ||", 0), ("5,000-term &&", 1),
+                                        ("1,000 FILTERs", 1)])
+def test_long_flat_chains_run(name: str, rows: int) -> None:
+    """UNION, ||, && and a group's FILTERs become balanced trees: thousands of terms run."""
+    assert len(list(execute(_source(), SHAPES[name]))) == rows
+
+
+def test_a_balanced_or_and_keeps_the_three_valued_logic() -> None:
+    numbers = MemorySource([(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i), XSD_INTEGER)) for i in range(5)])
+    ors = " || ".join(f"?o = {i}" for i in (1, 3)) + " || ?nope || " + " || ".join(f"?o = {i}" for i in (4, 7, 8))
+    rows = execute(numbers, f"SELECT ?o WHERE {{ ?s ?p ?o FILTER({ors}) }} ORDER BY ?o")
+    assert [row["o"].lexical for row in rows] == ["1", "3", "4"]  # an error (unbound) absorbed by a true
+    ands = " && ".join(f"?o != {i}" for i in (0, 2, 9, 11))
+    rows = execute(numbers, f"SELECT ?o WHERE {{ ?s ?p ?o FILTER({ands}) FILTER(?o != 3) }} ORDER BY ?o")
+    assert [row["o"].lexical for row in rows] == ["1", "4"]
+
+
+def test_nesting_error_names_the_depth_and_the_place() -> None:
+    with pytest.raises(QueryTooComplexError, match=r"nesting depth 101 exceeds 100 \(line 1, column 116\)"):
+        execute(_source(), SHAPES["300 nested groups"])
+    assert issubclass(QueryTooComplexError, QueryError)
+
+
+def test_brackets_in_strings_iris_and_comments_do_not_count() -> None:
+    text = 'ASK { # ' + "(" * 200 + '\n FILTER("' + "{" * 200 + '" != STR(<urn:' + "(" * 200 + '>)) }'
+    assert execute(_source(), text).ask is True
+
+
+def test_a_moderately_nested_query_still_runs() -> None:
+    text = "SELECT * WHERE " + "{" * 60 + " ?s ?p ?o " + "}" * 60
+    assert len(list(execute(_source(), text))) == 1
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATAE_AUTHOR", "tester")
+    assert main(["init"]) == 0
+    body = "\n".join(f"<urn:s{i}> <urn:p> <urn:o{i}> ." for i in range(200))
+    (tmp_path / "data.nt").write_text(body + '\n<urn:s> <urn:name> "' + "a" * 60 + 'b" .\n')
+    assert main(["import", "data.nt", "-m", "data"]) == 0
+    capsys.readouterr()
+    return tmp_path
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_refuses_deep_nesting_in_one_line(store, capsys) -> None:
+    code, out, err = _cli(capsys, "query", SHAPES["300 nested groups"])
+    assert code == 128 and out == ""
+    assert err.startswith("fatal: the query is too complex: nesting depth 101 exceeds 100")
+    assert err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------- time limit
+
+
+def _numbers(n: int) -> MemorySource:
+    return MemorySource([(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i))) for i in range(n)])
+
+
+CROSS = "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }"  # 300³ = 27 million rows
+
+
+@pytest.mark.parametrize("text", [
+    CROSS,
+    "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }",  # nothing comes out until the end
+    'SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(STR(?f) = CONCAT(?b, ?d)) }',  # nothing comes out
+    "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f } ORDER BY ?f",
+    'ASK { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(STR(?f) = CONCAT(?b, ?d, "x")) }',
+])
+def test_a_slow_query_is_stopped_by_its_timeout(text: str) -> None:
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError, match=r"time limit of 0.5 s"):
+        result = execute(_numbers(300), text, timeout=0.5)
+        list(result) if result.form == "SELECT" else result.ask
+    assert time.monotonic() - started < 10
+
+
+def test_a_catastrophic_regex_is_stopped() -> None:
+    source = MemorySource([(None, IRI("urn:s"), IRI("urn:p"), Literal("a" * 60 + "b"))])
+    for text in ['SELECT * WHERE { ?s ?p ?o FILTER REGEX(?o, "^(a|aa)+$") }',
+                 'SELECT * WHERE { ?s ?p ?o BIND(REPLACE(?o, "(a|aa)+$", "x") AS ?r) }']:
+        started = time.monotonic()
+        with pytest.raises(QueryTimeoutError):
+            list(execute(source, text, timeout=0.5))
+        assert time.monotonic() - started < 10
+    # The issue's example: the engine sees through this one, or the deadline stops it.
+    started = time.monotonic()
+    try:
+        assert list(execute(source, 'SELECT * WHERE { ?s ?p ?o FILTER REGEX(?o, "^(a+)+$") }', timeout=0.5)) == []
+    except QueryTimeoutError:
+        pass
+    assert time.monotonic() - started < 10
+
+
+def test_regex_still_works_under_a_timeout() -> None:
+    source = MemorySource([(None, IRI("urn:s"), IRI("urn:p"), Literal("Alice")), (None, IRI("urn:t"), IRI("urn:p"), Literal("bob"))])
+    rows = execute(source, 'SELECT ?o WHERE { ?s ?p ?o FILTER REGEX(?o, "^a", "i") }', timeout=5)
+    assert [row["o"].lexical for row in rows] == ["Alice"]
+    rows = execute(source, r'SELECT (REPLACE(?o, "(\\w)(\\w*)", "$2$1") AS ?r) WHERE { ?s ?p ?o } ORDER BY ?r', timeout=5)
+    assert [row["r"].lexical for row in rows] == ["liceA", "obb"]
+
+
+def test_no_timeout_by_default_and_a_fast_query_finishes() -> None:
+    assert len(list(execute(_numbers(10), CROSS, timeout=30))) == 1000
+    assert len(list(execute(_numbers(10), CROSS))) == 1000
+
+
+# ---------------------------------------------------------------------------- held rows
+
+
+@pytest.mark.parametrize("text, operator", [
+    ("SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b ?d", "ORDER BY"),
+    ("SELECT DISTINCT ?a ?c WHERE { ?a ?p ?b . ?c ?q ?d }", "DISTINCT"),
+    ("SELECT ?a ?c (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d } GROUP BY ?a ?c", "GROUP BY"),
+    ("CONSTRUCT { ?a <urn:x> ?d } WHERE { ?a ?p ?b . ?c ?q ?d }", "CONSTRUCT"),
+])
+def test_operators_that_hold_rows_are_capped(text: str, operator: str) -> None:
+    with pytest.raises(IntermediateTooLargeError, match=f"{operator} holds more than 1,000 rows") as caught:
+        result = execute(_numbers(100), text, max_held_rows=1000)
+        list(result) if result.form == "SELECT" else result.triples
+    assert caught.value.limit == 1000 and caught.value.operator == operator
+    assert isinstance(caught.value, ResultTooLargeError) and isinstance(caught.value, QueryError)
+
+
+def test_under_the_cap_nothing_changes() -> None:
+    assert len(list(execute(_numbers(30), "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b", max_held_rows=900))) == 900
+    grouped = execute(_numbers(100), "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d }", max_held_rows=10)
+    assert [row["n"].lexical for row in grouped] == ["10000"]  # one group: streams through
+    top = execute(_numbers(100), "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b LIMIT 3", max_held_rows=10)
+    assert len(list(top)) == 3  # a top-k sort holds only k rows
+
+
+def test_a_hash_join_table_is_capped() -> None:
+    from query.engine import run_query
+    from query.limits import Limits
+    from query.parser import parse_query
+
+    text = "SELECT * WHERE { ?a ?p ?b MINUS { ?c ?q ?d . ?e ?r ?f } }"
+    with pytest.raises(IntermediateTooLargeError, match="MINUS"):
+        list(run_query(_numbers(40), parse_query(text), limits=Limits(None, None, 1000)))
+
+
+# ---------------------------------------------------------------------------- the command line
+
+
+def test_cli_timeout_stops_the_query_in_one_line(store, capsys) -> None:
+    started = time.monotonic()
+    code, out, err = _cli(capsys, "query", "--timeout", "0.5", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }")
+    assert code == 128 and out == "" and err.count("\n") == 1
+    assert err.startswith("fatal: the query ran past its time limit of 0.5 s and was stopped")
+    assert time.monotonic() - started < 10
+
+
+def test_cli_catastrophic_regex_is_stopped(store, capsys) -> None:
+    code, _, err = _cli(capsys, "query", "--timeout", "0.5",
+                        'SELECT * WHERE { ?s <urn:name> ?o FILTER REGEX(?o, "^(a|aa)+$") }')
+    assert code == 128 and err.startswith("fatal: the query ran past its time limit")
+
+
+def test_cli_held_rows_cap_in_one_line(store, capsys) -> None:
+    code, out, err = _cli(capsys, "query", "--max-held-rows", "100", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b")
+    assert code == 128 and err.count("\n") == 1
+    assert err.startswith("fatal: ORDER BY holds more than 100 rows")
+    code, out, _ = _cli(capsys, "query", "--timeout", "30", "--format", "csv", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    assert code == 0 and out.split() == ["n", "201"]
+
+
+def test_cli_refuses_a_nonpositive_limit(store, capsys) -> None:
+    code, _, err = _cli(capsys, "query", "--timeout", "0", "ASK {}")
+    assert code == 128 and "must be positive" in err
+
+
+# ---------------------------------------------------------------------------- the server's query path
+
+
+def test_the_servers_query_path_applies_every_limit(store) -> None:
+    import fstore
+    from datae.sparql_http import Operation, run_operation
+    from query.limits import Limits
+
+    from datae.cli import STORE_DIR
+
+    repo = fstore.open(str(store / STORE_DIR))
+    try:
+        limits = Limits(timeout=0.5, max_rows=10_000, max_held_rows=100)
+        regex = 'SELECT * WHERE { ?s <urn:name> ?o FILTER REGEX(?o, "^(a|aa)+$") }'
+        with pytest.raises(QueryTimeoutError):
+            run_operation(repo, Operation("query", regex), limits)
+        with pytest.raises(IntermediateTooLargeError, match="ORDER BY"):
+            run_operation(repo, Operation("query", "SELECT * WHERE { ?s ?p ?o } ORDER BY ?o"), limits)
+        with pytest.raises(QueryTooComplexError):
+            run_operation(repo, Operation("query", SHAPES["300 nested groups"]), limits)
+        result = run_operation(repo, Operation("query", "SELECT * WHERE { ?s ?p ?o } LIMIT 5"), limits)
+        assert len(list(result)) == 5
+    finally:
+        repo.close()
+
+
+def test_a_hash_join_and_a_hash_optional_are_capped() -> None:
+    data = [(None, IRI(f"urn:s{i}"), IRI(p), Literal(str(i))) for i in range(100) for p in ("urn:p", "urn:q")]
+    cross = "SELECT * WHERE { { ?a <urn:p> ?b } UNION { ?a <urn:q> ?b } { ?c <urn:p> ?d } UNION { ?c <urn:q> ?d } }"
+    optional = "SELECT * WHERE { ?a <urn:p> ?b OPTIONAL { { ?a <urn:q> ?c } UNION { ?x <urn:q> ?c } } }"
+    for text in (cross, optional):
+        assert "(hash)" in explain(MemorySource(data), text)
+        with pytest.raises(IntermediateTooLargeError, match="a hash join's table holds more than 50 rows"):
+            list(execute(MemorySource(data), text, max_held_rows=50))
