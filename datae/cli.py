@@ -2,8 +2,10 @@
 
 The store is ``--repo PATH`` or, like git, the ``.datae`` directory of the current directory
 or of its nearest parent that has one. Exit codes as git's: 0 success, 1 a merge stopped on
-conflicts (or ``verify`` found problems), 2 a usage error, 128 a fatal error (no store,
-unknown ref, bad input).
+conflicts (or ``verify`` found problems), 2 a usage error, 128 an error (no store, unknown
+ref, bad input, a full disk), 130 interrupted (Ctrl-C), 70 an unexpected error (a bug).
+Every error is one line on stderr, ``datae: error: <what and where>``; ``--debug`` prints
+the traceback before it.
 
     datae init
     datae import releases/*.nq.gz --graph https://schema.org/ -m "import"
@@ -20,11 +22,13 @@ import argparse
 import datetime as dt
 import os
 import sys
+import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, NoReturn, Sequence
 from urllib.parse import urlsplit
 
+import lmdb
 from rich.console import Console
 
 import fstore
@@ -38,11 +42,15 @@ __all__ = ["main", "find_store", "STORE_DIR"]
 
 STORE_DIR = ".datae"
 EXIT_CONFLICT = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: not the user's input, a bug
 EXIT_FATAL = 128
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 
 
 class Fatal(Exception):
-    """A fatal error: printed as ``fatal: ...`` with exit code 128."""
+    """An error the command line itself finds (bad option combination, no store):
+    printed as ``datae: error: ...`` with exit code 128."""
 
 
 def find_store(start: Path) -> Path | None:
@@ -510,10 +518,43 @@ def default_author() -> str:
 # -- parser --------------------------------------------------------------------------
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with datae's error line: the usage, then ``datae: error: <command>:
+    <problem>`` (subcommands' parsers are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        command = self.prog.removeprefix("datae").strip()
+        self.exit(EXIT_USAGE, f"datae: error: {command + ': ' if command else ''}{message}\n")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a count of commits or rows)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def package_version() -> str:
+    """The installed distribution's version (pyproject's), for ``--version``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("datae")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import merging, undo  # they import this module's helpers
 
-    parser = argparse.ArgumentParser(prog="datae", description="datae: a versioned quad store.")
+    parser = Parser(prog="datae", description="datae: a versioned quad store.")
+    parser.add_argument("--version", action="version", version=f"datae {package_version()}")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
     parser.add_argument("--repo", help="the store (a .datae directory or its parent); default: found from the cwd")
     parser.add_argument("--map-size", metavar="SIZE",
                         help="the LMDB map to reserve, e.g. 8G (default: DATAE_MAP_SIZE, else 256G, halved while the "
@@ -644,7 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("log", cmd_log, "the commits reachable from REF, newest first")
     p.add_argument("ref", nargs="?")
-    p.add_argument("-n", type=int, help="at most N commits")
+    p.add_argument("-n", type=positive_int, help="at most N commits")
     p.add_argument("--oneline", action="store_true")
 
     p = command("diff", cmd_diff, "quads added (+) and removed (-) from A to B (default: the current branch)")
@@ -699,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = tables.add_parser("show", help="rows of a table")
     t.add_argument("name")
     t.add_argument("--pk", help="only this row")
-    t.add_argument("--limit", type=int, default=20)
+    t.add_argument("--limit", type=positive_int, default=20, help="at most N rows (default 20)")
     t.add_argument("--at")
     t = tables.add_parser("schema", help="a table's schema.json")
     t.add_argument("name")
@@ -732,17 +773,50 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    debug = False
     try:
+        args = build_parser().parse_args(argv)
+        debug = args.debug
         return args.handler(args)
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: stop quietly, as git does.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (Fatal, DataeError, OSError) as exc:
-        print(f"fatal: {exc}", file=sys.stderr)
-    return EXIT_FATAL
+    except KeyboardInterrupt:
+        # Ctrl-C is the user's choice, not an error: no traceback, the shell's code.
+        # Any write in progress was aborted with its transaction.
+        if debug:
+            traceback.print_exc()
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # every error leaves by the one path below
+        if debug:
+            traceback.print_exc()
+        message, code = describe_error(exc)
+        return fail(message if debug or code != EXIT_INTERNAL else f"{message} (rerun with --debug for the traceback)",
+                    code)
+
+
+def describe_error(exc: Exception) -> tuple[str, int]:
+    """What went wrong, for one line, and the exit code: datae's own errors say what and
+    where themselves; the operating system's and LMDB's name their file or store."""
+    if isinstance(exc, (Fatal, DataeError)):
+        return str(exc), EXIT_FATAL
+    if isinstance(exc, OSError):
+        where = exc.filename if exc.filename is not None else None
+        what = exc.strerror or str(exc)
+        return (f"{where}: {what}" if where else what), EXIT_FATAL
+    if isinstance(exc, lmdb.MapFullError):
+        return f"the store's map is full ({exc}): give a larger --map-size", EXIT_FATAL
+    if isinstance(exc, lmdb.Error):
+        return f"the store's LMDB file: {exc}", EXIT_FATAL
+    return f"unexpected {type(exc).__name__}: {exc}", EXIT_INTERNAL
+
+
+def fail(message: str, code: int = EXIT_FATAL) -> int:
+    """Print the one error line every failure of the command prints; return ``code``."""
+    sys.stdout.flush()  # what was written so far comes before the error line
+    print(f"datae: error: {message}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

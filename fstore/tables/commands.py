@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
 from .dataset import list_datasets, pk_of_path
-from .errors import TableImportError
+from .errors import ExportTargetError, TableImportError
 from .frames import import_dataframe
 from .kart_export import export_kart_tree
 from .kart_import import import_kart
@@ -115,7 +115,7 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
     if name is None:
         names = list_datasets(view.table_tuples)
         if len(names) != 1:
-            raise ValueError(f"name the table to export (tables at {ref!r}: {', '.join(names) or 'none'})")
+            raise ExportTargetError(dest, f"name the table to export (tables at {ref!r}: {', '.join(names) or 'none'})")
         name = names[0]
     t = view.table(name)
     if fmt == "csv":
