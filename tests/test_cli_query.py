@@ -54,7 +54,7 @@ def test_formats(store, capsys) -> None:
     assert list(csv.reader(io.StringIO(out))) == [["who", "name"], ["http://ex/ann", "Anna"], ["http://ex/bob", "Bob"]]
     code, out, _ = run(capsys, "query", NAMES, "--format", "tsv")
     assert out.splitlines() == ["?who\t?name", '<http://ex/ann>\t"Anna"', '<http://ex/bob>\t"Bob"']
-    code, out, _ = run(capsys, "query", NAMES)  # table, IRIs shortened with the query's prefixes
+    code, out, _ = run(capsys, "query", NAMES, "--format", "table")  # IRIs shortened with the query's prefixes
     assert ":ann" in out and '"Anna"' in out and "2 rows" in out
     code, out, _ = run(capsys, "query", P + "CONSTRUCT { ?s :called ?n } WHERE { ?s :name ?n }", "--format", "nq")
     assert sorted(out.splitlines()) == ['<http://ex/ann> <http://ex/called> "Anna" .', '<http://ex/bob> <http://ex/called> "Bob" .']
