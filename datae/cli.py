@@ -9,7 +9,8 @@ the traceback before it.
 
     datae init
     datae import releases/*.nq.gz --graph https://schema.org/ -m "import"
-    datae log --oneline
+    datae log --graph --oneline
+    datae diff v22.0 --stat
     datae query 'SELECT ?s WHERE { ?s a <https://schema.org/Class> } LIMIT 5' --at v22.0
     datae query 'SELECT ?op ?s CHANGES FROM <v22.0> WHERE { GRAPH ?g { ?s a <https://schema.org/Class> } }'
     datae query 'INSERT DATA { <urn:a> <urn:p> "x" }' -m "add x"  # one commit on the current branch
@@ -28,7 +29,7 @@ import sys
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Callable, Iterator, NoReturn, Sequence
+from typing import IO, Callable, Iterable, Iterator, NoReturn, Sequence
 from urllib.parse import urlsplit
 
 import lmdb
@@ -369,46 +370,130 @@ def cmd_log(args: argparse.Namespace) -> int:
     tags_by_commit: dict[str, list[str]] = {}
     for name, commit_id in repo.tags().items():
         tags_by_commit.setdefault(commit_id, []).append(name)
-    for commit in repo.log(args.ref or repo.current_branch, limit=args.n):
+    commits = repo.log(args.ref or repo.current_branch, limit=args.n)
+    # Without --graph every commit's lines get no prefix: one code path for both.
+    rows = graph_rows(commits) if args.graph else ((None, "", commit) for commit in commits)
+    for joins, lane, commit in rows:
+        if joins is not None:
+            out(joins)
         tags = f" (tag: {', '.join(sorted(tags_by_commit[commit.id]))})" if commit.id in tags_by_commit else ""
         if args.oneline:
-            out(f"{commit.short_id} {commit.message}{tags}")
+            out(f"{lane}{commit.short_id} {commit.message}{tags}")
             continue
-        out(f"commit {commit.id}{tags}")
+        text = [f"commit {commit.id}{tags}"]
         if len(commit.parents) > 1:
-            out("Merge: " + " ".join(p[:10] for p in commit.parents))
-        out(f"Author: {commit.author}")
-        out(f"Date:   {commit.time.isoformat()}")
-        out(f"Changes: +{commit.added} -{commit.removed}")
-        out()
-        out(f"    {commit.message}")
-        out()
+            text.append("Merge: " + " ".join(p[:10] for p in commit.parents))
+        text += [f"Author: {commit.author}", f"Date:   {commit.time.isoformat()}",
+                 f"Changes: +{commit.added} -{commit.removed}", "", f"    {commit.message}", ""]
+        through = lane.replace("*", "|")  # the lanes go on beside the commit's other lines
+        out(f"{lane}{text[0]}")
+        for line in text[1:]:
+            out(f"{through}{line}".rstrip())
     repo.close()
     return 0
+
+
+def graph_rows(commits: Iterable[fstore.Commit]) -> Iterator[tuple[str | None, str, fstore.Commit]]:
+    """``log --graph``: for each commit (children before parents, as ``log`` gives them)
+    the lines drawn before it (lanes joining, a merge's lanes opening; None: none), and
+    its lane prefix (``*`` in its lane, ``|`` in the others). A lane is the commit it
+    waits for, as in git's graph."""
+    lanes: list[str] = []
+    before: list[str] = []
+    for commit in commits:
+        hits = [i for i, waiting in enumerate(lanes) if waiting == commit.id]
+        if not hits:  # a head, or a commit whose child is not shown (log -n)
+            lanes.append(commit.id)
+            hits = [len(lanes) - 1]
+        at, ending = hits[0], set(hits[1:])
+        if ending:  # lanes that forked at this commit end here; the lanes right of them close up
+            before.append(edges([(i, at if i in ending else i - sum(h < i for h in ending)) for i in range(len(lanes))]))
+            lanes = [waiting for i, waiting in enumerate(lanes) if i not in ending]
+        yield "\n".join(before) or None, "".join("* " if i == at else "| " for i in range(len(lanes))), commit
+        old = len(lanes)
+        new = [parent for parent in commit.parents[1:] if parent not in lanes]
+        lanes[at:at + 1] = commit.parents[:1]
+        lanes[at + 1:at + 1] = new
+        shift = len(lanes) - old  # +n: a merge opened n lanes; -1: a root commit ended its lane
+        moves = [(i, i if i <= at else i + shift) for i in range(old) if i != at or commit.parents]
+        moves += [(at, at + k) for k in range(1, len(new) + 1)]
+        before = [edges(moves)] if shift else []
+
+
+def edges(moves: Sequence[tuple[int, int]]) -> str:
+    """One line of lanes moving from column ``a`` to ``b``: ``|`` straight on, ``/`` one
+    to the left, ``\\`` one to the right (lane i is at text column 2i)."""
+    chars: dict[int, str] = {}
+    for a, b in moves:
+        position, char = (2 * a, "|") if a == b else (2 * a - 1, "/") if b < a else (2 * a + 1, "\\")
+        chars[position] = char
+    return "".join(chars.get(i, " ") for i in range(max(chars, default=-1) + 1)).rstrip()
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     repo = open_repo(args)
-    b = args.b or repo.current_branch
-    for op, quad in repo.diff(args.a, b):
-        out(f"{op} " + " ".join(format_term(v) for v in quad[1:]) + (f" {format_term(quad[0])}" if quad[0] is not None else "") + " .")
+    changes = repo.diff(args.a, args.b or repo.current_branch)
+    if args.stat:
+        for line in diff_stat(changes):
+            out(line)
+    else:
+        for op, quad in changes:
+            out(f"{op} " + " ".join(format_term(v) for v in quad[1:])
+                + (f" {format_term(quad[0])}" if quad[0] is not None else "") + " .")
     repo.close()
     return 0
+
+
+def diff_stat(changes: Iterable[tuple[str, tuple]]) -> list[str]:
+    """``diff --stat``: quads added and removed per graph, then the totals (as git's
+    files changed, insertions, deletions)."""
+    counts: dict[str, list[int]] = {}
+    for op, quad in changes:
+        name = "(default graph)" if quad[0] is None else format_term(quad[0])
+        counts.setdefault(name, [0, 0])[op == "-"] += 1
+    width = max((len(name) for name in counts), default=0)
+    lines = [f" {name:<{width}} | +{added} -{removed}" for name, (added, removed) in sorted(counts.items())]
+    added, removed = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
+    lines.append(f" {len(counts)} graph{'' if len(counts) == 1 else 's'} changed, {added} quad{'' if added == 1 else 's'} "
+                 f"added, {removed} removed")
+    return lines
 
 
 def cmd_blame(args: argparse.Namespace) -> int:
     repo = open_repo(args)
     ref = args.at or repo.current_branch
-    graph = None if args.graph is None else parse_term(args.graph, "graph")
-    quad = (graph, parse_term(args.subject, "subject"), parse_term(args.predicate, "predicate"), parse_term(args.object, "object"))
-    commit = repo.blame(ref, *quad)
-    if commit is None:
-        out("no commit ever touched this quad")
+    triple = (parse_term(args.subject, "subject"), parse_term(args.predicate, "predicate"),
+              parse_term(args.object, "object"))
+    if args.graph is not None:
+        lines = [blame_line(repo, ref, parse_term(args.graph, "graph"), triple, name_graph=False)]
     else:
-        present = fstore.ask(repo.at(ref), *quad)
-        out(f"{commit.short_id} ({commit.author} {commit.time.date()}) {'added' if present else 'removed'}: {commit.message}")
+        # Every graph the triple was ever in at ref: one line each, newest change first.
+        lines = [blame_line(repo, ref, graph, triple, name_graph=True) for graph in graphs_of(repo, ref, triple)]
     repo.close()
+    out("\n".join(line for line in lines if line) or "no commit ever touched this quad")
     return 0
+
+
+def graphs_of(repo: fstore.Repository, ref: str, triple: tuple[object, object, object]) -> list[object]:
+    """The graphs (None: the default graph) whose quad of ``triple`` some commit of
+    ``ref``'s history changed, the most recently changed first."""
+    seen: dict[object, None] = {}
+    for _, changes in repo.history(ref, fstore.Var("g"), *triple):
+        for _, quad in changes:
+            seen.setdefault(quad[0])
+    return list(seen)
+
+
+def blame_line(repo: fstore.Repository, ref: str, graph: object, triple: tuple[object, object, object], *,
+               name_graph: bool) -> str | None:
+    """``datae blame``'s line for one quad (None: no commit touched it)."""
+    commit = repo.blame(ref, graph, *triple)
+    if commit is None:
+        return None
+    present = fstore.ask(repo.at(ref), graph, *triple)
+    where = f" in {'the default graph' if graph is None else format_term(graph)}" if name_graph else ""
+    return f"{commit.short_id} ({commit.author} {commit.time.date()}) {'added' if present else 'removed'}{where}: " \
+           f"{commit.message}"
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -750,16 +835,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ref", nargs="?")
     p.add_argument("-n", type=positive_int, help="at most N commits")
     p.add_argument("--oneline", action="store_true")
+    p.add_argument("--graph", action="store_true", help="draw the branches and merges beside the commits")
 
     p = command("diff", cmd_diff, "quads added (+) and removed (-) from A to B (default: the current branch)")
     p.add_argument("a")
     p.add_argument("b", nargs="?")
+    p.add_argument("--stat", action="store_true", help="only the quads added and removed per graph")
 
     p = command("blame", cmd_blame, "the commit that gave a quad its state")
     p.add_argument("subject")
     p.add_argument("predicate")
     p.add_argument("object")
-    p.add_argument("--graph")
+    p.add_argument("--graph", help="only the quad in this graph (default: the triple in every graph)")
     p.add_argument("--at")
 
     p = command("query", cmd_query, "run a SPARQL query, an update (one commit) or EXPLAIN (QUERY, -f FILE, or stdin)")

@@ -86,7 +86,7 @@ def test_branch_switch_merge_conflict_and_blame(workdir, capsys):
     code, out, _ = run(capsys, "merge", "dev")
     assert out == "Already up to date.\n"
     code, out, _ = run(capsys, "blame", "urn:s", "urn:p", '"three"')
-    assert "added: dev side" in out
+    assert "added in the default graph: dev side" in out
     code, out, _ = run(capsys, "blame", "urn:s", "urn:p", '"nope"')
     assert out == "no commit ever touched this quad\n"
     code, _, err = run(capsys, "branch", "-d", "main")
