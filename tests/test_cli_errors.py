@@ -4,6 +4,7 @@ store as it was (its refs, whose commit ids cover every state digest, and its re
 
 from __future__ import annotations
 
+import gzip
 import signal
 import subprocess
 import sys
@@ -29,6 +30,8 @@ TOWNS = "code,name,pop\nNZ-AUK,Auckland,1700000\nNZ-WGN,Wellington,540000\n"
 INPUTS: dict[str, bytes] = {
     "towns.csv": TOWNS.encode(),
     "latin1.csv": b"code,name,pop\nNZ-AUK,Auckland,1\nNZ-TKI,Taranaki M\xe2ori,2\n",  # Latin-1's a-circumflex
+    "latin1.csv.gz": gzip.compress(b"code,name,pop\nNZ-TKI,Taranaki M\xe2ori,2\n"),
+    "cut.csv.gz": gzip.compress(b"code,name,pop\n" + b"".join(b"NZ-%d,T%d,%d\n" % (i, i, i) for i in range(2000)))[:-30],
     "wrong_type.csv": b"code,name,pop\nNZ-CAN,Canterbury,many\n",
     "no_key.csv": b"code,name,pop\n,Nowhere,5\n",
     "unterminated.nq": b'<urn:a> <urn:b> "c" .\n<urn:a> <urn:b> "c .\n',
@@ -42,6 +45,10 @@ ERROR = 128
 CASES: list[tuple[str, list[str], int, list[str]]] = [
     ("csv-not-utf8", ["table", "import", "{dir}/latin1.csv", "--name", "towns", "--upsert"], ERROR,
      ["latin1.csv, line 3", "byte 0xe2 at byte offset", "not utf-8"]),
+    ("csv-gz-not-utf8", ["table", "import", "{dir}/latin1.csv.gz", "--name", "towns", "--upsert"], ERROR,
+     ["latin1.csv.gz, line 2", "byte 0xe2 at byte offset 31", "not utf-8"]),
+    ("csv-gz-cut-short", ["table", "import", "{dir}/cut.csv.gz", "--name", "towns", "--upsert"], ERROR,
+     ["cut.csv.gz: is not a whole gzip file"]),
     ("csv-wrong-type", ["table", "import", "{dir}/wrong_type.csv", "--name", "towns", "--upsert"], ERROR,
      ["wrong_type.csv, line 2, column 'pop'", "'many' is not a valid integer"]),
     ("csv-missing-key", ["table", "import", "{dir}/no_key.csv", "--name", "towns", "--upsert"], ERROR,

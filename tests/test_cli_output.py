@@ -1,5 +1,5 @@
 """What `datae` writes (issue 16): a table for a person at a terminal, TSV / N-Quads for a
-program; a final newline on every result; compressed exports by suffix; an update's
+program; a final newline on every result; compressed exports by suffix (and .csv.gz imports); an update's
 commit message from -m; --version."""
 
 from __future__ import annotations
@@ -132,3 +132,10 @@ def test_version(capsys):
         main(["--version"])
     assert exit.value.code == 0
     assert capsys.readouterr().out == f"datae {version('datae')}\n"
+
+
+def test_table_import_reads_gzip(store, capsys):
+    (store / "towns.csv.gz").write_bytes(gzip.compress(b"code,name\nNZ-AUK,Auckland\nNZ-WGN,Wellington\n"))
+    code, out, err = run(capsys, "table", "import", "towns.csv.gz", "--pk", "code")
+    assert code == 0 and out.startswith("towns: ") and "'inserted': 2" in out, err
+    assert run(capsys, "table", "list")[1] == "towns\n"

@@ -62,13 +62,14 @@ def detect_format(path: str) -> str:
     lower = path.lower()
     if os.path.isdir(path) or lower.endswith("/"):
         return "kart"
-    if lower.endswith(".csv"):
+    if lower.endswith((".csv", ".csv.gz")):
         return "csv"
     if lower.endswith(".gpkg"):
         return "gpkg"
     if lower.endswith(_SQLITE_SUFFIXES):
         return "sqlite"
-    raise TableImportError(path, "unknown format: use a .csv, .gpkg, .sqlite/.db file or a Kart repository directory")
+    raise TableImportError(path, "unknown format: use a .csv (.csv.gz), .gpkg, .sqlite/.db file or a Kart "
+                                 "repository directory")
 
 
 def _branch(repo: Repository, branch: str | None) -> str:
@@ -92,7 +93,7 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
         onto = target if not branch_prefix and repo.branches().get(target) is not None else None
         result = import_kart(repo, source, branch_prefix=branch_prefix, onto=onto)
         return {"commits": len(result.commits), "branches": result.branches, "tags": result.tags}
-    name = name or os.path.splitext(os.path.basename(source))[0]
+    name = name or os.path.splitext(os.path.basename(source).removesuffix(".gz"))[0]
     if fmt not in ("csv", "gpkg", "sqlite"):
         raise TableImportError(source, f"unknown format {fmt!r}")
     with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
