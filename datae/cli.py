@@ -2,15 +2,20 @@
 
 The store is ``--repo PATH`` or, like git, the ``.datae`` directory of the current directory
 or of its nearest parent that has one. Exit codes as git's: 0 success, 1 a merge stopped on
-conflicts (or ``verify`` found problems), 2 a usage error, 128 a fatal error (no store,
-unknown ref, bad input).
+conflicts (or ``verify`` found problems), 2 a usage error, 128 an error (no store, unknown
+ref, bad input, a full disk), 130 interrupted (Ctrl-C), 70 an unexpected error (a bug).
+Every error is one line on stderr, ``datae: error: <what and where>``; ``--debug`` prints
+the traceback before it.
 
     datae init
     datae import releases/*.nq.gz --graph https://schema.org/ -m "import"
-    datae log --oneline
+    datae log --graph --oneline
+    datae diff v22.0 --stat
     datae query 'SELECT ?s WHERE { ?s a <https://schema.org/Class> } LIMIT 5' --at v22.0
     datae query 'SELECT ?op ?s CHANGES FROM <v22.0> WHERE { GRAPH ?g { ?s a <https://schema.org/Class> } }'
-    datae query 'INSERT DATA { <urn:a> <urn:p> "x" }'      # one commit on the current branch
+    datae query 'INSERT DATA { <urn:a> <urn:p> "x" }' -m "add x"  # one commit on the current branch
+    datae query 'SELECT * WHERE { ?s ?p ?o }' | cut -f1        # TSV when piped, a table on a terminal
+    datae export -o snapshot.nq.gz                            # gzip by suffix
     datae query 'EXPLAIN SELECT * WHERE { ?s ?p ?o }'
 """
 
@@ -18,13 +23,16 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gzip
 import os
 import sys
+import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, NoReturn, Sequence
 from urllib.parse import urlsplit
 
+import lmdb
 from rich.console import Console
 
 import fstore
@@ -32,17 +40,24 @@ from fstore.rdf import KEEP_GRAPHS, load, serialize
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
 
+from query.outcomes import UpdateResult
+from query.session import Session
 from query.termsyntax import format_term, parse_term
+from query.updates import UpdateRequest
 
 __all__ = ["main", "find_store", "STORE_DIR"]
 
 STORE_DIR = ".datae"
 EXIT_CONFLICT = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: not the user's input, a bug
 EXIT_FATAL = 128
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 
 
 class Fatal(Exception):
-    """A fatal error: printed as ``fatal: ...`` with exit code 128."""
+    """An error the command line itself finds (bad option combination, no store):
+    printed as ``datae: error: ...`` with exit code 128."""
 
 
 def find_store(start: Path) -> Path | None:
@@ -153,14 +168,32 @@ def cmd_export(args: argparse.Namespace) -> int:
     graph = fstore.Var("g") if args.graph is None else parse_term(args.graph, "graph")
     pattern = (graph, fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
     quads = ((b.get("g", graph), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern))
+    fmt = export_format(args.output, args.format)
     if args.output:
-        with open(args.output, "wb") as stream:
-            serialize(quads, args.format, stream)
+        with open_output(args.output) as stream:
+            serialize(quads, fmt, stream)
     else:
         sys.stdout.flush()
-        serialize(quads, args.format, sys.stdout.buffer)
+        serialize(quads, fmt, sys.stdout.buffer)
     repo.close()
     return 0
+
+
+RDF_SUFFIXES = ("nq", "trig", "nt", "ttl")
+
+
+def export_format(output: str | None, given: str | None) -> str:
+    """``--format``, else the one ``-o``'s name says (``x.ttl``, ``x.nq.gz``), else N-Quads."""
+    if given:
+        return given
+    stem = (output or "").removesuffix(".gz")
+    suffix = stem.rsplit(".", 1)[-1].lower() if "." in os.path.basename(stem) else ""
+    return suffix if suffix in RDF_SUFFIXES else "nq"
+
+
+def open_output(path: str) -> IO[bytes]:
+    """A file to write, gzip-compressed when its name ends in ``.gz`` (as import reads it)."""
+    return gzip.open(path, "wb") if path.endswith(".gz") else open(path, "wb")
 
 
 def cmd_branch(args: argparse.Namespace) -> int:
@@ -335,51 +368,134 @@ def cmd_log(args: argparse.Namespace) -> int:
     tags_by_commit: dict[str, list[str]] = {}
     for name, commit_id in repo.tags().items():
         tags_by_commit.setdefault(commit_id, []).append(name)
-    for commit in repo.log(args.ref or repo.current_branch, limit=args.n):
+    commits = repo.log(args.ref or repo.current_branch, limit=args.n)
+    # Without --graph every commit's lines get no prefix: one code path for both.
+    rows = graph_rows(commits) if args.graph else ((None, "", commit) for commit in commits)
+    for joins, lane, commit in rows:
+        if joins is not None:
+            out(joins)
         tags = f" (tag: {', '.join(sorted(tags_by_commit[commit.id]))})" if commit.id in tags_by_commit else ""
         if args.oneline:
-            out(f"{commit.short_id} {commit.message}{tags}")
+            out(f"{lane}{commit.short_id} {commit.message}{tags}")
             continue
-        out(f"commit {commit.id}{tags}")
+        text = [f"commit {commit.id}{tags}"]
         if len(commit.parents) > 1:
-            out("Merge: " + " ".join(p[:10] for p in commit.parents))
-        out(f"Author: {commit.author}")
-        out(f"Date:   {commit.time.isoformat()}")
-        out(f"Changes: +{commit.added} -{commit.removed}")
-        out()
-        out(f"    {commit.message}")
-        out()
+            text.append("Merge: " + " ".join(p[:10] for p in commit.parents))
+        text += [f"Author: {commit.author}", f"Date:   {commit.time.isoformat()}",
+                 f"Changes: +{commit.added} -{commit.removed}", "", f"    {commit.message}", ""]
+        through = lane.replace("*", "|")  # the lanes go on beside the commit's other lines
+        out(f"{lane}{text[0]}")
+        for line in text[1:]:
+            out(f"{through}{line}".rstrip())
     repo.close()
     return 0
+
+
+def graph_rows(commits: Iterable[fstore.Commit]) -> Iterator[tuple[str | None, str, fstore.Commit]]:
+    """``log --graph``: for each commit (children before parents, as ``log`` gives them)
+    the lines drawn before it (lanes joining, a merge's lanes opening; None: none), and
+    its lane prefix (``*`` in its lane, ``|`` in the others). A lane is the commit it
+    waits for, as in git's graph."""
+    lanes: list[str] = []
+    before: list[str] = []
+    for commit in commits:
+        hits = [i for i, waiting in enumerate(lanes) if waiting == commit.id]
+        if not hits:  # a head, or a commit whose child is not shown (log -n)
+            lanes.append(commit.id)
+            hits = [len(lanes) - 1]
+        at, ending = hits[0], set(hits[1:])
+        if ending:  # lanes that forked at this commit end here; the lanes right of them close up
+            before.append(edges([(i, at if i in ending else i - sum(h < i for h in ending)) for i in range(len(lanes))]))
+            lanes = [waiting for i, waiting in enumerate(lanes) if i not in ending]
+        yield "\n".join(before) or None, "".join("* " if i == at else "| " for i in range(len(lanes))), commit
+        old = len(lanes)
+        new = [parent for parent in commit.parents[1:] if parent not in lanes]
+        lanes[at:at + 1] = commit.parents[:1]
+        lanes[at + 1:at + 1] = new
+        shift = len(lanes) - old  # +n: a merge opened n lanes; -1: a root commit ended its lane
+        moves = [(i, i if i <= at else i + shift) for i in range(old) if i != at or commit.parents]
+        moves += [(at, at + k) for k in range(1, len(new) + 1)]
+        before = [edges(moves)] if shift else []
+
+
+def edges(moves: Sequence[tuple[int, int]]) -> str:
+    """One line of lanes moving from column ``a`` to ``b``: ``|`` straight on, ``/`` one
+    to the left, ``\\`` one to the right (lane i is at text column 2i)."""
+    chars: dict[int, str] = {}
+    for a, b in moves:
+        position, char = (2 * a, "|") if a == b else (2 * a - 1, "/") if b < a else (2 * a + 1, "\\")
+        chars[position] = char
+    return "".join(chars.get(i, " ") for i in range(max(chars, default=-1) + 1)).rstrip()
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     repo = open_repo(args)
-    b = args.b or repo.current_branch
-    for op, quad in repo.diff(args.a, b):
-        out(f"{op} " + " ".join(format_term(v) for v in quad[1:]) + (f" {format_term(quad[0])}" if quad[0] is not None else "") + " .")
+    changes = repo.diff(args.a, args.b or repo.current_branch)
+    if args.stat:
+        for line in diff_stat(changes):
+            out(line)
+    else:
+        for op, quad in changes:
+            out(f"{op} " + " ".join(format_term(v) for v in quad[1:])
+                + (f" {format_term(quad[0])}" if quad[0] is not None else "") + " .")
     repo.close()
     return 0
+
+
+def diff_stat(changes: Iterable[tuple[str, tuple]]) -> list[str]:
+    """``diff --stat``: quads added and removed per graph, then the totals (as git's
+    files changed, insertions, deletions)."""
+    counts: dict[str, list[int]] = {}
+    for op, quad in changes:
+        name = "(default graph)" if quad[0] is None else format_term(quad[0])
+        counts.setdefault(name, [0, 0])[op == "-"] += 1
+    width = max((len(name) for name in counts), default=0)
+    lines = [f" {name:<{width}} | +{added} -{removed}" for name, (added, removed) in sorted(counts.items())]
+    added, removed = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
+    lines.append(f" {len(counts)} graph{'' if len(counts) == 1 else 's'} changed, {added} quad{'' if added == 1 else 's'} "
+                 f"added, {removed} removed")
+    return lines
 
 
 def cmd_blame(args: argparse.Namespace) -> int:
     repo = open_repo(args)
     ref = args.at or repo.current_branch
-    graph = None if args.graph is None else parse_term(args.graph, "graph")
-    quad = (graph, parse_term(args.subject, "subject"), parse_term(args.predicate, "predicate"), parse_term(args.object, "object"))
-    commit = repo.blame(ref, *quad)
-    if commit is None:
-        out("no commit ever touched this quad")
+    triple = (parse_term(args.subject, "subject"), parse_term(args.predicate, "predicate"),
+              parse_term(args.object, "object"))
+    if args.graph is not None:
+        lines = [blame_line(repo, ref, parse_term(args.graph, "graph"), triple, name_graph=False)]
     else:
-        present = fstore.ask(repo.at(ref), *quad)
-        out(f"{commit.short_id} ({commit.author} {commit.time.date()}) {'added' if present else 'removed'}: {commit.message}")
+        # Every graph the triple was ever in at ref: one line each, newest change first.
+        lines = [blame_line(repo, ref, graph, triple, name_graph=True) for graph in graphs_of(repo, ref, triple)]
     repo.close()
+    out("\n".join(line for line in lines if line) or "no commit ever touched this quad")
     return 0
+
+
+def graphs_of(repo: fstore.Repository, ref: str, triple: tuple[object, object, object]) -> list[object]:
+    """The graphs (None: the default graph) whose quad of ``triple`` some commit of
+    ``ref``'s history changed, the most recently changed first."""
+    seen: dict[object, None] = {}
+    for _, changes in repo.history(ref, fstore.Var("g"), *triple):
+        for _, quad in changes:
+            seen.setdefault(quad[0])
+    return list(seen)
+
+
+def blame_line(repo: fstore.Repository, ref: str, graph: object, triple: tuple[object, object, object], *,
+               name_graph: bool) -> str | None:
+    """``datae blame``'s line for one quad (None: no commit touched it)."""
+    commit = repo.blame(ref, graph, *triple)
+    if commit is None:
+        return None
+    present = fstore.ask(repo.at(ref), graph, *triple)
+    where = f" in {'the default graph' if graph is None else format_term(graph)}" if name_graph else ""
+    return f"{commit.short_id} ({commit.author} {commit.time.date()}) {'added' if present else 'removed'}{where}: " \
+           f"{commit.message}"
 
 
 def cmd_query(args: argparse.Namespace) -> int:
     from query.limits import Limits
-    from query.session import run_text
 
     text = args.query
     if text == "-" or (text is None and args.file is None):
@@ -391,11 +507,53 @@ def cmd_query(args: argparse.Namespace) -> int:
     limits = Limits(timeout=args.timeout, max_rows=None, max_held_rows=args.max_held_rows)
     repo = open_repo(args)
     try:
-        sys.stdout.write(run_text(repo, text, at=args.at, fmt=args.format, author=args.author or default_author(),
-                                  limits=limits, load_dir=args.load_dir))
+        session = MessageSession(repo, args.at, args.author or default_author(), args.message,
+                                 limits=limits, load_dir=args.load_dir)
+        result = session.run(text)
+        write_text(result.serialize(result_format(result.form, args.format, sys.stdout.isatty())))
     finally:
         repo.close()
     return 0
+
+
+class MessageSession(Session):
+    """A session whose updates commit with the message ``-m`` gave (None: their text)."""
+
+    def __init__(self, repo: fstore.Repository, at: str | None, author: str, message: str | None,
+                 **options: Any) -> None:
+        super().__init__(repo, at, author, **options)
+        self.message = message
+
+    def update(self, request: UpdateRequest, text: str, branch: str | None = None) -> UpdateResult:
+        # Session.update takes the commit message from the text it is given.
+        return super().update(request, self.message or text, branch)
+
+
+GRAPH_FORMS = ("CONSTRUCT", "DESCRIBE")
+GRAPH_FORMATS = ("nq", "ttl")
+ROW_FORMATS = ("json", "csv", "tsv")
+
+
+def result_format(form: str, given: str | None, terminal: bool) -> str:
+    """The format ``datae query`` writes a ``form`` result in: ``given`` (``--format``),
+    else a table for a person at a terminal, else what a program reads fast and whole:
+    TSV for SELECT (a rich table is 30 times slower at 200k rows, and cut to a width),
+    N-Quads for a graph. ASK, updates and EXPLAIN print the same either way."""
+    graph = form in GRAPH_FORMS
+    if given is None:
+        if terminal or form not in ("SELECT", *GRAPH_FORMS):
+            return "table"
+        return "nq" if graph else "tsv"
+    if form in ("SELECT", "ASK", *GRAPH_FORMS) and given != "table" and (given in GRAPH_FORMATS) != graph:
+        raise Fatal(f"a {form} result cannot be written as {given}: "
+                    f"choose table, {', '.join(GRAPH_FORMATS if graph else ROW_FORMATS)}")
+    return given
+
+
+def write_text(text: str) -> None:
+    """Write ``text`` to stdout ending in a newline (JSON and ASK results have none of
+    their own, and a shell prompt would follow them on the same line)."""
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
 
 
 def cmd_repl(args: argparse.Namespace) -> int:
@@ -522,10 +680,43 @@ def held_rows_option(p: argparse.ArgumentParser) -> None:
                    help=f"refuse a query whose sort, grouping, DISTINCT or join holds more rows (default {MAX_HELD_ROWS})")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with datae's error line: the usage, then ``datae: error: <command>:
+    <problem>`` (subcommands' parsers are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        command = self.prog.removeprefix("datae").strip()
+        self.exit(EXIT_USAGE, f"datae: error: {command + ': ' if command else ''}{message}\n")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a count of commits or rows)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def package_version() -> str:
+    """The installed distribution's version (pyproject's), for ``--version``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("datae")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import merging, undo  # they import this module's helpers
 
-    parser = argparse.ArgumentParser(prog="datae", description="datae: a versioned quad store.")
+    parser = Parser(prog="datae", description="datae: a versioned quad store.")
+    parser.add_argument("--version", action="version", version=f"datae {package_version()}")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
     parser.add_argument("--repo", help="the store (a .datae directory or its parent); default: found from the cwd")
     parser.add_argument("--map-size", metavar="SIZE",
                         help="the LMDB map to reserve, e.g. 8G (default: DATAE_MAP_SIZE, else 256G, halved while the "
@@ -559,9 +750,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partition-on", action="append",
                    help="export spark: partition on this column (repeatable; the quads are partitioned by graph)")
     p.add_argument("--index", action="append", help="export spark: build a secondary index on this column")
-    p.add_argument("--format", default="nq", choices=["nq", "trig", "nt", "ttl"])
+    p.add_argument("--format", choices=RDF_SUFFIXES, help="default: from -o's name (.nq, .trig, .nt, .ttl; .gz "
+                   "compresses), else nq")
     p.add_argument("--graph", help="only this graph")
-    p.add_argument("-o", "--output")
+    p.add_argument("-o", "--output", help="the file to write (default: stdout); a name ending in .gz is gzip-compressed")
 
     p = command("branch", cmd_branch, "list, create (NAME [START]) or delete (-d NAME) branches")
     p.add_argument("name", nargs="?")
@@ -657,25 +849,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("log", cmd_log, "the commits reachable from REF, newest first")
     p.add_argument("ref", nargs="?")
-    p.add_argument("-n", type=int, help="at most N commits")
+    p.add_argument("-n", type=positive_int, help="at most N commits")
     p.add_argument("--oneline", action="store_true")
+    p.add_argument("--graph", action="store_true", help="draw the branches and merges beside the commits")
 
     p = command("diff", cmd_diff, "quads added (+) and removed (-) from A to B (default: the current branch)")
     p.add_argument("a")
     p.add_argument("b", nargs="?")
+    p.add_argument("--stat", action="store_true", help="only the quads added and removed per graph")
 
     p = command("blame", cmd_blame, "the commit that gave a quad its state")
     p.add_argument("subject")
     p.add_argument("predicate")
     p.add_argument("object")
-    p.add_argument("--graph")
+    p.add_argument("--graph", help="only the quad in this graph (default: the triple in every graph)")
     p.add_argument("--at")
 
     p = command("query", cmd_query, "run a SPARQL query, an update (one commit) or EXPLAIN (QUERY, -f FILE, or stdin)")
     p.add_argument("query", nargs="?")
     p.add_argument("-f", "--file")
     p.add_argument("--at", help="branch, tag or commit to query (default: the current branch)")
-    p.add_argument("--format", default="table", choices=["table", "json", "csv", "tsv", "nq", "ttl"])
+    p.add_argument("--format", choices=["table", "json", "csv", "tsv", "nq", "ttl"],
+                   help="default: a table on a terminal; else TSV for SELECT, N-Quads for CONSTRUCT")
+    p.add_argument("-m", "--message", help="an update's commit message (default: the update's text)")
     p.add_argument("--author")
     p.add_argument("--load-dir", metavar="DIR",
                    help="let LOAD <file:...> read files under DIR (default: LOAD is refused; docs/query.md)")
@@ -716,7 +912,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = tables.add_parser("show", help="rows of a table")
     t.add_argument("name")
     t.add_argument("--pk", help="only this row")
-    t.add_argument("--limit", type=int, default=20)
+    t.add_argument("--limit", type=positive_int, default=20, help="at most N rows (default 20)")
     t.add_argument("--at")
     t = tables.add_parser("schema", help="a table's schema.json")
     t.add_argument("name")
@@ -749,17 +945,50 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    debug = False
     try:
+        args = build_parser().parse_args(argv)
+        debug = args.debug
         return args.handler(args)
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: stop quietly, as git does.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (Fatal, DataeError, OSError) as exc:
-        print(f"fatal: {exc}", file=sys.stderr)
-    return EXIT_FATAL
+    except KeyboardInterrupt:
+        # Ctrl-C is the user's choice, not an error: no traceback, the shell's code.
+        # Any write in progress was aborted with its transaction.
+        if debug:
+            traceback.print_exc()
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # every error leaves by the one path below
+        if debug:
+            traceback.print_exc()
+        message, code = describe_error(exc)
+        return fail(message if debug or code != EXIT_INTERNAL else f"{message} (rerun with --debug for the traceback)",
+                    code)
+
+
+def describe_error(exc: Exception) -> tuple[str, int]:
+    """What went wrong, for one line, and the exit code: datae's own errors say what and
+    where themselves; the operating system's and LMDB's name their file or store."""
+    if isinstance(exc, (Fatal, DataeError)):
+        return str(exc), EXIT_FATAL
+    if isinstance(exc, OSError):
+        where = exc.filename if exc.filename is not None else None
+        what = exc.strerror or str(exc)
+        return (f"{where}: {what}" if where else what), EXIT_FATAL
+    if isinstance(exc, lmdb.MapFullError):
+        return f"the store's map is full ({exc}): give a larger --map-size", EXIT_FATAL
+    if isinstance(exc, lmdb.Error):
+        return f"the store's LMDB file: {exc}", EXIT_FATAL
+    return f"unexpected {type(exc).__name__}: {exc}", EXIT_INTERNAL
+
+
+def fail(message: str, code: int = EXIT_FATAL) -> int:
+    """Print the one error line every failure of the command prints; return ``code``."""
+    sys.stdout.flush()  # what was written so far comes before the error line
+    print(f"datae: error: {message}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

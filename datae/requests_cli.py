@@ -23,7 +23,7 @@ from fstore.repository import DEFAULT_BRANCH
 from fstore.requests import STATES
 from fstore.remotes import connect
 
-from .cli import Fatal, default_author, open_repo, out, token
+from .cli import Fatal, default_author, open_repo, out, positive_int, token
 
 __all__ = ["register", "requests_target", "format_summary", "format_request"]
 
@@ -208,7 +208,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     q.add_argument("--state", default="open", choices=[*STATES, "all"])
     q = action("show", cmd_request_show, "a request, its review, the changes it would apply and its conflicts",
                cached=True)
-    q.add_argument("--limit", type=int, default=20, help="show at most this many changes (default 20)")
+    q.add_argument("--limit", type=positive_int, default=20, help="show at most this many changes (default 20)")
     q = action("comment", cmd_request_comment, "comment on a request")
     q.add_argument("-m", "--message", required=True, metavar="TEXT")
     action("approve", cmd_request_approve, "approve an open request (not your own)")

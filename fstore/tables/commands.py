@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
 from .dataset import list_datasets, pk_of_path
-from .errors import TableImportError
+from .errors import ExportTargetError, TableImportError
 from .frames import import_dataframe
 from .kart_export import export_kart_tree
 from .kart_import import import_kart
@@ -62,13 +62,14 @@ def detect_format(path: str) -> str:
     lower = path.lower()
     if os.path.isdir(path) or lower.endswith("/"):
         return "kart"
-    if lower.endswith(".csv"):
+    if lower.endswith((".csv", ".csv.gz")):
         return "csv"
     if lower.endswith(".gpkg"):
         return "gpkg"
     if lower.endswith(_SQLITE_SUFFIXES):
         return "sqlite"
-    raise TableImportError(path, "unknown format: use a .csv, .gpkg, .sqlite/.db file or a Kart repository directory")
+    raise TableImportError(path, "unknown format: use a .csv (.csv.gz), .gpkg, .sqlite/.db file or a Kart "
+                                 "repository directory")
 
 
 def _branch(repo: Repository, branch: str | None) -> str:
@@ -92,7 +93,7 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
         onto = target if not branch_prefix and repo.branches().get(target) is not None else None
         result = import_kart(repo, source, branch_prefix=branch_prefix, onto=onto)
         return {"commits": len(result.commits), "branches": result.branches, "tags": result.tags}
-    name = name or os.path.splitext(os.path.basename(source))[0]
+    name = name or os.path.splitext(os.path.basename(source).removesuffix(".gz"))[0]
     if fmt not in ("csv", "gpkg", "sqlite"):
         raise TableImportError(source, f"unknown format {fmt!r}")
     with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
@@ -115,7 +116,7 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
     if name is None:
         names = list_datasets(view.table_tuples)
         if len(names) != 1:
-            raise ValueError(f"name the table to export (tables at {ref!r}: {', '.join(names) or 'none'})")
+            raise ExportTargetError(dest, f"name the table to export (tables at {ref!r}: {', '.join(names) or 'none'})")
         name = names[0]
     t = view.table(name)
     if fmt == "csv":

@@ -30,10 +30,14 @@ order (as :meth:`Table.rows` streams them).
 
 from __future__ import annotations
 
+import codecs
 import csv
+import gzip
 import json
 import os
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
@@ -114,7 +118,7 @@ def read_csv(path: str | os.PathLike[str], columns: Sequence[Column] | None = No
     source = os.fspath(path)
     known = {c.name: c for c in (columns or [])}
     types = dict(types or {})
-    with open(source, newline="", encoding=encoding) as f:
+    with _open_text(source, encoding) as f, _reading(source, encoding):
         reader = csv.reader(f, dialect)
         try:
             header = next(reader)
@@ -156,8 +160,49 @@ def _width(source: str, line: int, record: list[str], header: list[str]) -> Tabl
     return TableImportError(source, f"has {len(record)} field(s), but the header has {len(header)}", line=line)
 
 
+def _open_text(source: str, encoding: str) -> IO[str]:
+    """A CSV file for reading as text; a ``.gz`` one is decompressed on the way."""
+    if source.lower().endswith(".gz"):
+        return gzip.open(source, "rt", newline="", encoding=encoding)
+    return open(source, newline="", encoding=encoding)
+
+
+@contextmanager
+def _reading(source: str, encoding: str) -> Iterator[None]:
+    """Turn a decoding failure while reading ``source`` into a :class:`TableImportError`
+    naming the line and byte offset of the first undecodable byte. The text reader
+    decodes in chunks, so its error knows neither: the file is read again, as bytes, to
+    find them (only on this error path: reading stays as fast as before). A damaged
+    ``.gz`` file is one too."""
+    try:
+        yield
+    except UnicodeDecodeError as e:
+        line, offset, byte = _first_undecodable(source, encoding)
+        raise TableImportError(source, f"byte 0x{byte:02x} at byte offset {offset} is not {e.encoding} "
+                               f"({e.reason}): save the file as {encoding.removesuffix('-sig').upper()}",
+                               line=line) from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+        raise TableImportError(source, f"is not a whole gzip file ({e})") from None
+
+
+def _first_undecodable(source: str, encoding: str) -> tuple[int, int, int]:
+    """``(line, byte offset, byte)`` of the first byte of ``source`` that ``encoding``
+    cannot decode (in a ``.gz`` file: of its content). Line by line: no ASCII-compatible
+    encoding's character spans a newline."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    offset = 0
+    with gzip.open(source, "rb") if source.lower().endswith(".gz") else open(source, "rb") as f:
+        for line, raw in enumerate(f, 1):
+            try:
+                decoder.decode(raw)
+            except UnicodeDecodeError as e:
+                return line, offset + e.start, raw[e.start]
+            offset += len(raw)
+    return line, offset, 0  # cut off inside a character at the end of the file
+
+
 def _records(source: str, header: list[str], encoding: str, dialect: Any) -> Iterator[tuple[int, list[str]]]:
-    with open(source, newline="", encoding=encoding) as f:
+    with _open_text(source, encoding) as f, _reading(source, encoding):
         reader = csv.reader(f, dialect)
         next(reader, None)
         for record in reader:
@@ -225,7 +270,7 @@ def infer_key(table: str, path: str, header: Sequence[str], *, encoding: str = "
     all present and all distinct. None or several such columns: a :class:`SchemaError`
     that names them and asks for ``--pk`` (one pass over the file)."""
     seen: dict[str, set[str]] = {h: set() for h in header}
-    with open(path, newline="", encoding=encoding) as f:
+    with _open_text(path, encoding) as f, _reading(path, encoding):
         reader = csv.reader(f, dialect)
         next(reader, None)
         for record in reader:

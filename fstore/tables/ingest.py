@@ -220,6 +220,15 @@ def load_mode(mode: str | None, replace: bool = False) -> str:
     return chosen
 
 
+def check_pk(name: str, schema: Schema, pk: Sequence[str] | None) -> None:
+    """A key asked for an existing table must be the one it has (a table's key never
+    changes): saying nothing is fine, saying something else is an error, not ignored."""
+    have = [c.name for c in schema.pk_columns]
+    if pk and list(pk) != have:
+        raise SchemaError(f"table {name!r} has primary key {', '.join(have)}, not {', '.join(pk)} "
+                          "(the key of an existing table cannot change; leave out --pk, pk= in the API)")
+
+
 def load_table(tx: Transaction, name: str, columns: Sequence[ColumnSpec], rows: Iterable[Mapping[str, Any]], *,
                pk: Sequence[str] | None = None, replace: bool = False, where: Callable[[int], str] | None = None,
                title: str | None = None, description: str | None = None, schema: Any = None,
@@ -244,6 +253,7 @@ def load_table(tx: Transaction, name: str, columns: Sequence[ColumnSpec], rows: 
         prepared = RowEncoder(name, new, ps).prepare(rows, where=where)
         writer = create(tx, name, new, title=title, description=description, path_structure=ps, crs=crs)
         return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}
+    check_pk(name, writer.schema, pk)
     target = as_schema(schema) if schema is not None else evolve_schema(name, writer.schema, columns, drop_missing=replace)
     prepared = RowEncoder(name, target, writer.path_structure).prepare(rows, where=where)
     if mode == "insert":

@@ -17,12 +17,14 @@ from __future__ import annotations
 import heapq
 import os
 import re
+import struct
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from dulwich.errors import NotGitRepository
+from dulwich.errors import ApplyDeltaError, ChecksumMismatch, NotGitRepository, ObjectFormatException
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
@@ -317,7 +319,12 @@ class KartRepo:
         try:
             return self._repo.object_store[key]
         except (KeyError, AssertionError, ValueError):
-            raise KartRepoError(f"missing git object {_text(key)}", where=self.git_dir) from None
+            problem = f"missing git object {_text(key)}"
+        except (ChecksumMismatch, ObjectFormatException, ApplyDeltaError, zlib.error, struct.error) as e:
+            problem = f"git object {_text(key)} is damaged (a corrupt or truncated pack?): {e}"
+        # Raised outside the except clause: the dulwich frames (and the pack's mmap
+        # buffers they hold) are freed first, so closing the repository still works.
+        raise KartRepoError(problem, where=self.git_dir)
 
     @property
     def structure_version(self) -> str | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_fixtures import checkout_env
 from datae.cli import main
 from tests.locations import SHARED
 
@@ -32,7 +33,7 @@ def workdir(tmp_path, monkeypatch):
 def test_no_store_is_fatal(workdir, capsys):
     code, _, err = run(capsys, "log")
     assert code == 128
-    assert err.startswith("fatal: not a datae repository")
+    assert err.startswith("datae: error: not a datae repository")
 
 
 def test_import_log_tag_diff_export(workdir, capsys):
@@ -86,7 +87,7 @@ def test_branch_switch_merge_conflict_and_blame(workdir, capsys):
     code, out, _ = run(capsys, "merge", "dev")
     assert out == "Already up to date.\n"
     code, out, _ = run(capsys, "blame", "urn:s", "urn:p", '"three"')
-    assert "added: dev side" in out
+    assert "added in the default graph: dev side" in out
     code, out, _ = run(capsys, "blame", "urn:s", "urn:p", '"nope"')
     assert out == "no commit ever touched this quad\n"
     code, _, err = run(capsys, "branch", "-d", "main")
@@ -100,7 +101,7 @@ def test_bad_input_is_fatal_with_file_and_line(workdir, capsys):
     (workdir / "bad.ttl").write_text("@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\nex:a ex:b .\n")
     code, _, err = run(capsys, "import", "bad.ttl")
     assert code == 128
-    assert err.startswith("fatal: bad.ttl: ") and "line 3 column 11" in err
+    assert err.startswith("datae: error: bad.ttl: ") and "line 3 column 11" in err
     assert run(capsys, "log")[1] == ""
     code, _, err = run(capsys, "diff", "nope")
     assert code == 128 and "unknown ref 'nope'" in err
@@ -110,9 +111,9 @@ def test_bad_input_is_fatal_with_file_and_line(workdir, capsys):
 
 def test_console_script_exit_codes(workdir):
     script = Path(sys.executable).with_name("datae")
-    result = subprocess.run([str(script), "log"], capture_output=True, text=True)
-    assert result.returncode == 128 and "fatal:" in result.stderr
-    result = subprocess.run([str(script), "frobnicate"], capture_output=True, text=True)
+    result = subprocess.run([str(script), "log"], capture_output=True, text=True, env=checkout_env())
+    assert result.returncode == 128 and "datae: error:" in result.stderr
+    result = subprocess.run([str(script), "frobnicate"], capture_output=True, text=True, env=checkout_env())
     assert result.returncode == 2 and "invalid choice" in result.stderr
 
 

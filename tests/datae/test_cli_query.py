@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_fixtures import checkout_env
 from datae.cli import main
 
 P = "PREFIX : <http://ex/> "
@@ -53,7 +54,7 @@ def test_formats(store, capsys) -> None:
     assert list(csv.reader(io.StringIO(out))) == [["who", "name"], ["http://ex/ann", "Anna"], ["http://ex/bob", "Bob"]]
     code, out, _ = run(capsys, "query", NAMES, "--format", "tsv")
     assert out.splitlines() == ["?who\t?name", '<http://ex/ann>\t"Anna"', '<http://ex/bob>\t"Bob"']
-    code, out, _ = run(capsys, "query", NAMES)  # table, IRIs shortened with the query's prefixes
+    code, out, _ = run(capsys, "query", NAMES, "--format", "table")  # IRIs shortened with the query's prefixes
     assert ":ann" in out and '"Anna"' in out and "2 rows" in out
     code, out, _ = run(capsys, "query", P + "CONSTRUCT { ?s :called ?n } WHERE { ?s :name ?n }", "--format", "nq")
     assert sorted(out.splitlines()) == ['<http://ex/ann> <http://ex/called> "Anna" .', '<http://ex/bob> <http://ex/called> "Bob" .']
@@ -71,7 +72,7 @@ def test_at_and_version_clauses(store, capsys) -> None:
     code, out, _ = run(capsys, "query", P + "SELECT ?name (COUNT(?commit) AS ?n) VERSIONS WHERE { :ann :name ?name } GROUP BY ?name ORDER BY ?name", "--format", "csv")
     assert out.splitlines()[1:] == ["Ann,1", "Anna,1"]
     code, _, err = run(capsys, "query", NAMES, "--at", "nope")
-    assert code == 128 and err.startswith("fatal: ") and "unknown ref 'nope'" in err
+    assert code == 128 and err.startswith("datae: error: ") and "unknown ref 'nope'" in err
 
 
 def test_updates_commit_with_message_and_author(store, capsys) -> None:
@@ -107,9 +108,9 @@ def test_explain(store, capsys) -> None:
 def test_syntax_error_exit_code_and_position(store, capsys) -> None:
     code, out, err = run(capsys, "query", "SELECT ?x WHERE {\n  ?x :name ?n }")
     assert code == 128 and out == ""
-    assert err.startswith("fatal: line 2, column 6: unknown prefix ':'")
+    assert err.startswith("datae: error: line 2, column 6: unknown prefix ':'")
     code, out, err = run(capsys, "query", P + "SELECT ?x WHERE {\n  ?x :name ?n .\n  FILTER(?n > ) }")
-    assert code == 128 and err.startswith("fatal: line 3, column 15: unexpected ')'")
+    assert code == 128 and err.startswith("datae: error: line 3, column 15: unexpected ')'")
     code, _, err = run(capsys, "query", P + "INSERT DATA { ?s :p 1 }")
     assert code == 128 and "variables are not allowed in INSERT DATA" in err
 
@@ -120,7 +121,9 @@ def test_query_from_file_and_stdin(store, capsys) -> None:
     assert out.splitlines()[1:] == ["http://ex/ann,Anna", "http://ex/bob,Bob"]
     script = Path(sys.executable).with_name("datae")
     result = subprocess.run([str(script), "query", "--format", "tsv"], input=P + "SELECT ?a WHERE { :bob :age ?a }",
-                            capture_output=True, text=True, cwd=store)
+                            capture_output=True, text=True, cwd=store,
+                            env=checkout_env())
     assert result.returncode == 0 and result.stdout.splitlines() == ["?a", "25"]
-    result = subprocess.run([str(script), "query"], input="SELECT * WHERE { ?s ?p }", capture_output=True, text=True, cwd=store)
-    assert result.returncode == 128 and result.stderr.startswith("fatal: line 1, column 24: unexpected '}'")
+    result = subprocess.run([str(script), "query"], input="SELECT * WHERE { ?s ?p }", capture_output=True, text=True, cwd=store,
+                            env=checkout_env())
+    assert result.returncode == 128 and result.stderr.startswith("datae: error: line 1, column 24: unexpected '}'")

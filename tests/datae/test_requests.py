@@ -239,7 +239,7 @@ def test_cli_end_to_end(server, tmp_path, capsys, monkeypatch):
     code, output, _ = run(capsys, "--repo", server, "request", "list")
     assert output == "#1 [open] feature -> main: Bob is a friend (0 approvals)\n"
     code, _, err = run(capsys, "--repo", server, "request", "approve", "1")
-    assert code != 0 and err.startswith("fatal: bea opened merge request #1 and cannot approve it")
+    assert code != 0 and err.startswith("datae: error: bea opened merge request #1 and cannot approve it")
     code, output, _ = run(capsys, "--repo", repo_b, "request", "show", "1", "--remote", "origin")
     assert "would merge (fast-forward): +1 -0 quad(s)" in output and "+ <urn:alice> <urn:knows> <urn:bob> ." in output
     assert "no conflicts" in output
@@ -255,9 +255,9 @@ def test_cli_end_to_end(server, tmp_path, capsys, monkeypatch):
     code, output, _ = run(capsys, "--repo", repo_b, "request", "show", "1", "--remote", "origin", "--cached")
     assert "approved by cy" in output and "comment by cy" in output and "merged by cy" in output
     code, _, err = run(capsys, "--repo", server, "request", "close", "1")
-    assert code != 0 and err == "fatal: cannot close merge request #1: it is merged\n"
+    assert code != 0 and err == "datae: error: cannot close merge request #1: it is merged\n"
     code, _, err = run(capsys, "--repo", server, "request", "show", "9")
-    assert code != 0 and err == "fatal: no merge request #9\n"
+    assert code != 0 and err == "datae: error: no merge request #9\n"
     code, _, err = run(capsys, "--repo", repo_b, "request", "list", "--cached")
-    assert code != 0 and err.startswith("fatal: --cached")
+    assert code != 0 and err.startswith("datae: error: --cached")
     assert os.path.exists(os.path.join(server, "data.mdb"))
