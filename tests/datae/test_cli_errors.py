@@ -16,12 +16,13 @@ import lmdb
 import pytest
 
 import fstore
-from cli_fixtures import checkout_env
+from tests.cli_fixtures import checkout_env
 from datae import cli
 from datae.cli import main
-from kart_fixtures import KART_DIR, unpack_archive
+from tests.kart_fixtures import KART_DIR, unpack_archive
+from tests.locations import SHARED
 
-SCHEMAORG = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "schemaorg"
+SCHEMAORG = SHARED / "testdata" / "schemaorg"
 V22 = SCHEMAORG / "schemaorg-current-https-22.0.nq.gz"
 
 TOWNS = "code,name,pop\nNZ-AUK,Auckland,1700000\nNZ-WGN,Wellington,540000\n"

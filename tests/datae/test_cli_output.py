@@ -12,7 +12,7 @@ from importlib.metadata import version
 
 import pytest
 
-from cli_fixtures import checkout_env
+from tests.cli_fixtures import checkout_env
 from datae.cli import export_format, main, result_format
 
 P = "PREFIX : <http://ex/> "
