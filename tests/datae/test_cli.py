@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_fixtures import checkout_env
+from tests.cli_fixtures import checkout_env
 from datae.cli import main
 from tests.locations import SHARED
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_fixtures import checkout_env
+from tests.cli_fixtures import checkout_env
 from datae.cli import main
 
 P = "PREFIX : <http://ex/> "

@@ -1,7 +1,7 @@
 """Bounded queries (issue 16, point 3): deep nesting and long chains are refused with a
 typed error (never RecursionError), a time limit stops a running query (a backtracking
 regular expression included), and operators that hold rows in memory are capped.
-Through the API and through `datae query` (exit 128, one line)."""
+Through the API and through `datae query` (exit 128, one line `datae: error: ...`)."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def _cli(capsys, *argv: str) -> tuple[int, str, str]:
 def test_cli_refuses_deep_nesting_in_one_line(store, capsys) -> None:
     code, out, err = _cli(capsys, "query", SHAPES["300 nested groups"])
     assert code == 128 and out == ""
-    assert err.startswith("fatal: the query is too complex: nesting depth 101 exceeds 100")
+    assert err.startswith("datae: error: the query is too complex: nesting depth 101 exceeds 100")
     assert err.count("\n") == 1
 
 
@@ -207,20 +207,20 @@ def test_cli_timeout_stops_the_query_in_one_line(store, capsys) -> None:
     started = time.monotonic()
     code, out, err = _cli(capsys, "query", "--timeout", "0.5", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }")
     assert code == 128 and out == "" and err.count("\n") == 1
-    assert err.startswith("fatal: the query ran past its time limit of 0.5 s and was stopped")
+    assert err.startswith("datae: error: the query ran past its time limit of 0.5 s and was stopped")
     assert time.monotonic() - started < 10
 
 
 def test_cli_catastrophic_regex_is_stopped(store, capsys) -> None:
     code, _, err = _cli(capsys, "query", "--timeout", "0.5",
                         'SELECT * WHERE { ?s <urn:name> ?o FILTER REGEX(?o, "^(a|aa)+$") }')
-    assert code == 128 and err.startswith("fatal: the query ran past its time limit")
+    assert code == 128 and err.startswith("datae: error: the query ran past its time limit")
 
 
 def test_cli_held_rows_cap_in_one_line(store, capsys) -> None:
     code, out, err = _cli(capsys, "query", "--max-held-rows", "100", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b")
     assert code == 128 and err.count("\n") == 1
-    assert err.startswith("fatal: ORDER BY holds more than 100 rows")
+    assert err.startswith("datae: error: ORDER BY holds more than 100 rows")
     code, out, _ = _cli(capsys, "query", "--timeout", "30", "--format", "csv", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
     assert code == 0 and out.split() == ["n", "201"]
 
