@@ -27,6 +27,7 @@ import gzip
 import os
 import sys
 import traceback
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, NoReturn, Sequence
@@ -119,7 +120,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             task = progress.add_task("importing", total=len(args.files))
             for name in args.files:
                 progress.update(task, description=f"importing {os.path.basename(name)}")
-                read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base)
+                with gzip_errors(name):
+                    read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base)
                 progress.advance(task)
     if tx.commit_id is None:
         out(f"{read} quads read; nothing changed on {branch}")
@@ -129,6 +131,16 @@ def cmd_import(args: argparse.Namespace) -> int:
         out(f" {read} quads read, {commit.added} added, {commit.removed} removed")
     repo.close()
     return 0
+
+
+@contextmanager
+def gzip_errors(name: str) -> Iterator[None]:
+    """A damaged ``.gz`` input as an error naming the file (gzip's own name none, and a
+    file cut short is an EOFError, which is no OSError)."""
+    try:
+        yield
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise Fatal(f"{name}: is not a whole gzip file ({exc})") from None
 
 
 def cmd_export_spark(args: argparse.Namespace) -> int:
@@ -974,9 +986,8 @@ def describe_error(exc: Exception) -> tuple[str, int]:
     if isinstance(exc, (Fatal, DataeError)):
         return str(exc), EXIT_FATAL
     if isinstance(exc, OSError):
-        where = exc.filename if exc.filename is not None else None
         what = exc.strerror or str(exc)
-        return (f"{where}: {what}" if where else what), EXIT_FATAL
+        return (f"{exc.filename}: {what}" if exc.filename is not None else what), EXIT_FATAL
     if isinstance(exc, lmdb.MapFullError):
         return f"the store's map is full ({exc}): give a larger --map-size", EXIT_FATAL
     if isinstance(exc, lmdb.Error):
