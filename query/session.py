@@ -112,7 +112,7 @@ class Session:
         """Apply an update request as one commit on ``branch`` (message: the text)."""
         branch = branch or self.branch_for(request)
         with self.repo.transaction(branch, message=text.strip(), author=self.author) as tx:
-            apply_update(tx, request)
+            apply_update(tx, request, self.limits)
         if tx.commit_id is None:
             return UpdateResult(branch, None)
         commit = self.repo.commit(tx.commit_id)
