@@ -195,7 +195,7 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
             # LOAD reads files of the machine it runs on: never on behalf of an HTTP client.
             raise ProtocolError("LOAD is not served over HTTP: load files with datae import on the server's machine",
                                 403)
-        session = Session(repo, operation.ref, operation.author or "")
+        session = Session(repo, operation.ref, operation.author or "", limits)
         branch = session.branch_for(request)
         return session.update(request, operation.message or operation.text, branch)
     query = parse_query(operation.text, base=operation.base)

@@ -341,8 +341,8 @@ def _substr(source: Any, start: Any, length: Any = None) -> Literal:
 # REGEX and REPLACE run on the third-party ``regex`` engine rather than ``re``: both
 # backtrack, but ``regex`` takes a ``timeout`` and stops a match that runs past it, so a
 # catastrophic pattern such as ``^(a|aa)+$`` ends at the query's deadline (``re`` cannot
-# be interrupted; RE2 cannot, and lacks the back-references XPath regexes allow). Its
-# default VERSION0 syntax is ``re``'s, plus ``\p{..}`` classes that XPath has too.
+# be interrupted; RE2 runs in linear time but lacks the back-references XPath regexes
+# allow). Its default VERSION0 syntax is ``re``'s, plus ``\p{..}`` classes XPath has too.
 _REGEX_CACHE: dict[tuple[str, str], regex.Pattern] = {}
 
 

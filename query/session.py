@@ -114,7 +114,7 @@ class Session:
         """Apply an update request as one commit on ``branch`` (message: the text)."""
         branch = branch or self.branch_for(request)
         with self.repo.transaction(branch, message=text.strip(), author=self.author) as tx:
-            apply_update(tx, request, load_dir=self.load_dir)
+            apply_update(tx, request, self.limits, load_dir=self.load_dir)
         if tx.commit_id is None:
             return UpdateResult(branch, None)
         commit = self.repo.commit(tx.commit_id)

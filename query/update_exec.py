@@ -32,7 +32,8 @@ from fstore.values import canonical
 from nstore.errors import DataeError
 
 from .algebra import Dataset, Query, Var
-from .errors import ReadOnlyGraphError, UpdateError
+from .errors import QueryTimeoutError, ReadOnlyGraphError, ResultTooLargeError, UpdateError
+from .limits import Deadline, Limits
 from .loading import load_file
 from .source import FstoreSource
 from .tables import is_table_graph
@@ -52,18 +53,28 @@ class UpdateStats:
     inserted: int = 0
 
 
-def apply_update(tx: Any, request: UpdateRequest, *, load_dir: str | os.PathLike[str] | None = None) -> UpdateStats:
+def apply_update(tx: Any, request: UpdateRequest, limits: Limits | None = None, *,
+                 load_dir: str | os.PathLike[str] | None = None) -> UpdateStats:
     """Run every operation of ``request`` in the open transaction ``tx``. An operation
     marked ``SILENT`` that fails is skipped; any other failure raises (and the caller's
-    ``with`` block then commits nothing). ``LOAD <file:...>`` reads only files under
-    ``load_dir`` (None: LOAD is refused; see :mod:`query.loading`)."""
+    ``with`` block then commits nothing). Under ``limits``, the WHERE clauses of the
+    request share one deadline and each holds at most ``limits.max_held_rows`` solutions:
+    past them, a QueryTimeoutError or IntermediateTooLargeError, even under SILENT.
+    ``LOAD <file:...>`` reads only files under ``load_dir`` (None: LOAD is refused; see
+    :mod:`query.loading`)."""
     stats = UpdateStats()
+    deadline = limits.deadline() if limits is not None else None
+    held = limits.max_held_rows if limits is not None else None
     for op in request.operations:
         try:
             if type(op) is Load:  # the one operation that reads outside the store
                 _load(tx, op, stats, load_dir)
+            elif type(op) is Modify:
+                _modify(tx, op, request, stats, deadline=deadline, max_held_rows=held)
             else:
                 _APPLY[type(op)](tx, op, request, stats)
+        except (QueryTimeoutError, ResultTooLargeError):
+            raise  # a limit is not the operation failing: SILENT does not hide it
         except (DataeError, OSError):
             if not getattr(op, "silent", False):
                 raise
@@ -146,7 +157,8 @@ def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateS
     _delete(tx, list(instantiate(op.quads, {}, None, {})), stats)
 
 
-def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats) -> None:
+def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, *,
+            deadline: Deadline | None = None, max_held_rows: int | None = None) -> None:
     from .engine import prepare
 
     # WITH <table> may give the WHERE clause its default graph; a template quad without a
@@ -157,8 +169,10 @@ def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats) -> 
         if type(quad[0]) is not Var:
             writable(quad[0], op.form)
 
-    executor, plan = prepare(FstoreSource(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base))
-    solutions = list(executor.solutions(plan))  # the whole WHERE first, then the changes
+    executor, plan = prepare(FstoreSource(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base),
+                             deadline=deadline, max_held_rows=max_held_rows)
+    # the whole WHERE first, then the changes
+    solutions = list(executor.held(executor.solutions(plan), f"the WHERE of {op.form}"))
     deleted = [q for sol in solutions for q in instantiate(op.delete, sol, op.with_graph, {})]
     inserted = [q for sol in solutions for q in instantiate(op.insert, sol, op.with_graph, {})]
     _delete(tx, deleted, stats)

@@ -264,3 +264,18 @@ def test_a_hash_join_and_a_hash_optional_are_capped() -> None:
         assert "(hash)" in explain(MemorySource(data), text)
         with pytest.raises(IntermediateTooLargeError, match="a hash join's table holds more than 50 rows"):
             list(execute(MemorySource(data), text, max_held_rows=50))
+
+
+def test_an_update_where_runs_under_the_limits_and_commits_nothing(store, capsys) -> None:
+    slow = "DELETE { ?a <urn:p> ?b } WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(STR(?f) = CONCAT(?b, ?d)) }"
+    started = time.monotonic()
+    code, out, err = _cli(capsys, "query", "--timeout", "0.5", slow)
+    assert code == 128 and out == "" and err.startswith("fatal: the query ran past its time limit of 0.5 s")
+    assert time.monotonic() - started < 10
+    code, out, err = _cli(capsys, "query", "--timeout", "0.5", "--max-held-rows", "100",
+                          "DELETE WHERE { ?a <urn:p> ?b }")
+    assert code == 128 and err.startswith("fatal: the WHERE of DELETE WHERE holds more than 100 rows")
+    code, out, _ = _cli(capsys, "query", "--format", "csv", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    assert out.split() == ["n", "201"]  # nothing was committed
+    code, out, _ = _cli(capsys, "query", "--timeout", "30", "DELETE WHERE { <urn:s1> <urn:p> ?o }")
+    assert code == 0 and out.rstrip().endswith("+0 -1")
