@@ -270,11 +270,11 @@ def test_an_update_where_runs_under_the_limits_and_commits_nothing(store, capsys
     slow = "DELETE { ?a <urn:p> ?b } WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f FILTER(STR(?f) = CONCAT(?b, ?d)) }"
     started = time.monotonic()
     code, out, err = _cli(capsys, "query", "--timeout", "0.5", slow)
-    assert code == 128 and out == "" and err.startswith("fatal: the query ran past its time limit of 0.5 s")
+    assert code == 128 and out == "" and err.startswith("datae: error: the query ran past its time limit of 0.5 s")
     assert time.monotonic() - started < 10
     code, out, err = _cli(capsys, "query", "--timeout", "0.5", "--max-held-rows", "100",
                           "DELETE WHERE { ?a <urn:p> ?b }")
-    assert code == 128 and err.startswith("fatal: the WHERE of DELETE WHERE holds more than 100 rows")
+    assert code == 128 and err.startswith("datae: error: the WHERE of DELETE WHERE holds more than 100 rows")
     code, out, _ = _cli(capsys, "query", "--format", "csv", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
     assert out.split() == ["n", "201"]  # nothing was committed
     code, out, _ = _cli(capsys, "query", "--timeout", "30", "DELETE WHERE { <urn:s1> <urn:p> ?o }")
