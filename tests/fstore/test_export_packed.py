@@ -24,6 +24,8 @@ from tests.query_fixtures import fstore_view
 from tests.profiles import examples
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
 def _valid_iri(text: str) -> bool:
     """Whether the store takes ``text`` as an IRI (RFC 3987; it refuses the others)."""
     try:
