@@ -9,18 +9,15 @@ from pathlib import Path
 import pytest
 
 from tests.cli_fixtures import checkout_env
-from datae.cli import main
 from tests.locations import SHARED
+from tests.cli_fixtures import run_cli
 
 SCHEMAORG = SHARED / "testdata" / "schemaorg"
 V22 = str(SCHEMAORG / "schemaorg-current-https-22.0.nq.gz")
 V30 = str(SCHEMAORG / "schemaorg-current-https-30.0.nq.gz")
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 @pytest.fixture

@@ -7,12 +7,10 @@ import re
 import pytest
 
 from datae.cli import edges, main
+from tests.cli_fixtures import run_cli
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 @pytest.fixture

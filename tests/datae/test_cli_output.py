@@ -14,15 +14,13 @@ import pytest
 
 from tests.cli_fixtures import checkout_env
 from datae.cli import export_format, main, result_format
+from tests.cli_fixtures import run_cli
 
 P = "PREFIX : <http://ex/> "
 NAMES = P + "SELECT ?who ?name WHERE { ?who :name ?name } ORDER BY ?name"
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 @pytest.fixture

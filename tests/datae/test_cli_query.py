@@ -14,15 +14,12 @@ from pathlib import Path
 import pytest
 
 from tests.cli_fixtures import checkout_env
-from datae.cli import main
+from tests.cli_fixtures import run_cli
 
 P = "PREFIX : <http://ex/> "
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ import pytest
 
 import fstore
 import fstore.tables as tables
-from datae.cli import main
 from fstore import IRI, Var
 from fstore.requests import (RequestConflictError, RequestRefusedError, RequestStateError, UnknownRequestError,
                              mirror_requests)
+from tests.cli_fixtures import run_cli
 
 EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
 S, NAME, AGE = IRI("urn:alice"), IRI("urn:name"), IRI("urn:age")
@@ -220,10 +220,7 @@ def test_mirror_replaces_the_copies(server, tmp_path):
     b.close()
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 def test_cli_end_to_end(server, tmp_path, capsys, monkeypatch):

@@ -18,7 +18,6 @@ from dulwich.repo import Repo
 
 import fstore
 import fstore.tables as tables
-from datae.cli import main
 from fstore.errors import UnknownRefError
 from fstore.tables import (
     ExportTargetError,
@@ -38,6 +37,7 @@ from fstore.tables.mapping import META, PATH_STRUCTURE_ITEM, dataset_graph
 from fstore.tables.paths import LEGACY
 
 from tests.kart_fixtures import archives, unpack_archive
+from tests.cli_fixtures import run_cli
 
 ARCHIVES = archives()
 COLUMNS = [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0},
@@ -416,10 +416,7 @@ def test_import_refusals_leave_the_store_unchanged(store, kart_dirs):
 
 # -- the command line --------------------------------------------------------------------
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 def test_cli_export_and_import(tmp_path, capsys, monkeypatch, kart_dirs):

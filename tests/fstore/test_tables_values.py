@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 import fstore
 import fstore.tables as tables
-from datae.cli import main
 from fstore.tables.changes import table_blame
 from fstore.tables.csv_io import export_csv, import_csv
 from fstore.tables.errors import ColumnNotFoundError, RowValueError
 from fstore.tables.sqlite_io import export_sqlite, import_sqlite
 from tests.profiles import examples
+from tests.cli_fixtures import run_cli
 
 SCHEMA = [
     {"id": "c-fid", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0, "size": 64},
@@ -146,10 +146,7 @@ def test_csv_bad_json_names_line_and_column(repo, tmp_path):
     assert repo.head("main") == before
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 def test_table_diff_cli_prints_typed_values(repo, capsys, tmp_path):
