@@ -506,17 +506,22 @@ def blame_line(repo: fstore.Repository, ref: str, graph: object, triple: tuple[o
            f"{commit.message}"
 
 
-def cmd_query(args: argparse.Namespace) -> int:
+def query_limits(args: argparse.Namespace) -> Any:
+    """The ``query.limits.Limits`` that ``--timeout`` and ``--max-held-rows`` give."""
     from query.limits import Limits
 
+    if (args.timeout is not None and args.timeout <= 0) or args.max_held_rows <= 0:
+        raise Fatal("--timeout and --max-held-rows must be positive")
+    return Limits(timeout=args.timeout, max_rows=None, max_held_rows=args.max_held_rows)
+
+
+def cmd_query(args: argparse.Namespace) -> int:
     text = args.query
     if text == "-" or (text is None and args.file is None):
         text = sys.stdin.read()
     elif args.file:
         text = Path(args.file).read_text()
-    if (args.timeout is not None and args.timeout <= 0) or args.max_held_rows <= 0:
-        raise Fatal("--timeout and --max-held-rows must be positive")
-    limits = Limits(timeout=args.timeout, max_rows=None, max_held_rows=args.max_held_rows)
+    limits = query_limits(args)
     repo = open_repo(args)
     try:
         session = MessageSession(repo, args.at, args.author or default_author(), args.message,
@@ -571,9 +576,10 @@ def write_text(text: str) -> None:
 def cmd_repl(args: argparse.Namespace) -> int:
     from .repl import run_repl
 
+    limits = query_limits(args)
     repo = open_repo(args)
     try:
-        return run_repl(repo, at=args.at)
+        return run_repl(repo, at=args.at, limits=limits, load_dir=args.load_dir)
     finally:
         repo.close()
 
@@ -681,6 +687,15 @@ def default_author() -> str:
 
 
 # -- parser --------------------------------------------------------------------------
+
+
+def query_limit_options(p: argparse.ArgumentParser) -> None:
+    """``--load-dir``, ``--timeout`` and ``--max-held-rows``: what a statement may read
+    and how long and how much it may run (``datae query`` and ``datae repl``)."""
+    p.add_argument("--load-dir", metavar="DIR",
+                   help="let LOAD <file:...> read files under DIR (default: LOAD is refused; docs/query.md)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop each query after this long (default: none)")
+    held_rows_option(p)
 
 
 def held_rows_option(p: argparse.ArgumentParser) -> None:
@@ -885,13 +900,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default: a table on a terminal; else TSV for SELECT, N-Quads for CONSTRUCT")
     p.add_argument("-m", "--message", help="an update's commit message (default: the update's text)")
     p.add_argument("--author")
-    p.add_argument("--load-dir", metavar="DIR",
-                   help="let LOAD <file:...> read files under DIR (default: LOAD is refused; docs/query.md)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the query after this long (default: none)")
-    held_rows_option(p)
+    query_limit_options(p)
 
     p = command("repl", cmd_repl, "an interactive query shell")
     p.add_argument("--at")
+    query_limit_options(p)
 
     p = command("table", cmd_table, "tables stored the Kart Datasets V3 way: import, export, list, show, schema, diff, log, blame")
     tables = p.add_subparsers(dest="table_command", required=True, metavar="TABLE_COMMAND")

@@ -72,8 +72,9 @@ class Repl:
     >>> repo.close()
     """
 
-    def __init__(self, repo: fstore.Repository, at: str | None, console: Console, author: str | None = None) -> None:
-        self.session = Session(repo, at, author or default_author())
+    def __init__(self, repo: fstore.Repository, at: str | None, console: Console, author: str | None = None,
+                 **options: Any) -> None:
+        self.session = Session(repo, at, author or default_author(), **options)  # limits=, load_dir=
         self.repo = repo
         self.console = console
         self.format = "table"
@@ -298,10 +299,11 @@ def loop(repl: Repl, prompt: PromptSession) -> int:
             return 0
 
 
-def run_repl(repo: fstore.Repository, *, at: str | None = None) -> int:
-    """Run the REPL on ``repo`` until Ctrl-D or ``.quit``."""
+def run_repl(repo: fstore.Repository, *, at: str | None = None, **options: Any) -> int:
+    """Run the REPL on ``repo`` until Ctrl-D or ``.quit``; ``options`` (``limits``,
+    ``load_dir``) go to every statement's :class:`query.session.Session`."""
     console = Console()
-    repl = Repl(repo, at, console)
+    repl = Repl(repo, at, console, **options)
     history = os.environ.get("DATAE_HISTORY") or os.path.expanduser("~/.datae_history")
     console.print("datae repl — end a statement with ; or an empty line; .help for commands", highlight=False)
     return loop(repl, build_prompt(repl, history=FileHistory(history)))

@@ -251,3 +251,28 @@ def test_loop_chains_update_operations_over_lines(shell) -> None:
         pipe.close()
         assert loop(repl, build_prompt(repl, input=pipe, output=DummyOutput())) == 0
     assert "on main: +1 -1" in said(out)  # one commit
+
+
+def test_the_repl_runs_statements_under_the_limits_and_load_dir_it_was_given(repo, tmp_path):
+    """`datae repl --timeout/--max-held-rows/--load-dir` reach every statement's Session."""
+    from query.limits import Limits
+
+    data = tmp_path / "allowed" / "more.nt"
+    data.parent.mkdir()
+    data.write_text(f"<{EX}c> <{EX}name> \"Carol\" .\n")
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None)
+    bounded = Repl(repo, None, console, author="t", limits=Limits(timeout=30, max_rows=None, max_held_rows=1))
+    bounded.handle(f"SELECT ?n WHERE {{ ?s <{EX}name> ?n }} ORDER BY ?n")
+    assert "holds more than 1 rows" in said(out)  # the cap, as `datae query` has it
+    plain = Repl(repo, None, console, author="t")
+    plain.handle(f"LOAD <{data.as_uri()}>")
+    assert "LOAD" in said(out) and not carol(repo)
+    loading = Repl(repo, None, console, author="t", load_dir=str(data.parent))
+    loading.handle(f"LOAD <{data.as_uri()}>")
+    said(out)
+    assert carol(repo)
+
+
+def carol(repo) -> bool:
+    return fstore.ask(repo.at("main"), None, IRI(EX + "c"), IRI(EX + "name"), "Carol")
