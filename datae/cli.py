@@ -26,6 +26,7 @@ import datetime as dt
 import gzip
 import os
 import sys
+import tempfile
 import traceback
 import zlib
 from contextlib import contextmanager
@@ -34,10 +35,9 @@ from typing import IO, Any, Callable, Iterable, Iterator, NoReturn, Sequence
 from urllib.parse import urlsplit
 
 import lmdb
-from rich.console import Console
 
 import fstore
-from fstore.rdf import KEEP_GRAPHS, load, serialize
+from fstore.rdf import FORMAT_NAMES, FORMATS, KEEP_GRAPHS, format_of, load, serialize
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
 
@@ -45,6 +45,8 @@ from query.outcomes import UpdateResult
 from query.session import Session
 from query.termsyntax import format_term, parse_term
 from query.updates import UpdateRequest
+
+from .progress import quad_progress, transfer_progress
 
 __all__ = ["main", "find_store", "STORE_DIR"]
 
@@ -108,21 +110,21 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from rich.progress import Progress
-
     repo = open_repo(args)
     branch = args.branch or repo.current_branch
     graph = KEEP_GRAPHS if args.graph is None else parse_term(args.graph, "graph")
     message = args.message or f"Import {', '.join(os.path.basename(f) for f in args.files)}"
     read = 0
-    with repo.transaction(branch, message=message, author=args.author or default_author()) as tx:
-        with Progress(transient=True, disable=not sys.stderr.isatty()) as progress:
-            task = progress.add_task("importing", total=len(args.files))
+    with quad_progress() as progress:
+        with repo.transaction(branch, message=message, author=args.author or default_author()) as tx:
             for name in args.files:
-                progress.update(task, description=f"importing {os.path.basename(name)}")
+                if progress:
+                    progress.file(os.path.basename(name))
                 with gzip_errors(name):
-                    read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base)
-                progress.advance(task)
+                    read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base,
+                                 progress=progress.phase if progress else None)
+            if progress:
+                progress.committing(read)
     if tx.commit_id is None:
         out(f"{read} quads read; nothing changed on {branch}")
     else:
@@ -176,22 +178,30 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.kind == "spark":
         return cmd_export_spark(args)
     repo = open_repo(args)
-    view = repo.at(args.at or repo.current_branch)
-    graph = fstore.Var("g") if args.graph is None else parse_term(args.graph, "graph")
-    pattern = (graph, fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
-    quads = ((b.get("g", graph), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern))
-    fmt = export_format(args.output, args.format)
-    if args.output:
-        with open_output(args.output) as stream:
-            serialize(quads, fmt, stream)
-    else:
-        sys.stdout.flush()
-        serialize(quads, fmt, sys.stdout.buffer)
-    repo.close()
+    try:
+        ref = args.at or repo.current_branch
+        view = repo.at(ref)
+        graph = fstore.Var("g") if args.graph is None else parse_term(args.graph, "graph")
+        pattern = (graph, fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
+        fmt = export_format(args.output, args.format)
+        rdf_format = format_of("", fmt)
+        if not rdf_format.supports_datasets and args.graph is None and len(fstore.graphs(view)) > 1:
+            raise Fatal(f"{rdf_format.name} holds one graph, and {ref} has {len(fstore.graphs(view))}: "
+                        f"choose one with --graph, or write {', '.join(FORMAT_NAMES[:3])}")
+        quads = ((b.get("g", graph), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern))
+        with quad_progress() as progress:
+            if progress:
+                progress.expect(fstore.count(view, *pattern))
+            told = progress.phase if progress else None
+            if args.output:
+                with open_output(args.output) as stream:
+                    serialize(quads, fmt, stream, progress=told)
+            else:
+                sys.stdout.flush()
+                serialize(quads, fmt, sys.stdout.buffer, progress=told)
+    finally:
+        repo.close()
     return 0
-
-
-RDF_SUFFIXES = ("nq", "trig", "nt", "ttl")
 
 
 def export_format(output: str | None, given: str | None) -> str:
@@ -200,12 +210,36 @@ def export_format(output: str | None, given: str | None) -> str:
         return given
     stem = (output or "").removesuffix(".gz")
     suffix = stem.rsplit(".", 1)[-1].lower() if "." in os.path.basename(stem) else ""
-    return suffix if suffix in RDF_SUFFIXES else "nq"
+    return suffix if suffix in FORMATS else "nq"
 
 
-def open_output(path: str) -> IO[bytes]:
-    """A file to write, gzip-compressed when its name ends in ``.gz`` (as import reads it)."""
-    return gzip.open(path, "wb") if path.endswith(".gz") else open(path, "wb")
+@contextmanager
+def open_output(path: str) -> Iterator[IO[bytes]]:
+    """A file to write, gzip-compressed when its name ends in ``.gz`` (as import reads it).
+    It is written beside ``path`` and renamed to it once whole, so a failed export leaves
+    nothing (nor half a file) under that name."""
+    directory, name = os.path.split(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise Fatal(f"cannot write {path}: no directory {directory}")
+    fd, partial = tempfile.mkstemp(prefix=f".{name}.", suffix=".partial", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            if path.endswith(".gz"):
+                with gzip.GzipFile(filename=name[:-3], mode="wb", fileobj=raw) as stream:
+                    yield stream
+            else:
+                yield raw
+        os.chmod(partial, 0o666 & ~_umask())
+        os.replace(partial, path)
+    except BaseException:
+        os.unlink(partial)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def cmd_branch(args: argparse.Namespace) -> int:
@@ -297,27 +331,6 @@ def cmd_push(args: argparse.Namespace) -> int:
                                progress=progress)
     out(f"{branch} -> {args.remote}/{branch} ({(pushed or '')[:10]})")
     return 0
-
-
-@contextmanager
-def transfer_progress(verb: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress line on a terminal (commits and records so far, and their rate) for a
-    transfer; nothing when stderr is not a terminal."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    text = f"{verb} {{task.completed}} commits, {{task.fields[records]:,}} records ({{task.fields[rate]:,.0f}} records/s)"
-    with Progress(SpinnerColumn(), TextColumn(text), TimeElapsedColumn(), transient=True,
-                  console=Console(stderr=True)) as bar:
-        task = bar.add_task(verb, total=None, records=0, rate=0.0)
-
-        def told(commits: int, records: int) -> None:
-            elapsed = bar.tasks[0].elapsed or 0.0
-            bar.update(task, completed=commits, records=records, rate=records / elapsed if elapsed else 0.0)
-
-        yield told
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -758,17 +771,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("init", cmd_init, "create an empty store in PATH/.datae")
     p.add_argument("path", nargs="?")
 
-    p = command("import", cmd_import, "import RDF files (N-Quads, N-Triples, Turtle, TriG; .gz too) as one commit")
+    p = command("import", cmd_import, "import RDF files (N-Quads, TriG, JSON-LD, N-Triples, Turtle, RDF/XML; "
+                ".gz too) as one commit")
     p.add_argument("files", nargs="+")
     p.add_argument("--graph", help="put every quad in this graph (an IRI)")
     p.add_argument("--branch", help="branch to commit on (default: the current branch)")
     p.add_argument("-m", "--message")
     p.add_argument("--author")
-    p.add_argument("--format", choices=["nq", "nt", "ttl", "trig"], help="default: from the file name")
+    p.add_argument("--format", choices=FORMAT_NAMES, help="default: from each file's name (.owl and .xml: RDF/XML)")
     p.add_argument("--base", help="base IRI for relative IRIs")
     p.add_argument("--replace", action="store_true", help="each graph in the files ends up with exactly their quads")
 
-    p = command("export", cmd_export, "write the quads at a ref as N-Quads / TriG (or N-Triples / Turtle), "
+    p = command("export", cmd_export, "write the quads at a ref as N-Quads, TriG or JSON-LD (one graph: also "
+                "N-Triples, Turtle, RDF/XML), "
                 "or (export spark) a Parquet dataset in Kartothek layout for Spark")
     p.add_argument("kind", nargs="?", choices=["rdf", "spark"], default="rdf")
     p.add_argument("--at", help="branch, tag or commit (default: the current branch)")
@@ -777,8 +792,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partition-on", action="append",
                    help="export spark: partition on this column (repeatable; the quads are partitioned by graph)")
     p.add_argument("--index", action="append", help="export spark: build a secondary index on this column")
-    p.add_argument("--format", choices=RDF_SUFFIXES, help="default: from -o's name (.nq, .trig, .nt, .ttl; .gz "
-                   "compresses), else nq")
+    p.add_argument("--format", choices=FORMAT_NAMES, help="default: from -o's name (.nq, .trig, .jsonld, .nt, "
+                   ".ttl, .rdf; .gz compresses), else nq; nt, ttl and rdf hold one graph")
     p.add_argument("--graph", help="only this graph")
     p.add_argument("-o", "--output", help="the file to write (default: stdout); a name ending in .gz is gzip-compressed")
 

@@ -1,4 +1,5 @@
-"""RDF files in and out: N-Quads, N-Triples, Turtle and TriG, parsed and written by pyoxigraph.
+"""RDF files in and out: N-Quads, TriG, JSON-LD, N-Triples, Turtle and RDF/XML, parsed and
+written by pyoxigraph.
 
 Terms become fstore values (``IRI``, ``BNode``, ``Literal`` or the Python value a literal
 stands for exactly, see :mod:`fstore.values`); the default graph is graph ``None``.
@@ -27,19 +28,36 @@ from nstore.terms import XSD_STRING
 from .api import add_many, from_, rm_many
 from .values import IRI, BNode, Literal, canonical, to_rdf
 
-__all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError", "FORMATS"]
+__all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError",
+           "RdfFormatError", "FORMATS", "FORMAT_NAMES", "Progress"]
 
 Source = Union[str, os.PathLike, bytes, IO[bytes]]
 
+# Every name a format goes by: file suffixes (what ``format_of`` reads off a file name) and
+# the names people type. ``.owl`` and ``.xml`` files are mostly RDF/XML in practice.
 FORMATS = {
     "nq": ox.RdfFormat.N_QUADS,
     "nquads": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG,
+    "jsonld": ox.RdfFormat.JSON_LD,
+    "json-ld": ox.RdfFormat.JSON_LD,
     "nt": ox.RdfFormat.N_TRIPLES,
     "ntriples": ox.RdfFormat.N_TRIPLES,
     "ttl": ox.RdfFormat.TURTLE,
     "turtle": ox.RdfFormat.TURTLE,
-    "trig": ox.RdfFormat.TRIG,
+    "rdf": ox.RdfFormat.RDF_XML,
+    "rdfxml": ox.RdfFormat.RDF_XML,
+    "owl": ox.RdfFormat.RDF_XML,
+    "xml": ox.RdfFormat.RDF_XML,
 }
+# One name per format, the usual file suffix: what a ``--format`` option offers. The first
+# three hold named graphs; the others hold the triples of one graph.
+FORMAT_NAMES = ("nq", "trig", "jsonld", "nt", "ttl", "rdf")
+
+# How far a load or a serialisation has come: called with the phase ("read", "stage" or
+# "write"), the quads done so far and the total when known (None while reading a file).
+Progress = Callable[[str, int, Union[int, None]], None]
+_PROGRESS_EVERY = 8192
 
 
 class RdfSyntaxError(DataeError, ValueError):
@@ -52,8 +70,17 @@ class RdfSyntaxError(DataeError, ValueError):
         super().__init__(message)
 
 
+class RdfFormatError(DataeError, ValueError):
+    """An RDF format that is unknown, or that cannot hold the quads given (a triples format,
+    such as Turtle, holds one graph)."""
+
+
 def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
-    """The RDF format named ``given`` or guessed from a file name (``.gz`` is looked through)."""
+    """The RDF format named ``given`` or guessed from a file name (``.gz`` is looked through).
+
+    >>> format_of("releases/schema.jsonld.gz").name, format_of("x", "ttl").name
+    ('JSON-LD', 'Turtle')
+    """
     key = given
     if key is None:
         stem = name[:-3] if name.endswith(".gz") else name
@@ -61,7 +88,8 @@ def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
     try:
         return FORMATS[key.lower()]
     except KeyError:
-        raise RdfSyntaxError(f"{name}: unknown RDF format {key!r}; use one of {', '.join(sorted(FORMATS))}") from None
+        where = f"{name}: " if name else ""
+        raise RdfFormatError(f"{where}unknown RDF format {key!r}; use one of {', '.join(FORMAT_NAMES)}") from None
 
 
 def from_oxigraph(term: Any) -> Any:
@@ -143,53 +171,108 @@ KEEP_GRAPHS: Any = _KeepGraphs()
 
 
 def parse(source: Source, format: str | None = None, *, base_iri: str | None = None,
-          graph: Any = KEEP_GRAPHS) -> Iterator[tuple]:
+          graph: Any = KEEP_GRAPHS, progress: Progress | None = None) -> Iterator[tuple]:
     """Stream the quads of an RDF file (path, bytes or binary stream) as fstore values.
 
     Quads keep their graphs (triples: the default graph, None) unless ``graph`` is given:
-    then every quad goes to that graph.
+    then every quad goes to that graph. ``progress`` hears ``("read", quads so far, None)``.
     """
     stream, name, owned = _open(source)
     rdf_format = format_of(name, format)
     keep = graph is KEEP_GRAPHS
     convert = _converter()
     try:
-        for quad in ox.parse(stream, rdf_format, base_iri=base_iri):
+        quads = ox.parse(stream, rdf_format, base_iri=base_iri)
+        for quad in quads if progress is None else _counted(quads, "read", progress, None):
             g = convert(quad.graph_name) if keep else graph
             yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
     except SyntaxError as exc:
-        raise RdfSyntaxError(f"{name}: {exc}", line=exc.lineno, column=exc.offset) from None
+        raise RdfSyntaxError(f"{name}: {_syntax_message(exc)}", line=exc.lineno, column=exc.offset) from None
     finally:
         if owned:
             stream.close()
 
 
+def _syntax_message(exc: SyntaxError) -> str:
+    message = str(exc.msg)
+    if "LoadDocumentCallback" in message:  # pyoxigraph's words for "no remote contexts"
+        return "a JSON-LD @context given by IRI is not fetched: put the context itself in the file"
+    return message
+
+
+def _counted(items: Iterable[Any], phase: str, progress: Progress, total: int | None) -> Iterator[Any]:
+    """``items``, telling ``progress`` how many went by every few thousand and at the end."""
+    done = 0
+    for done, item in enumerate(items, 1):
+        yield item
+        if not done % _PROGRESS_EVERY:
+            progress(phase, done, total)
+    progress(phase, done, total)
+
+
 def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | None = None,
-         graph: Any = KEEP_GRAPHS, replace: bool = False) -> int:
+         graph: Any = KEEP_GRAPHS, replace: bool = False, progress: Progress | None = None) -> int:
     """Add every quad of an RDF file to an open fstore transaction; returns how many were read.
 
     With ``replace``, each graph the file holds ends up with exactly the file's quads (what
     importing a new release of a dataset means). The file is parsed completely before
-    anything changes, so a syntax error leaves the transaction untouched.
+    anything changes, so a syntax error leaves the transaction untouched. ``progress``
+    hears the quads read (phase ``"read"``), then those staged (``"stage"``, of the total);
+    the transaction's commit writes them.
     """
-    quads = list(parse(source, format, base_iri=base_iri, graph=graph))
+    quads = list(parse(source, format, base_iri=base_iri, graph=graph, progress=progress))
     if replace:
         for g in {pack(q[0]): q[0] for q in quads}.values():
             rm_many(tx, [(g, old["s"], old["p"], old["o"]) for old in from_(tx, g, Var("s"), Var("p"), Var("o"))])
-    add_many(tx, quads)
+    add_many(tx, quads if progress is None else _counted(quads, "stage", progress, len(quads)))
     return len(quads)
 
 
-def serialize(quads: Iterable[tuple], format: str = "nq", output: IO[bytes] | None = None) -> bytes | None:
-    """Write quads as N-Quads / TriG (or triples of one graph as N-Triples / Turtle).
+def serialize(quads: Iterable[tuple], format: str = "nq", output: IO[bytes] | None = None, *,
+              progress: Progress | None = None) -> bytes | None:
+    """Write quads ``(graph, subject, predicate, object)`` as N-Quads, TriG or JSON-LD, or
+    the triples of one graph as N-Triples, Turtle or RDF/XML (quads of a second graph are
+    an ``RdfFormatError``: a triples format would merge the graphs).
 
-    Returns the bytes when ``output`` is None, else writes to it.
+    Returns the bytes when ``output`` is None, else writes to it. ``progress`` hears
+    ``("write", quads so far, None)``.
+
+    >>> serialize([(IRI("urn:g"), IRI("urn:s"), IRI("urn:p"), "x")], "ttl")
+    b'<urn:s> <urn:p> "x" .\\n'
     """
     rdf_format = format_of("", format)
-    as_triples = rdf_format in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.TURTLE)
-    terms = (
-        ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) if as_triples
-        else ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), to_oxigraph(g))
-        for g, s, p, o in quads
-    )
-    return ox.serialize(terms, output, rdf_format)
+    if progress is not None:
+        quads = _counted(quads, "write", progress, None)
+    if rdf_format.supports_datasets:
+        terms: Iterable[Any] = (ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), to_oxigraph(g))
+                                for g, s, p, o in quads)
+    else:
+        terms = (ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for _, s, p, o in _one_graph(quads, rdf_format))
+    written = ox.serialize(terms, output, rdf_format)
+    if rdf_format in _UNTERMINATED:  # a text file ends in a newline (a shell prompt follows it)
+        if output is None:
+            return written + b"\n"
+        output.write(b"\n")
+    return written
+
+
+# The formats pyoxigraph ends without a newline.
+_UNTERMINATED = (ox.RdfFormat.JSON_LD, ox.RdfFormat.RDF_XML)
+
+
+def _one_graph(quads: Iterable[tuple], rdf_format: ox.RdfFormat) -> Iterator[tuple]:
+    """``quads``, refused at the first whose graph differs from the first quad's."""
+    first: Any = KEEP_GRAPHS
+    for quad in quads:
+        graph = quad[0]
+        if first is KEEP_GRAPHS:
+            first = graph
+        elif graph != first:
+            raise RdfFormatError(f"{rdf_format.name} holds the triples of one graph, but the quads are in "
+                                 f"{_graph_name(first)} and {_graph_name(graph)}: write one graph at a time, "
+                                 f"or use N-Quads, TriG or JSON-LD")
+        yield quad
+
+
+def _graph_name(graph: Any) -> str:
+    return "the default graph" if graph is None else str(to_oxigraph(graph))

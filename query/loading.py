@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
-from fstore.rdf import KEEP_GRAPHS, RdfSyntaxError, load
+from fstore.rdf import KEEP_GRAPHS, RdfFormatError, RdfSyntaxError, load
 from nstore.errors import InvalidTermError
 
 from .errors import LoadError, UnsupportedFeatureError
@@ -59,9 +59,11 @@ def load_file(tx: Any, iri: str, load_dir: str | os.PathLike[str] | None, graph:
     path = allowed_path(iri, load_dir)
     try:
         return load(tx, path, base_iri=iri, graph=graph)
+    except RdfFormatError as exc:  # an unknown format, named by the file's name
+        raise LoadError(iri, str(exc)) from None
     except RdfSyntaxError as exc:
-        if exc.line is None:  # no position: an unknown format, named by the file's name
-            raise LoadError(iri, str(exc)) from None
+        if exc.line is None:  # RDF/XML and JSON-LD errors may have no position
+            raise LoadError(iri, "not valid RDF (the file's content is not shown)") from None
         raise LoadError(iri, f"not valid RDF at line {exc.line}, column {exc.column} "
                              "(the file's content is not shown)", line=exc.line, column=exc.column) from None
     except InvalidTermError as exc:

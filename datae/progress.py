@@ -1,0 +1,122 @@
+"""Progress lines on a terminal: quads read, staged and written by an import or an export,
+and commits and records moved by a transfer, each with its rate.
+
+They draw on stderr only when it is a terminal (a script's stderr stays clean), vanish
+when done, and cost nothing otherwise: the context managers then yield None, which the
+library functions take as "no progress wanted".
+
+    with quad_progress() as progress:
+        load(tx, "schema.nq", progress=progress.phase if progress else None)
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from rich.console import Console
+from rich.progress import (BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TaskID, TextColumn,
+                           TimeElapsedColumn)
+from rich.text import Text
+
+__all__ = ["QuadProgress", "quad_progress", "transfer_progress"]
+
+# What each phase of fstore.rdf's progress is called on the line.
+_PHASES = {"read": "reading", "stage": "staging", "write": "writing"}
+
+
+class _RateColumn(ProgressColumn):
+    """Items per second since the phase began (rich's own speed column counts bytes)."""
+
+    def __init__(self, unit: str) -> None:
+        super().__init__()
+        self.unit = unit
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} {self.unit}/s" if speed else "", style="progress.data.speed")
+
+
+class _CountColumn(ProgressColumn):
+    """``done`` or ``done/total`` quads, with thousands separators."""
+
+    def render(self, task: Task) -> Text:
+        if not task.fields.get("counted", True):
+            return Text("")
+        done = f"{int(task.completed):,}"
+        return Text(f"{done}/{int(task.total):,} quads" if task.total is not None else f"{done} quads",
+                    style="progress.download")
+
+
+class QuadProgress:
+    """One progress line for quads: a file's name and phase, a bar when the total is known,
+    the count and the rate. ``phase`` is what :mod:`fstore.rdf`'s ``progress=`` calls."""
+
+    def __init__(self, bar: Progress) -> None:
+        self._bar = bar
+        self._task: TaskID | None = None
+        self._expected: int | None = None
+        self._label = ""
+        self._phase = ""
+
+    def expect(self, total: int) -> None:
+        """The number of quads there will be (a bar, and the time left)."""
+        self._expected = total
+
+    def file(self, label: str) -> None:
+        """Name what the next phases work on (a file's base name)."""
+        self._label = label if len(label) <= 24 else label[:11] + "…" + label[-12:]
+        self._phase = ""
+
+    def phase(self, phase: str, done: int, total: int | None) -> None:
+        """``done`` quads of ``phase`` ("read", "stage", "write") so far, of ``total``."""
+        if phase != self._phase:
+            verb = _PHASES.get(phase, phase)
+            self._begin(phase, f"{verb} {self._label}" if self._label else verb,
+                        total if total is not None else self._expected)
+        assert self._task is not None
+        self._bar.update(self._task, completed=done)
+
+    def committing(self, quads: int) -> None:
+        """The commit writing ``quads`` quads, which reports no count of its own."""
+        self._begin("commit", f"committing {quads:,} quads", None)
+
+    def _begin(self, phase: str, description: str, total: int | None) -> None:
+        # A phase is a task of its own: its count starts at zero, its rate is its own, and
+        # its total may be unknown (rich cannot take a known total back).
+        if self._task is not None:
+            self._bar.update(self._task, visible=False)
+        self._phase = phase
+        self._task = self._bar.add_task(description, total=total, counted=phase != "commit")
+
+
+@contextmanager
+def quad_progress() -> Iterator[QuadProgress | None]:
+    """A :class:`QuadProgress` on a terminal's stderr, else None."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=14), _CountColumn(), _RateColumn("quads"),
+               TimeElapsedColumn())
+    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
+        yield QuadProgress(bar)
+
+
+@contextmanager
+def transfer_progress(verb: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress line on a terminal (commits and records so far, and their rate) for a
+    transfer; nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    text = f"{verb} {{task.completed}} commits, {{task.fields[records]:,}} records ({{task.fields[rate]:,.0f}} records/s)"
+    with Progress(SpinnerColumn(), TextColumn(text), TimeElapsedColumn(), transient=True,
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task(verb, total=None, records=0, rate=0.0)
+
+        def told(commits: int, records: int) -> None:
+            elapsed = bar.tasks[0].elapsed or 0.0
+            bar.update(task, completed=commits, records=records, rate=records / elapsed if elapsed else 0.0)
+
+        yield told
