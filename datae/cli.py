@@ -41,10 +41,8 @@ from fstore.rdf import KEEP_GRAPHS, load, serialize
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
 
-from query.outcomes import UpdateResult
 from query.session import Session
 from query.termsyntax import format_term, parse_term
-from query.updates import UpdateRequest
 
 __all__ = ["main", "find_store", "STORE_DIR"]
 
@@ -524,26 +522,13 @@ def cmd_query(args: argparse.Namespace) -> int:
     limits = query_limits(args)
     repo = open_repo(args)
     try:
-        session = MessageSession(repo, args.at, args.author or default_author(), args.message,
-                                 limits=limits, load_dir=args.load_dir)
+        session = Session(repo, args.at, args.author or default_author(), limits,
+                          message=args.message, load_dir=args.load_dir)
         result = session.run(text)
         write_text(result.serialize(result_format(result.form, args.format, sys.stdout.isatty())))
     finally:
         repo.close()
     return 0
-
-
-class MessageSession(Session):
-    """A session whose updates commit with the message ``-m`` gave (None: their text)."""
-
-    def __init__(self, repo: fstore.Repository, at: str | None, author: str, message: str | None,
-                 **options: Any) -> None:
-        super().__init__(repo, at, author, **options)
-        self.message = message
-
-    def update(self, request: UpdateRequest, text: str, branch: str | None = None) -> UpdateResult:
-        # Session.update takes the commit message from the text it is given.
-        return super().update(request, self.message or text, branch)
 
 
 GRAPH_FORMS = ("CONSTRUCT", "DESCRIBE")
