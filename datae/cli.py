@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
+import io
 import os
 import sys
 import traceback
@@ -639,16 +640,20 @@ def cmd_table(args: argparse.Namespace) -> int:
             for name, counts in result.items():
                 out(f"{name}: {counts}")
         elif args.table_command == "export" and args.kart:
-            if args.dest:
+            if export_dest(args):
                 raise Fatal("give either a destination file or --kart DIR, not both")
             result = commands.table_export_kart(repo, args.kart, ref=args.ref or args.at)
             heads = ", ".join(f"{name} {sha[:10]}" for name, sha in result["branches"].items())
             out(f"{result['commits']} commits written to Kart repository {args.kart} (branches: {heads})")
         elif args.table_command == "export":
-            if not args.dest:
+            dest = export_dest(args)
+            if not dest:
                 raise Fatal("name a destination: a file, a directory, or --kart DIR")
-            for name, rows in commands.table_export(repo, ref, args.dest, name=args.name, format=args.format).items():
-                out(f"{name}: {rows} rows written to {args.dest}")
+            # a CSV goes through open_output, as datae export's RDF: gzipped for a .gz name
+            written = commands.table_export(repo, ref, dest, name=args.name, format=args.format,
+                                            open_csv=lambda: text_output(dest))
+            for name, rows in written.items():
+                out(f"{name}: {rows} rows written to {dest}")
         elif args.table_command == "list":
             for name in commands.table_list(repo, ref):
                 out(name)
@@ -665,6 +670,18 @@ def cmd_table(args: argparse.Namespace) -> int:
     finally:
         repo.close()
     return 0
+
+
+def export_dest(args: argparse.Namespace) -> str | None:
+    """``datae table export``'s destination: DEST or ``-o``, not both."""
+    if args.dest and args.output:
+        raise Fatal("give the destination once: DEST or -o, not both")
+    return args.dest or args.output
+
+
+def text_output(path: str) -> IO[str]:
+    """:func:`open_output` as UTF-8 text, lines ending as the ``csv`` module writes them."""
+    return io.TextIOWrapper(open_output(path), encoding="utf-8", newline="")
 
 
 def default_author() -> str:
@@ -910,7 +927,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "history of their own (default: grafted onto --branch, or the current branch, if it has commits)")
     t = tables.add_parser("export", help="to a .csv / .sqlite / .gpkg file, Kart V3 dataset trees in a directory, "
                           "or (--kart) a Kart repository with the tables' history")
-    t.add_argument("dest", nargs="?")
+    t.add_argument("dest", nargs="?", help="a .csv file (.csv.gz: gzip-compressed), a .sqlite / .gpkg file, or a "
+                   "directory for Kart V3 dataset trees")
+    t.add_argument("-o", "--output", metavar="DEST", help="the same as DEST, as datae export takes it")
     t.add_argument("--name")
     t.add_argument("--format", choices=["csv", "sqlite", "gpkg", "kart"])
     t.add_argument("--at")
