@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
+import io
 import os
 import sys
 import tempfile
@@ -41,10 +42,8 @@ from fstore.rdf import FORMAT_NAMES, FORMATS, KEEP_GRAPHS, format_of, load, seri
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
 
-from query.outcomes import UpdateResult
 from query.session import Session
 from query.termsyntax import format_term, parse_term
-from query.updates import UpdateRequest
 
 from .progress import quad_progress, transfer_progress
 
@@ -537,26 +536,13 @@ def cmd_query(args: argparse.Namespace) -> int:
     limits = query_limits(args)
     repo = open_repo(args)
     try:
-        session = MessageSession(repo, args.at, args.author or default_author(), args.message,
-                                 limits=limits, load_dir=args.load_dir)
+        session = Session(repo, args.at, args.author or default_author(), limits,
+                          message=args.message, load_dir=args.load_dir)
         result = session.run(text)
         write_text(result.serialize(result_format(result.form, args.format, sys.stdout.isatty())))
     finally:
         repo.close()
     return 0
-
-
-class MessageSession(Session):
-    """A session whose updates commit with the message ``-m`` gave (None: their text)."""
-
-    def __init__(self, repo: fstore.Repository, at: str | None, author: str, message: str | None,
-                 **options: Any) -> None:
-        super().__init__(repo, at, author, **options)
-        self.message = message
-
-    def update(self, request: UpdateRequest, text: str, branch: str | None = None) -> UpdateResult:
-        # Session.update takes the commit message from the text it is given.
-        return super().update(request, self.message or text, branch)
 
 
 GRAPH_FORMS = ("CONSTRUCT", "DESCRIBE")
@@ -667,16 +653,20 @@ def cmd_table(args: argparse.Namespace) -> int:
             for name, counts in result.items():
                 out(f"{name}: {counts}")
         elif args.table_command == "export" and args.kart:
-            if args.dest:
+            if export_dest(args):
                 raise Fatal("give either a destination file or --kart DIR, not both")
             result = commands.table_export_kart(repo, args.kart, ref=args.ref or args.at)
             heads = ", ".join(f"{name} {sha[:10]}" for name, sha in result["branches"].items())
             out(f"{result['commits']} commits written to Kart repository {args.kart} (branches: {heads})")
         elif args.table_command == "export":
-            if not args.dest:
+            dest = export_dest(args)
+            if not dest:
                 raise Fatal("name a destination: a file, a directory, or --kart DIR")
-            for name, rows in commands.table_export(repo, ref, args.dest, name=args.name, format=args.format).items():
-                out(f"{name}: {rows} rows written to {args.dest}")
+            # a CSV goes through open_output, as datae export's RDF: gzipped for a .gz name
+            written = commands.table_export(repo, ref, dest, name=args.name, format=args.format,
+                                            open_csv=lambda: text_output(dest))
+            for name, rows in written.items():
+                out(f"{name}: {rows} rows written to {dest}")
         elif args.table_command == "list":
             for name in commands.table_list(repo, ref):
                 out(name)
@@ -693,6 +683,18 @@ def cmd_table(args: argparse.Namespace) -> int:
     finally:
         repo.close()
     return 0
+
+
+def export_dest(args: argparse.Namespace) -> str | None:
+    """``datae table export``'s destination: DEST or ``-o``, not both."""
+    if args.dest and args.output:
+        raise Fatal("give the destination once: DEST or -o, not both")
+    return args.dest or args.output
+
+
+def text_output(path: str) -> IO[str]:
+    """:func:`open_output` as UTF-8 text, lines ending as the ``csv`` module writes them."""
+    return io.TextIOWrapper(open_output(path), encoding="utf-8", newline="")
 
 
 def default_author() -> str:
@@ -940,7 +942,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "history of their own (default: grafted onto --branch, or the current branch, if it has commits)")
     t = tables.add_parser("export", help="to a .csv / .sqlite / .gpkg file, Kart V3 dataset trees in a directory, "
                           "or (--kart) a Kart repository with the tables' history")
-    t.add_argument("dest", nargs="?")
+    t.add_argument("dest", nargs="?", help="a .csv file (.csv.gz: gzip-compressed), a .sqlite / .gpkg file, or a "
+                   "directory for Kart V3 dataset trees")
+    t.add_argument("-o", "--output", metavar="DEST", help="the same as DEST, as datae export takes it")
     t.add_argument("--name")
     t.add_argument("--format", choices=["csv", "sqlite", "gpkg", "kart"])
     t.add_argument("--at")

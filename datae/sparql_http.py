@@ -195,9 +195,9 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
             # LOAD reads files of the machine it runs on: never on behalf of an HTTP client.
             raise ProtocolError("LOAD is not served over HTTP: load files with datae import on the server's machine",
                                 403)
-        session = Session(repo, operation.ref, operation.author or "", limits)
+        session = Session(repo, operation.ref, operation.author or "", limits, message=operation.message)
         branch = session.branch_for(request)
-        return session.update(request, operation.message or operation.text, branch)
+        return session.update(request, operation.text, branch)
     query = parse_query(operation.text, base=operation.base)
     if operation.default_graphs or operation.named_graphs:
         query = dataclasses.replace(query, dataset=Dataset(tuple(map(IRI, operation.default_graphs)),

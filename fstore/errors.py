@@ -1,6 +1,10 @@
-"""Typed errors of the versioned store."""
+"""Typed errors of the versioned store, and of writing its data out as Arrow / Parquet
+(:class:`ExportError`, :class:`MissingDependencyError`: raised by the table code,
+``fstore.tables.arrow_types``, as by the export, ``fstore.export``, which re-exports them)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from nstore.errors import DataeError
 
@@ -24,6 +28,9 @@ __all__ = [
     "ResolutionError",
     "ResetRefusedError",
     "AmbiguousStoreError",
+    "ExportError",
+    "MissingDependencyError",
+    "require",
 ]
 
 
@@ -133,3 +140,24 @@ class ResetRefusedError(FstoreError):
 class AmbiguousStoreError(FstoreError, ValueError):
     """A folder holds a store of its own and a ``.datae`` store: ``fstore.open`` will not
     guess which one was meant (the message names both)."""
+
+
+class ExportError(FstoreError, ValueError):
+    """An export could not be written as asked; the message names the table, column, value
+    or file concerned."""
+
+
+class MissingDependencyError(FstoreError, ImportError):
+    """An optional dependency of the export (pyarrow, pyspark) is not installed."""
+
+
+def require(module: str, purpose: str) -> Any:
+    """Import ``module`` or raise :class:`MissingDependencyError` saying how to get it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{purpose} needs {module.split('.')[0]}, which is not installed: pip install 'datae[spark]' ({exc})"
+        ) from None

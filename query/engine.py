@@ -29,7 +29,7 @@ from .parser import parse_query
 from .planner import DEFAULT, Planner, explain_plan
 from .results import Result
 from .source import as_source
-from .terms import IRI, XSD_INTEGER, Literal  # noqa: F401 - XSD_INTEGER is used by the doctest
+from .terms import IRI, XSD_INTEGER, Literal, is_valid_term  # noqa: F401 - XSD_INTEGER is used by the doctest
 from .versioning import VersionContext, require
 
 __all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]
@@ -124,7 +124,9 @@ def _read_together(source: Any, solutions: Iterator[dict]) -> Iterator[dict]:
 
 
 def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -> list:
-    """Instantiate the template once per solution; the result is a set of triples."""
+    """Instantiate the template once per solution; the result is a set of triples. A triple
+    that would not be valid RDF (an unbound variable, a literal subject, a value the store
+    would refuse...) is left out (SPARQL 1.1 Query, 16.2.1)."""
     out: dict = {}
     ctx = executor.ctx
     held = executor.max_held_rows
@@ -135,6 +137,8 @@ def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -
             for node in (triple.s, triple.p, triple.o):
                 if type(node) is Var:
                     node = sol.get(node.name)
+                    if node is not None and not is_valid_term(node):
+                        node = None  # not valid RDF, as an INSERT would leave it out
                 elif type(node) is BNode:
                     label = node.id
                     if label not in fresh:

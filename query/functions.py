@@ -57,6 +57,7 @@ from .terms import (
     make_numeric,
     numeric,
     to_float32,
+    valid_iri,
 )
 
 __all__ = ["compile_call", "compile_function", "datetime_key", "parse_datetime", "FUNCTION_ARITY"]
@@ -580,7 +581,13 @@ def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
             value = arg(sol)
             if type(value) is IRI:
                 return value
-            return IRI(resolve_iri(ctx.base, _simple(value)))
+            text = resolve_iri(ctx.base, _simple(value))
+            # An invalid IRI is an error (17.4.2.8), so BIND leaves the variable unbound, as
+            # oxigraph does; "valid" is what the store accepts, so a template never gets
+            # an IRI that only the write would refuse.
+            if valid_iri(text) is None:
+                raise EvalError()
+            return IRI(text)
 
         return iri
     if name == "RAND":

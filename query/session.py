@@ -6,7 +6,7 @@ A statement is a query, an update request, or either one after ``EXPLAIN``:
   it names its own with a version clause (``AT``, ``CHANGES``, ``VERSIONS``);
 * an update request is one commit on a branch: the one of a leading ``AT <branch>``, else
   the session's ref (which must then be a branch), else the current branch. Its message
-  is the update text, its author the session's;
+  is the session's ``message`` if it has one, else the update text; its author the session's;
 * ``EXPLAIN <statement>`` returns the plan instead of running it.
 
 >>> import tempfile, fstore
@@ -64,15 +64,18 @@ def default_author() -> str:
 
 class Session:
     """A repository, the ref queries read (None: the current branch), the author of the
-    commits updates make, and the directory ``LOAD <file:...>`` may read files under
-    (``load_dir``; None, the default: LOAD is refused, see :mod:`query.loading`)."""
+    commits updates make, their ``message`` (None, the default, or empty: each update's
+    own text), and the directory ``LOAD <file:...>`` may read files under (``load_dir``;
+    None, the default: LOAD is refused, see :mod:`query.loading`)."""
 
     def __init__(self, repo: fstore.Repository, at: str | None = None, author: str = "",
-                 limits: Limits | None = None, *, load_dir: str | os.PathLike[str] | None = None) -> None:
+                 limits: Limits | None = None, *, message: str | None = None,
+                 load_dir: str | os.PathLike[str] | None = None) -> None:
         self.repo = repo
         self.at = at
         self.author = author
         self.limits = limits  # timeout and held-rows cap of each query (None: unbounded)
+        self.message = message
         self.load_dir = load_dir
 
     @property
@@ -111,9 +114,12 @@ class Session:
         return branch
 
     def update(self, request: UpdateRequest, text: str, branch: str | None = None) -> UpdateResult:
-        """Apply an update request as one commit on ``branch`` (message: the text)."""
+        """Apply an update request as one commit on ``branch``, with the session's message
+        (none: ``text``, the request's text)."""
         branch = branch or self.branch_for(request)
-        with self.repo.transaction(branch, message=text.strip(), author=self.author) as tx:
+        # An empty message counts as none: a commit is never left without one.
+        message = (self.message or text).strip()
+        with self.repo.transaction(branch, message=message, author=self.author) as tx:
             apply_update(tx, request, self.limits, load_dir=self.load_dir)
         if tx.commit_id is None:
             return UpdateResult(branch, None)

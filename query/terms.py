@@ -38,9 +38,12 @@ from nstore.terms import (
     IRI,
     BNode,
     Literal,
+    check_term,
     decimal_lexical,
     double_lexical,
+    valid_iri,
 )
+from nstore.errors import InvalidTermError
 
 __all__ = [
     "IRI",
@@ -72,6 +75,8 @@ __all__ = [
     "make_numeric",
     "boolean",
     "is_string_literal",
+    "is_valid_term",
+    "valid_iri",
     "datatype_of",
     "double_lexical",
     "decimal_lexical",
@@ -224,6 +229,25 @@ def boolean(value: bool) -> Literal:
 def is_string_literal(term: object) -> bool:
     """A simple literal or xsd:string (RDF 1.1 makes them the same term)."""
     return type(term) is Literal and term.datatype is None and term.lang is None
+
+
+def is_valid_term(term: object) -> bool:
+    """Whether ``term`` may enter the store: the check every write makes
+    (``nstore.terms.check_term``: an absolute RFC 3987 IRI, a literal with a well-formed
+    language tag and datatype). A template quad holding any other term is left out, as
+    SPARQL leaves out one that "would not be valid RDF" (1.1 Query 16.2.1, Update 3.1.3).
+
+    >>> is_valid_term(IRI("urn:a")), is_valid_term(IRI("not an iri")), is_valid_term(Literal("x", lang="e n"))
+    (True, False, False)
+    """
+    # IRIs are most of what a template gets: the one regex, without check_term's layers
+    if type(term) is IRI:
+        return valid_iri(term.value) is not None
+    try:
+        check_term(term)
+    except InvalidTermError:
+        return False
+    return True
 
 
 def datatype_of(term: Literal) -> IRI:

@@ -4,7 +4,8 @@ Operations run in order, each seeing the writes of the ones before (a transactio
 own writes). ``DELETE / INSERT ... WHERE`` evaluates its WHERE clause completely before
 changing anything, then removes the DELETE template's quads and adds the INSERT template's,
 for every solution (SPARQL 1.1 Update, 3.1.3): a template quad with an unbound variable, a
-literal subject or a non-IRI predicate is left out, and template blank nodes are fresh for
+literal subject or a non-IRI predicate is left out, an INSERT one with a value the store
+refuses (an IRI that breaks RFC 3987...) too, and template blank nodes are fresh for
 each solution. The transaction, not this module, makes the commit.
 
 >>> import tempfile, fstore
@@ -37,7 +38,7 @@ from .limits import Deadline, Limits
 from .loading import load_file
 from .source import FstoreSource
 from .tables import is_table_graph
-from .terms import BNode, IRI
+from .terms import BNode, IRI, is_valid_term
 from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest
 
 __all__ = ["apply_update", "explain_update", "UpdateStats", "instantiate", "where_dataset", "writable"]
@@ -89,17 +90,21 @@ def _fresh_bnode() -> BNode:
     return BNode("u" + uuid.uuid4().hex[:24])
 
 
-def instantiate(template: Iterable[tuple], solution: dict, default_graph: Any, fresh: dict) -> Iterator[tuple]:
+def instantiate(template: Iterable[tuple], solution: dict, default_graph: Any, fresh: dict, *,
+                checked: bool = False) -> Iterator[tuple]:
     """The quads of a template for one solution: variables replaced by their values, blank
     nodes by the fresh ones in ``fresh`` (label -> BNode, filled as needed), graph None by
-    ``default_graph``; quads that would not be valid RDF are left out."""
+    ``default_graph``; quads that would not be valid RDF are left out, and with ``checked``
+    (an INSERT template) those in which a value of the solution is not a term the store
+    accepts too (:func:`query.terms.is_valid_term`). The template's own terms are not
+    checked: one the store refuses is a mistake in the request, which the write reports."""
     for quad in template:
         items = []
         for item in quad:
             kind = type(item)
             if kind is Var:
                 item = solution.get(item.name)
-                if item is None:
+                if item is None or (checked and not is_valid_term(item)):
                     break
             elif kind is BNode:
                 found = fresh.get(item.id)
@@ -174,7 +179,9 @@ def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, *,
     # the whole WHERE first, then the changes
     solutions = list(executor.held(executor.solutions(plan), f"the WHERE of {op.form}"))
     deleted = [q for sol in solutions for q in instantiate(op.delete, sol, op.with_graph, {})]
-    inserted = [q for sol in solutions for q in instantiate(op.insert, sol, op.with_graph, {})]
+    # removals take any value (a quad stored before terms were checked can still go), so
+    # only the INSERT template leaves out the quads that the write would refuse
+    inserted = [q for sol in solutions for q in instantiate(op.insert, sol, op.with_graph, {}, checked=True)]
     _delete(tx, deleted, stats)
     _insert(tx, inserted, stats)
 

@@ -2,6 +2,7 @@
 
 * :mod:`.terms` — quads as typed columns (pure Python)
 * :mod:`.arrow` — the Arrow schemas, and the store / a table streamed as record batches
+  (a table typed and converted by :mod:`fstore.tables.arrow_types` / ``arrow_batches``)
 * :mod:`.sparktypes` — Kart and Arrow types as Spark SQL types (JSON form; no pyspark)
 * :mod:`.changes` — the changes between two commits as typed rows (a change data feed)
 * :mod:`.kartothek` — the Kartothek layout (one dataset per table) and reading it back

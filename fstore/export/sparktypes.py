@@ -72,7 +72,7 @@ def spark_schema_json(schema: Any) -> dict[str, Any]:
 
 
 def kart_spark_type(column: Any) -> str:
-    """The Spark type of a Kart column (see :mod:`fstore.export.arrow`)."""
+    """The Spark type of a Kart column (see :mod:`fstore.tables.arrow_types`)."""
     from .arrow import kart_arrow_type
 
     return spark_type(kart_arrow_type(column))

@@ -38,6 +38,7 @@ from typing import Any, Callable, Sequence
 
 from nstore import terms as _xsd
 
+from ..tables.types import DECIMAL_PRECISION, DECIMAL_SCALE  # object_decimal is DECIMAL(38, 18)
 from ..values import IRI, BNode, Literal, to_rdf
 
 __all__ = [
@@ -73,8 +74,6 @@ XSD_DATETIME = _xsd.XSD_DATETIME.value
 XSD_BASE64 = _xsd.XSD_BASE64.value
 RDF_LANGSTRING = _xsd.RDF_LANGSTRING.value
 
-# object_decimal is DECIMAL(38, 18), Spark's type for Python decimals.
-DECIMAL_PRECISION, DECIMAL_SCALE = 38, 18
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 NODE_COLUMNS = ("graph", "graph_kind", "subject", "subject_kind", "predicate", "predicate_kind")

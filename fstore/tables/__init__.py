@@ -12,6 +12,8 @@ The store side (see ``docs/tables.md``):
 * :mod:`.kart_import`, :mod:`.kart_export` — whole Kart repositories in, V3 trees out
 * :mod:`.kart_repo_export` — the tables' history out as a Kart repository
 * :mod:`.csv_io`, :mod:`.sqlite_io`, :mod:`.frames` — CSV, SQLite / GeoPackage, pandas
+* :mod:`.arrow_types`, :mod:`.arrow_batches` — a table in Arrow: types, record batches
+  (``to_arrow``, and the Parquet export; need pyarrow, imported only when used)
 * :mod:`.commands` — plain functions for a ``datae table`` command line
 
 The pure codec (no store needed):

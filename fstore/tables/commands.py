@@ -23,8 +23,8 @@ import heapq
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
@@ -105,12 +105,26 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
     return {name: counts}
 
 
-def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = None, format: str | None = None) -> dict[str, int]:
+def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = None, format: str | None = None,
+                 open_csv: Callable[[], IO[str]] | None = None) -> dict[str, int]:
     """Export table ``name`` at ``ref`` to a CSV, SQLite or GeoPackage file, or every
     table (or ``name``) as Kart V3 dataset trees under directory ``dest``. Returns
-    ``{table: rows written}``."""
+    ``{table: rows written}``. A CSV is written to the text stream ``open_csv()`` opens
+    once the table is found (default: the file ``dest``, as it is: the ``datae`` command
+    passes one that gzips a ``.gz`` name); any other format named ``.gz`` is refused
+    (:class:`ExportTargetError`) before anything is written."""
     view = repo.at(ref)
-    fmt = format or ("kart" if dest.endswith("/") or os.path.isdir(dest) or not os.path.splitext(dest)[1] else detect_format(dest))
+    gz = dest.lower().endswith(".gz")
+    if format:
+        fmt = format
+    elif gz:
+        fmt = detect_format(dest[:-3])  # x.sqlite.gz is a SQLite file asked for gzipped
+    else:
+        fmt = "kart" if dest.endswith("/") or os.path.isdir(dest) or not os.path.splitext(dest)[1] else detect_format(dest)
+    if gz and fmt != "csv":
+        # SQLite writes pages in place as rows go in: a database cannot be streamed into gzip
+        raise ExportTargetError(dest, f"{_NOT_STREAMED[fmt]} is written in place, not as a stream, so it cannot "
+                                      f"be gzip-compressed: export to {dest[:-3]}, then compress that")
     if fmt == "kart":
         return export_kart_tree(view, dest, tables=[name] if name else None)
     if name is None:
@@ -120,8 +134,14 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
         name = names[0]
     t = view.table(name)
     if fmt == "csv":
-        return {name: export_csv(t, dest)}
+        if open_csv is None:
+            return {name: export_csv(t, dest)}
+        with open_csv() as stream:
+            return {name: export_csv(t, stream)}
     return {name: export_sqlite(t, dest, gpkg=(fmt == "gpkg"))}
+
+
+_NOT_STREAMED = {"sqlite": "a SQLite database", "gpkg": "a GeoPackage", "kart": "a Kart dataset tree (a directory)"}
 
 
 def table_export_kart(repo: Repository, dest: str, *, ref: str | None = None) -> dict[str, Any]:

@@ -218,12 +218,15 @@ def _dtype(col: Any) -> str | None:
 
 def to_arrow(table: Any) -> pyarrow.Table:
     """The table's rows as an Arrow table in primary-key order, typed from the schema as
-    the Parquet export writes them (:func:`fstore.export.arrow.table_batches`:
+    the Parquet export writes them (:mod:`.arrow_types`, :func:`.arrow_batches.table_batches`:
     ``large_string`` text, ``decimal128`` numerics, WKB geometries, the Kart column in each
     field's metadata)."""
-    import pyarrow as pa
+    # imported here, not with the module: pyarrow is optional (datae[spark]), and these
+    # say so (MissingDependencyError) before pyarrow is imported
+    from .arrow_batches import table_batches
+    from .arrow_types import table_arrow_schema, table_crs
 
-    from ..export.arrow import table_arrow_schema, table_batches, table_crs
+    import pyarrow as pa
 
     schema = table_arrow_schema(table.schema, table_crs(table), name=getattr(table, "name", None))
     result = pa.Table.from_batches(list(table_batches(table, arrow_schema=schema)), schema=schema)

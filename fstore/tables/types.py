@@ -73,6 +73,8 @@ __all__ = [
     "GEOMETRY_TYPES",
     "INTEGER_SIZES",
     "FLOAT_SIZES",
+    "DECIMAL_PRECISION",
+    "DECIMAL_SCALE",
     "ColumnLike",
     "ColumnType",
     "Interval",
@@ -119,6 +121,10 @@ STORED_AS_PYTHON = frozenset({"boolean", "integer", "text", "blob", "float", "ge
 
 INTEGER_SIZES = (8, 16, 32, 64)
 FLOAT_SIZES = (32, 64)
+# Out of the store, as Arrow / Parquet (fstore.tables.arrow_types, fstore.export), a numeric
+# column without a precision, and a quad's xsd:decimal object, are DECIMAL(38, 18): the
+# most digits Arrow's decimal128 holds, and Spark's default scale for them.
+DECIMAL_PRECISION, DECIMAL_SCALE = 38, 18
 GEOMETRY_TYPES = ("GEOMETRY",) + tuple(_wkb.TYPE_NAMES[k] for k in sorted(_wkb.TYPE_NAMES))
 
 _JSON_MAX_DEPTH = 100

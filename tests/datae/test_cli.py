@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 from pathlib import Path
@@ -135,3 +136,32 @@ def test_table_commands_and_ancestry_refs(workdir, capsys):
     assert "NZ-WGN,Wellington,540000" in exported.read_text()
     code, _, err = run(capsys, "log", "HEAD~5")
     assert code == 128 and "no such ancestor" in err
+
+
+def test_table_export_gzips_a_csv_and_refuses_a_gzipped_database(workdir, capsys):
+    run(capsys, "init")
+    (workdir / "towns.csv").write_text("code,name\nNZ-AUK,Auckland\nNZ-OTA,Ōtaki\n")
+    assert run(capsys, "table", "import", "towns.csv", "--pk", "code", "-m", "towns")[0] == 0
+    assert run(capsys, "table", "export", "plain.csv")[0] == 0
+    plain = (workdir / "plain.csv").read_bytes()
+    assert plain.decode("utf-8").splitlines() == ["code,name", "NZ-AUK,Auckland", "NZ-OTA,Ōtaki"]
+    for argv in (["all.csv.gz"], ["-o", "all.csv.gz"], ["all.gz", "--format", "csv"]):
+        target = workdir / next(a for a in argv if a.endswith(".gz"))
+        code, out, _ = run(capsys, "table", "export", *argv)
+        assert code == 0 and out == f"towns: 2 rows written to {target.name}\n"
+        assert target.read_bytes()[:2] == b"\x1f\x8b"  # gzip's magic number
+        assert gzip.decompress(target.read_bytes()) == plain
+        target.unlink()
+    # and datae reads it back, as it reads any .csv.gz
+    run(capsys, "table", "export", "-o", "all.csv.gz")
+    assert run(capsys, "table", "import", "all.csv.gz", "--name", "copy", "--pk", "code", "-m", "copy")[0] == 0
+    assert run(capsys, "table", "show", "copy")[1] == run(capsys, "table", "show", "towns")[1]
+    # a database is written in place, not streamed: one typed error line, no file
+    for argv in (["towns.sqlite.gz"], ["towns.gpkg.gz"], ["-o", "towns.db.gz"], ["towns.gz", "--format", "sqlite"]):
+        code, out, err = run(capsys, "table", "export", *argv)
+        name = next(a for a in argv if a.endswith(".gz"))
+        assert code == 128 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"datae: error: cannot export to {name}: ") and "cannot be gzip-compressed" in err
+        assert not (workdir / name).exists()
+    code, _, err = run(capsys, "table", "export", "a.csv", "-o", "b.csv")
+    assert code == 128 and "DEST or -o, not both" in err

@@ -104,6 +104,25 @@ def test_a_read_only_server_refuses_every_write(tmp_path):
         server.stop()
 
 
+def test_a_sparql_update_commits_with_the_message_it_names(tmp_path):
+    # what /sparql runs for an update, without the process: the message parameter (or
+    # X-Datae-Message) names the commit, and without one the update's text does
+    from datae.sparql_http import read_operation, run_operation
+    from query.limits import Limits
+
+    repo = store(tmp_path / "repo")
+    try:
+        for n, (query_string, headers, expected) in enumerate((("message=first", {}, "first"),
+                                                              ("", {"x-datae-message": "second"}, "second"),
+                                                              ("", {}, "INSERT DATA { <urn:a> <urn:b> 2 }"))):
+            text = f"INSERT DATA {{ <urn:a> <urn:b> {n} }}"
+            operation = read_operation("POST", query_string, "application/sparql-update", text.encode(), headers)
+            run_operation(repo, operation, Limits())
+            assert repo.commit("main").message == expected
+    finally:
+        repo.close()
+
+
 def _push_body(header: dict, frames: list[bytes], end: int | None) -> bytes:
     body = msgpack.packb(header) + b"".join(frames)
     return body if end is None else body + msgpack.packb({"end": end})

@@ -56,6 +56,18 @@ def test_each_request_is_one_commit_with_its_text_and_author(repo) -> None:
     assert len(list(repo.log("main"))) == 1
 
 
+def test_a_session_message_names_every_update_it_commits(repo) -> None:
+    session = Session(repo, author="ann", message="  load people\n")
+    session.run(P + "INSERT DATA { :a :name 'A' }")
+    session.run(P + "DELETE { ?s :name ?n } INSERT { ?s :label ?n } WHERE { ?s :name ?n }")
+    assert [(c.message, c.author) for c in repo.log("main")] == [("load people", "ann")] * 2
+    # queries are unaffected; an empty message counts as none (a commit always has one)
+    assert [dict(row) for row in session.run(P + "SELECT ?n WHERE { :a :label ?n }")] == [{"n": Literal("A")}]
+    text = P + "INSERT DATA { :b :name 'B' }"
+    Session(repo, author="ann", message="").run(text)
+    assert repo.commit("main").message == text.strip()
+
+
 def test_where_is_evaluated_before_the_changes(repo) -> None:
     session = Session(repo, author="ann")
     session.run(P + "INSERT DATA { :a :knows :b . :b :knows :c . :c :knows :a }")
