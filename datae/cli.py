@@ -24,20 +24,19 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
-import io
 import os
 import sys
-import tempfile
 import traceback
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, NoReturn, Sequence
+from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 from urllib.parse import urlsplit
 
 import lmdb
 
 import fstore
+from fstore.files import open_output
 from fstore.rdf import FORMAT_NAMES, FORMATS, KEEP_GRAPHS, format_of, load, serialize
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
@@ -210,35 +209,6 @@ def export_format(output: str | None, given: str | None) -> str:
     stem = (output or "").removesuffix(".gz")
     suffix = stem.rsplit(".", 1)[-1].lower() if "." in os.path.basename(stem) else ""
     return suffix if suffix in FORMATS else "nq"
-
-
-@contextmanager
-def open_output(path: str) -> Iterator[IO[bytes]]:
-    """A file to write, gzip-compressed when its name ends in ``.gz`` (as import reads it).
-    It is written beside ``path`` and renamed to it once whole, so a failed export leaves
-    nothing (nor half a file) under that name."""
-    directory, name = os.path.split(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise Fatal(f"cannot write {path}: no directory {directory}")
-    fd, partial = tempfile.mkstemp(prefix=f".{name}.", suffix=".partial", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            if path.endswith(".gz"):
-                with gzip.GzipFile(filename=name[:-3], mode="wb", fileobj=raw) as stream:
-                    yield stream
-            else:
-                yield raw
-        os.chmod(partial, 0o666 & ~_umask())
-        os.replace(partial, path)
-    except BaseException:
-        os.unlink(partial)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def cmd_branch(args: argparse.Namespace) -> int:
@@ -662,9 +632,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             dest = export_dest(args)
             if not dest:
                 raise Fatal("name a destination: a file, a directory, or --kart DIR")
-            # a CSV goes through open_output, as datae export's RDF: gzipped for a .gz name
-            written = commands.table_export(repo, ref, dest, name=args.name, format=args.format,
-                                            open_csv=lambda: text_output(dest))
+            written = commands.table_export(repo, ref, dest, name=args.name, format=args.format)
             for name, rows in written.items():
                 out(f"{name}: {rows} rows written to {dest}")
         elif args.table_command == "list":
@@ -690,11 +658,6 @@ def export_dest(args: argparse.Namespace) -> str | None:
     if args.dest and args.output:
         raise Fatal("give the destination once: DEST or -o, not both")
     return args.dest or args.output
-
-
-def text_output(path: str) -> IO[str]:
-    """:func:`open_output` as UTF-8 text, lines ending as the ``csv`` module writes them."""
-    return io.TextIOWrapper(open_output(path), encoding="utf-8", newline="")
 
 
 def default_author() -> str:

@@ -23,8 +23,8 @@ import heapq
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
@@ -105,14 +105,12 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
     return {name: counts}
 
 
-def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = None, format: str | None = None,
-                 open_csv: Callable[[], IO[str]] | None = None) -> dict[str, int]:
+def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = None,
+                 format: str | None = None) -> dict[str, int]:
     """Export table ``name`` at ``ref`` to a CSV, SQLite or GeoPackage file, or every
     table (or ``name``) as Kart V3 dataset trees under directory ``dest``. Returns
-    ``{table: rows written}``. A CSV is written to the text stream ``open_csv()`` opens
-    once the table is found (default: the file ``dest``, as it is: the ``datae`` command
-    passes one that gzips a ``.gz`` name); any other format named ``.gz`` is refused
-    (:class:`ExportTargetError`) before anything is written."""
+    ``{table: rows written}``. A CSV named ``.gz`` is gzip-compressed; any other format
+    named ``.gz`` is refused (:class:`ExportTargetError`) before anything is written."""
     view = repo.at(ref)
     gz = dest.lower().endswith(".gz")
     if format:
@@ -134,10 +132,7 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
         name = names[0]
     t = view.table(name)
     if fmt == "csv":
-        if open_csv is None:
-            return {name: export_csv(t, dest)}
-        with open_csv() as stream:
-            return {name: export_csv(t, stream)}
+        return {name: export_csv(t, dest)}
     return {name: export_sqlite(t, dest, gpkg=(fmt == "gpkg"))}
 
 

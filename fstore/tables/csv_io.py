@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
+from ..files import open_output
 from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
 from .geometry import Geometry
 from .ingest import ColumnSpec, TextTypeGuess, load_table
@@ -289,19 +290,21 @@ def infer_key(table: str, path: str, header: Sequence[str], *, encoding: str = "
 
 
 def export_csv(table: Any, dest: str | os.PathLike[str] | IO[str]) -> int:
-    """Write a table (``view.table(name)`` or a writer) as CSV; returns rows written.
-    Streams: memory stays flat."""
+    """Write a table (``view.table(name)`` or a writer) as CSV to a text stream or a file
+    (gzip-compressed when named ``.gz``, whole or not at all: :func:`fstore.files.open_output`);
+    returns rows written. Streams: memory stays flat."""
+    if hasattr(dest, "write"):
+        return _write_csv(table, dest)
+    with open_output(dest, text=True) as stream:
+        return _write_csv(table, stream)
+
+
+def _write_csv(table: Any, stream: IO[str]) -> int:
     columns = table.schema.columns
-    own = not hasattr(dest, "write")
-    f = open(os.fspath(dest), "w", newline="", encoding="utf-8") if own else dest
-    try:
-        writer = csv.writer(f)
-        writer.writerow([c.name for c in columns])
-        n = 0
-        for row in table.rows(python=False):
-            writer.writerow([format_stored(c, row[c.name]) for c in columns])
-            n += 1
-        return n
-    finally:
-        if own:
-            f.close()
+    writer = csv.writer(stream)
+    writer.writerow([c.name for c in columns])
+    n = 0
+    for row in table.rows(python=False):
+        writer.writerow([format_stored(c, row[c.name]) for c in columns])
+        n += 1
+    return n

@@ -18,7 +18,7 @@ import tempfile
 import pyoxigraph as ox
 import pytest
 
-from datae.cli import main, open_output
+from datae.cli import main
 from fstore.rdf import FORMAT_NAMES, FORMATS
 from tests.cli_fixtures import checkout_env, run_cli
 
@@ -80,25 +80,6 @@ def test_a_triples_format_of_a_store_with_graphs_is_refused_before_writing(store
     assert code == 128 and stdout == ""
     assert stderr == "datae: error: Turtle holds one graph, and main has 2: choose one with --graph, or write nq, trig, jsonld\n"
     assert not any(name.startswith((".all", "all")) for name in os.listdir(store))
-
-
-def test_a_failed_export_leaves_no_file(tmp_path):
-    target = tmp_path / "out.nq.gz"
-    with pytest.raises(RuntimeError):
-        with open_output(str(target)) as stream:
-            stream.write(b"half a file")
-            raise RuntimeError("the store went away")
-    assert os.listdir(tmp_path) == []
-    with open_output(str(target)) as stream:
-        stream.write(b"whole\n")
-    assert os.listdir(tmp_path) == ["out.nq.gz"] and gzip.decompress(target.read_bytes()) == b"whole\n"
-    assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
-
-
-def current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def on_a_terminal(args: list[str], cwd) -> tuple[bytes, str]:
