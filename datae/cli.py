@@ -516,7 +516,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 GRAPH_FORMS = ("CONSTRUCT", "DESCRIBE")
-GRAPH_FORMATS = ("nq", "ttl")
+GRAPH_FORMATS = FORMAT_NAMES
 ROW_FORMATS = ("json", "csv", "tsv")
 
 
@@ -876,7 +876,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", nargs="?")
     p.add_argument("-f", "--file")
     p.add_argument("--at", help="branch, tag or commit to query (default: the current branch)")
-    p.add_argument("--format", choices=["table", "json", "csv", "tsv", "nq", "ttl"],
+    p.add_argument("--format", choices=["table", "json", "csv", "tsv", *FORMAT_NAMES],
                    help="default: a table on a terminal; else TSV for SELECT, N-Quads for CONSTRUCT")
     p.add_argument("-m", "--message", help="an update's commit message (default: the update's text)")
     p.add_argument("--author")

@@ -44,11 +44,13 @@ RESULT_TYPES = {
 }
 GRAPH_TYPES = {
     "text/turtle": "turtle", "application/n-triples": "ntriples", "application/n-quads": "nquads",
-    "text/plain": "ntriples",
+    "text/plain": "ntriples", "application/trig": "trig", "application/ld+json": "jsonld",
+    "application/rdf+xml": "rdf",
 }
 _MEDIA = {"json": "application/sparql-results+json", "xml": "application/sparql-results+xml", "csv": "text/csv",
           "tsv": "text/tab-separated-values", "turtle": "text/turtle", "ntriples": "application/n-triples",
-          "nquads": "application/n-quads"}  # the media type each format is sent as
+          "nquads": "application/n-quads", "trig": "application/trig", "jsonld": "application/ld+json",
+          "rdf": "application/rdf+xml"}  # the media type each format is sent as
 _FORM = "application/x-www-form-urlencoded"
 
 

@@ -7,7 +7,9 @@ writes the W3C formats:
 
 * ``json`` — SPARQL 1.1 Query Results JSON; ``xml`` — SPARQL Query Results XML;
 * ``csv`` / ``tsv`` — SPARQL 1.1 Query Results CSV and TSV;
-* ``ntriples``, ``nquads``, ``turtle`` — for CONSTRUCT and DESCRIBE (via pyoxigraph);
+* for CONSTRUCT and DESCRIBE, any RDF syntax of :data:`fstore.rdf.FORMATS` (via
+  pyoxigraph): ``ntriples``/``nt``, ``nquads``/``nq``, ``turtle``/``ttl``, ``trig``,
+  ``jsonld``, ``rdf`` (RDF/XML; ``xml`` too);
 * ``table`` — a table for people (rich), with IRIs shortened by the query's prefixes.
 
 >>> r = Result("SELECT", ["x"], solutions=[{"x": Literal("a,b")}, {}])
@@ -33,7 +35,7 @@ from .terms import XSD, BNode, IRI, Literal
 
 __all__ = ["Result", "FORMATS", "term_to_ntriples"]
 
-FORMATS = ("json", "xml", "csv", "tsv", "table", "ntriples", "nquads", "turtle")
+FORMATS = ("json", "xml", "csv", "tsv", "table", "ntriples", "nquads", "turtle", "trig", "jsonld", "rdf")
 
 _TSV_NUMBER = {
     XSD + "integer": re.compile(r"[+-]?[0-9]+\Z"),
@@ -280,21 +282,18 @@ class Result:
     def _graph(self, fmt: str) -> str:
         import pyoxigraph as ox
 
-        formats = {
-            "ntriples": ox.RdfFormat.N_TRIPLES,
-            "nt": ox.RdfFormat.N_TRIPLES,
-            "nquads": ox.RdfFormat.N_QUADS,
-            "nq": ox.RdfFormat.N_QUADS,
-            "turtle": ox.RdfFormat.TURTLE,
-            "ttl": ox.RdfFormat.TURTLE,
-        }
-        target = formats.get(fmt)
+        from fstore.rdf import FORMAT_NAMES, FORMATS as RDF_FORMATS
+
+        target = RDF_FORMATS.get(fmt)
         if target is None:
-            raise ValueError(f"a {self.form} result is a graph: choose ntriples, nquads or turtle, not {fmt!r}")
-        if target in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS):
+            raise ValueError(f"a {self.form} result is a graph: choose one of {', '.join(FORMAT_NAMES)}, not {fmt!r}")
+        if target in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS):  # the fast path: a line per triple
             return "".join(f"{term_to_ntriples(s)} {term_to_ntriples(p)} {term_to_ntriples(o)} .\n" for s, p, o in self.triples)
         from .terms_ox import to_ox
 
-        quads = [ox.Triple(to_ox(s), to_ox(p), to_ox(o)) for s, p, o in self.triples]
-        data = ox.serialize(quads, format=target, prefixes=self.prefixes or None)
-        return data.decode("utf-8")
+        if target.supports_datasets:  # the triples are the default graph's
+            terms: list[Any] = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), ox.DefaultGraph()) for s, p, o in self.triples]
+        else:
+            terms = [ox.Triple(to_ox(s), to_ox(p), to_ox(o)) for s, p, o in self.triples]
+        data = ox.serialize(terms, format=target, prefixes=self.prefixes or None).decode("utf-8")
+        return data if data.endswith("\n") else data + "\n"

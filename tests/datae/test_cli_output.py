@@ -83,7 +83,7 @@ def test_a_format_the_result_cannot_take_is_an_error(store, capsys):
     assert code == 128 and out == ""
     assert err == "datae: error: a SELECT result cannot be written as ttl: choose table, json, csv, tsv\n"
     code, _, err = run(capsys, "query", P + "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", "--format", "csv")
-    assert code == 128 and err == "datae: error: a CONSTRUCT result cannot be written as csv: choose table, nq, ttl\n"
+    assert code == 128 and err == "datae: error: a CONSTRUCT result cannot be written as csv: choose table, nq, trig, jsonld, nt, ttl, rdf\n"
 
 
 def test_result_format():

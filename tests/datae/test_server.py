@@ -12,6 +12,7 @@ import threading
 
 import msgpack
 import pytest
+import pyoxigraph as ox
 
 import fstore
 from fstore.http_remote import FRAMES_TYPE
@@ -304,6 +305,10 @@ def test_queries_run_under_the_time_and_size_limits_and_results_follow_accept(tm
         status, headers, body = sparql("CONSTRUCT { ?s <urn:q> 1 } WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 2",
                                        "application/n-triples")
         assert status == 200 and headers["content-type"] == "application/n-triples" and body.count(b" .\n") == 2
+        for media, ox_format in (("application/ld+json", ox.RdfFormat.JSON_LD),
+                                 ("application/rdf+xml", ox.RdfFormat.RDF_XML), ("application/trig", ox.RdfFormat.TRIG)):
+            status, headers, body = sparql("CONSTRUCT { ?s <urn:q> 1 } WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 2", media)
+            assert status == 200 and headers["content-type"] == media and len(list(ox.parse(body, ox_format))) == 2
         assert sparql("SELECT * WHERE { ?s ?p ?o }", None, ("ref", "no-such-ref"))[0] == 404
     finally:
         server.stop()
