@@ -1,12 +1,14 @@
-"""Fuzzing what users type and feed in: N-Quads files, CSV files and SPARQL text. Whatever
+"""Fuzzing what users type and feed in: RDF files in every syntax, CSV files and SPARQL text. Whatever
 the input, the only exceptions are datae's own (``DataeError``: a message naming what and
 where), and a refused file leaves the store as it was.
 
 Short under the ``ci`` profile; ``HYPOTHESIS_PROFILE=deep`` runs a hundred times the
-examples (about ten minutes for the three parsers together).
+examples, and ``make fuzz`` (``DATAE_FUZZ_EXAMPLES``) as many as fill about ten minutes.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +27,21 @@ NQ_TOKENS = ["<urn:a>", "<urn:b>", "<http://ex/p>", "<rel>", "<>", "<urn:a b>", 
              '"1"^^<http://www.w3.org/2001/XMLSchema#integer>', '"1e5000"^^<http://www.w3.org/2001/XMLSchema#double>',
              '"9' + "9" * 60 + '"^^<http://www.w3.org/2001/XMLSchema#integer>', '"\\u0000"', '"\\uD800"', "^^", ".",
              " ", "\t", "\n", "\r\n", "#", "<urn:\x00>", '"""', "\\"]
+TURTLE_TOKENS = ["@prefix ex: <http://ex/> .", "@base <http://ex/> .", "PREFIX : <urn:>", "ex:a", ":b", "<urn:a>", "<rel>",
+                 "a", ";", ",", ".", "[", "]", "(", ")", "{", "}", "GRAPH", "_:b", '"x"', '"""x\ny"""', "'x'", "@en",
+                 "^^", "ex:t", "<http://www.w3.org/2001/XMLSchema#integer>", "1", "-1.5", "1e3", "true", " ", "\n",
+                 "#", "\\u00e9", "<<", ">>"]
+JSONLD_TOKENS = ["{", "}", "[", "]", ":", ",", '"@id"', '"@context"', '"@type"', '"@value"', '"@language"',
+                 '"@graph"', '"@list"', '"@set"', '"@vocab"', '"@base"', '"@reverse"', '"@index"', '"@json"',
+                 '"urn:a"', '"http://ex/p"', '"ex:p"', '"ex"', '"http://ex/"', '"x"', '"en"', "1", "1.5e300", "true",
+                 "null", " "]
+RDFXML_TOKENS = ['<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex/">',
+                 "</rdf:RDF>", "<rdf:Description", "</rdf:Description>", "<ex:p", "</ex:p>", "<ex:C", "</ex:C>",
+                 ' rdf:about="urn:a"', ' rdf:about="rel"', ' rdf:resource="urn:b"', ' rdf:nodeID="b1"', ' rdf:ID="i"',
+                 ' rdf:datatype="http://www.w3.org/2001/XMLSchema#integer"', ' xml:lang="en"', ' xml:base="urn:x/"',
+                 ' rdf:parseType="Resource"', ' rdf:parseType="Collection"', ' rdf:parseType="Literal"', ">", "/>",
+                 "x", "1", "&amp;", "&lt;", "<!-- c -->", "<?xml version=\"1.0\"?>", "<![CDATA[x]]>", " ", "\n"]
+RDF_SYNTAXES = {"ttl": TURTLE_TOKENS, "trig": TURTLE_TOKENS, "jsonld": JSONLD_TOKENS, "rdf": RDFXML_TOKENS}
 SPARQL_TOKENS = ["SELECT", "ASK", "CONSTRUCT", "DESCRIBE", "INSERT DATA", "DELETE WHERE", "WHERE", "FILTER",
                  "OPTIONAL", "UNION", "MINUS", "GRAPH", "SERVICE", "BIND", "VALUES", "AS", "GROUP BY", "ORDER BY",
                  "LIMIT", "OFFSET", "PREFIX", "BASE", "AT", "CHANGES", "VERSIONS", "FROM", "TO", "LOAD", "CLEAR ALL",
@@ -55,7 +72,8 @@ def repo(tmp_path_factory):
     repo.close()
 
 
-FUZZ = settings(max_examples=examples(150), deadline=None,
+# make fuzz sets DATAE_FUZZ_EXAMPLES: a run of about ten minutes whatever the profile's scale.
+FUZZ = settings(max_examples=int(os.environ.get("DATAE_FUZZ_EXAMPLES") or examples(150)), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
@@ -66,6 +84,20 @@ def test_any_nquads_file_loads_or_is_refused_cleanly(repo, data: bytes) -> None:
     try:
         with repo.transaction("main", message="fuzz") as tx:
             load(tx, data, "nq")
+    except DataeError:
+        assert _state(repo) == before
+    else:
+        _undo_last(repo, before)
+
+
+@FUZZ
+@given(syntax=st.sampled_from(sorted(RDF_SYNTAXES)), data=st.data())
+def test_any_file_in_another_rdf_syntax_loads_or_is_refused_cleanly(repo, syntax: str, data) -> None:
+    text = data.draw(st.one_of(_text_of(RDF_SYNTAXES[syntax]).map(str.encode), st.binary(max_size=80)), "file")
+    before = _state(repo)
+    try:
+        with repo.transaction("main", message="fuzz") as tx:
+            load(tx, text, syntax)
     except DataeError:
         assert _state(repo) == before
     else:
