@@ -1,0 +1,117 @@
+"""RDF syntaxes in and out (issue 16): datae against pyoxigraph in each of the six syntaxes.
+
+    python -m bench.rdf_formats_bench [--sizes 20000,200000] [--repeat 3]
+
+The quads are ``bench.data.generate_quads`` (10 graphs, half IRIs, half literals with and
+without a language); the triples formats (nt, ttl, rdf) get them all in the default graph.
+For each syntax and size, best of ``--repeat``:
+
+* **parse**: ``list(fstore.rdf.parse(data, fmt))`` (pyoxigraph's parser, then each term
+  made an fstore value) against ``list(pyoxigraph.parse(data, fmt))`` (the parser alone,
+  the floor any wrapper of it can reach);
+* **export**: what ``datae export`` does, ``fstore.from_`` at the head then
+  ``fstore.rdf.serialize`` into a buffer, against ``pyoxigraph.Store.dump`` of the same
+  quads (its store read and its writer);
+* **progress**: ``fstore.rdf.load`` of the N-Quads into a transaction (aborted) with a
+  progress callback against without one: what the terminal's progress line costs.
+
+Printed: seconds and quads/s for each, and the ratios datae / pyoxigraph.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import tempfile
+import time
+from typing import Callable
+
+import pyoxigraph as ox
+
+import fstore
+from fstore.rdf import FORMAT_NAMES, FORMATS, load, parse, serialize, to_oxigraph
+
+from .data import generate_quads
+
+
+def best(run: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def measure(size: int, repeat: int) -> None:
+    quads = list(generate_quads(size))
+    as_triples = [(None, s, p, o) for _, s, p, o in quads]
+    with tempfile.TemporaryDirectory() as directory:
+        repos = {}
+        for name, rows in (("quads", quads), ("triples", as_triples)):
+            repo = repos[name] = fstore.open(f"{directory}/{name}")
+            with repo.transaction("main", message="bench") as tx:
+                fstore.add_many(tx, rows)
+        print(f"\n{size:,} quads")
+        print(f"{'syntax':<7} {'parse datae':>12} {'pyoxigraph':>11} {'ratio':>6}   {'export datae':>13} "
+              f"{'pyoxigraph':>11} {'ratio':>6}   {'MB':>6}")
+        for fmt in FORMAT_NAMES:
+            rdf_format = FORMATS[fmt]
+            kind = "quads" if rdf_format.supports_datasets else "triples"
+            rows = quads if kind == "quads" else as_triples
+            data = serialize(rows, fmt)
+            ox_store = ox.Store()
+            ox_store.bulk_extend(ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), to_oxigraph(g))
+                                 for g, s, p, o in rows)
+            datae_parse = best(lambda: list(parse(data, fmt)), repeat)
+            ox_parse = best(lambda: list(ox.parse(data, rdf_format)), repeat)
+            view = repos[kind].at("main")
+            pattern = (fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
+
+            def datae_export() -> None:
+                serialize(((b.get("g"), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern)), fmt,
+                          io.BytesIO())
+
+            def ox_export() -> None:
+                if rdf_format.supports_datasets:
+                    ox_store.dump(io.BytesIO(), rdf_format)
+                else:
+                    ox_store.dump(io.BytesIO(), rdf_format, from_graph=ox.DefaultGraph())
+
+            datae_out = best(datae_export, repeat)
+            ox_out = best(ox_export, repeat)
+            print(f"{fmt:<7} {datae_parse:>11.3f}s {ox_parse:>10.3f}s {datae_parse / ox_parse:>5.1f}x   "
+                  f"{datae_out:>12.3f}s {ox_out:>10.3f}s {datae_out / ox_out:>5.1f}x   {len(data) / 1e6:>6.1f}")
+        nquads = serialize(quads, "nq")
+        repo = repos["quads"]
+
+        def load_aborted(progress) -> Callable[[], None]:
+            def run() -> None:
+                try:
+                    with repo.transaction("bench", message="m") as tx:
+                        load(tx, nquads, "nq", progress=progress)
+                        raise KeyboardInterrupt  # abort: measure reading and staging only
+                except KeyboardInterrupt:
+                    pass
+            return run
+
+        repo.branch("bench", "main")
+        silent = best(load_aborted(None), repeat)
+        told = best(load_aborted(lambda phase, done, total: None), repeat)
+        print(f"load (parse + stage) without progress {silent:.3f}s, with a progress callback {told:.3f}s: "
+              f"{(told / silent - 1) * 100:+.1f}%")
+        for repo in repos.values():
+            repo.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="20000,200000")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    for size in (int(text) for text in args.sizes.split(",")):
+        measure(size, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
