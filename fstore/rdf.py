@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+from xml.parsers import expat
 from typing import IO, Any, Callable, Iterable, Iterator, Union
 
 import pyoxigraph as ox
@@ -182,7 +183,8 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
     keep = graph is KEEP_GRAPHS
     convert = _converter()
     try:
-        quads = ox.parse(stream, rdf_format, base_iri=base_iri)
+        readable = _WellFormedXml(stream, name) if rdf_format == ox.RdfFormat.RDF_XML else stream
+        quads = ox.parse(readable, rdf_format, base_iri=base_iri)
         for quad in quads if progress is None else _counted(quads, "read", progress, None):
             g = convert(quad.graph_name) if keep else graph
             yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
@@ -191,6 +193,27 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
     finally:
         if owned:
             stream.close()
+
+
+class _WellFormedXml:
+    """``stream`` as pyoxigraph reads it, checked by expat on the way: pyoxigraph's RDF/XML
+    parser takes a document that ends inside an element (a download cut short) as whole,
+    and names no line for its errors. expat raises on the first byte that breaks XML."""
+
+    def __init__(self, stream: IO[bytes], name: str) -> None:
+        self._stream = stream
+        self._name = name
+        self._expat = expat.ParserCreate()
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._stream.read(size)
+        try:
+            self._expat.Parse(chunk, not chunk)
+        except expat.ExpatError as exc:
+            line, column = exc.lineno, exc.offset + 1
+            raise RdfSyntaxError(f"{self._name}: not well-formed XML at line {line}, column {column}: "
+                                 f"{expat.errors.messages[exc.code]}", line=line, column=column) from None
+        return chunk
 
 
 def _syntax_message(exc: SyntaxError) -> str:
