@@ -44,7 +44,7 @@ from query.termsyntax import format_term
 from query.versioning import VersionContext
 
 from .repl_text import (
-    DOT_COMMANDS, HELP, KEYWORDS, Prepared, completion_candidates, declared, input_complete, needs_pager,
+    DOT_ARGUMENTS, DOT_COMMANDS, GRAPH_FORMATS, HELP, KEYWORDS, ROW_FORMATS, Prepared, completion_candidates, declared, input_complete, needs_pager,
     prepare_statement, split_prologue,
 )
 
@@ -77,7 +77,8 @@ class Repl:
         self.session = Session(repo, at, author or default_author(), **options)  # limits=, load_dir=
         self.repo = repo
         self.console = console
-        self.format = "table"
+        self.format = "table"  # of rows (SELECT, ASK)
+        self.graph_format = "table"  # of CONSTRUCT and DESCRIBE results
         self.pager = True
         self.prefixes: dict[str, str] = {}
         self.base: str | None = None
@@ -114,7 +115,8 @@ class Repl:
             if isinstance(result, Result):
                 # The table shortens IRIs by these; the query's own come first to win ties.
                 result.prefixes = {**result.prefixes, **{k: v for k, v in self.prefixes.items() if k not in result.prefixes}}
-            shown = result.serialize(self.format)
+            graph = isinstance(result, Result) and result.form in ("CONSTRUCT", "DESCRIBE")
+            shown = result.serialize(self.graph_format if graph else self.format)
         except KeyboardInterrupt:
             self.console.print("[yellow]query cancelled[/yellow]")
             return
@@ -204,9 +206,15 @@ class Repl:
                 if lines:
                     self.show("\n".join(lines))
             elif command == ".format":
-                if not args or args[0] not in ("table", "json", "csv", "tsv"):
-                    raise ValueError(".format table|json|csv|tsv")
-                self.format = args[0]
+                if not args or args[0] not in DOT_ARGUMENTS[".format"]:
+                    raise ValueError(f".format {'|'.join(ROW_FORMATS)} (SELECT) or "
+                                     f"{'|'.join(('table', *GRAPH_FORMATS))} (CONSTRUCT)")
+                if args[0] == "table":
+                    self.format = self.graph_format = "table"
+                elif args[0] in ROW_FORMATS:
+                    self.format = args[0]
+                else:
+                    self.graph_format = args[0]
             elif command == ".prefixes":
                 self.show_prefixes()
             elif command == ".pager":

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+from fstore.rdf import FORMAT_NAMES
 from query.session import split_explain
 
 __all__ = [
@@ -51,7 +52,11 @@ KEYWORDS = (
 DOT_COMMANDS = (".at", ".branch", ".log", ".diff", ".format", ".prefixes", ".pager", ".help", ".quit")
 # Commands whose argument is a ref: completion offers branches and tags there.
 REF_COMMANDS = (".at", ".branch", ".diff", ".log")
-DOT_ARGUMENTS = {".format": ("table", "json", "csv", "tsv"), ".pager": ("on", "off")}
+# .format takes a rows format (SELECT, ASK) or a graph format (CONSTRUCT, DESCRIBE); each
+# kind of result keeps its own, so choosing Turtle does not break the next SELECT.
+ROW_FORMATS = ("table", "json", "csv", "tsv")
+GRAPH_FORMATS = FORMAT_NAMES
+DOT_ARGUMENTS = {".format": (*ROW_FORMATS, *GRAPH_FORMATS), ".pager": ("on", "off")}
 
 HELP = """\
 # datae repl
@@ -78,7 +83,8 @@ PREFIX and BASE declarations are kept for the session: a later statement that us
 | `.branch [NAME]` | list branches, or switch to one |
 | `.log [N]` | the last N commits (10) |
 | `.diff A [B]` | the quads that differ from A to B (the session's ref) |
-| `.format table\\|json\\|csv\\|tsv` | how results are shown |
+| `.format table\\|json\\|csv\\|tsv` | how SELECT results are shown |
+| `.format table\\|nq\\|trig\\|jsonld\\|nt\\|ttl\\|rdf` | how CONSTRUCT and DESCRIBE results are shown |
 | `.prefixes` | the session's PREFIX and BASE declarations |
 | `.pager on\\|off` | page results taller than the terminal |
 | `.help`, `.quit` | this text; leave |

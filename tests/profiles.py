@@ -4,8 +4,9 @@
 ``ci``   the default: each property test runs the number of examples its author
          budgeted for the suite's ten minutes (``examples(n)`` is ``n``)
 ``dev``  a fifth of that, at least one example: a quick loop while editing
-``deep`` a hundred times that, no deadline, and the parsers' fuzz tests
-         run for long: ``HYPOTHESIS_PROFILE=deep make test`` (hours, not for CI)
+``deep`` a hundred times that, no deadline: ``HYPOTHESIS_PROFILE=deep make test``
+         (hours, not for CI); ``make fuzz`` runs only the parsers' fuzz tests, about
+         ten minutes
 =======  ========================================================================
 
 A test says how many examples it is worth relative to the others with

@@ -147,7 +147,7 @@ def test_completion_candidates() -> None:
     assert completion_candidates("SELECT ") == ("", [])
     assert completion_candidates(".at ", refs=["main", "v1"]) == ("", ["main", "v1"])
     assert completion_candidates(".pager o") == ("o", ["off", "on"])
-    assert completion_candidates(".format ")[1] == ["csv", "json", "table", "tsv"]
+    assert completion_candidates(".format ")[1] == ["csv", "json", "jsonld", "nq", "nt", "rdf", "table", "trig", "tsv", "ttl"]
 
 
 def test_completer_offers_store_and_result_iris(shell) -> None:
@@ -186,6 +186,23 @@ def test_prefixes_are_kept_for_the_session(shell) -> None:
     said(out)
     repl.handle("PREFIX ex: <urn:broken> SELECT WHERE {};")  # a syntax error records nothing
     assert "error" in said(out) and repl.prefixes["ex"] == EX
+
+
+def test_rows_and_graphs_keep_their_own_format(shell) -> None:
+    repl, out = shell
+    repl.handle(".format ttl")
+    repl.handle(f"CONSTRUCT {{ ?s <{EX}name> ?n }} WHERE {{ ?s <{EX}name> ?n }};")
+    text = said(out)
+    assert f'<{EX}a> <{EX}name> "Alice" .' in text and "error" not in text
+    repl.handle(f"SELECT ?n WHERE {{ ?s <{EX}name> ?n }};")
+    assert "│" in said(out)  # SELECT is still a table
+    repl.handle(".format csv")
+    repl.handle(f"SELECT ?n WHERE {{ <{EX}a> <{EX}name> ?n }};")
+    assert said(out).startswith("n\nAlice\n")
+    repl.handle(f"DESCRIBE <{EX}a>;")
+    assert f"<{EX}a>" in said(out)  # CONSTRUCT and DESCRIBE still Turtle
+    repl.handle(".format xml")
+    assert ".format table|json|csv|tsv (SELECT) or table|nq|trig|jsonld|nt|ttl|rdf (CONSTRUCT)" in said(out)
 
 
 def test_pager_only_when_taller_than_the_terminal(repo, monkeypatch) -> None:
