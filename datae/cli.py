@@ -44,7 +44,7 @@ from nstore.okvs import parse_size
 from query.session import Session
 from query.termsyntax import format_term, parse_term
 
-from .progress import quad_progress, transfer_progress
+from .progress import counting_progress, transfer_progress
 
 __all__ = ["main", "find_store", "STORE_DIR"]
 
@@ -113,7 +113,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     graph = KEEP_GRAPHS if args.graph is None else parse_term(args.graph, "graph")
     message = args.message or f"Import {', '.join(os.path.basename(f) for f in args.files)}"
     read = 0
-    with quad_progress() as progress:
+    with counting_progress("quads") as progress:
         with repo.transaction(branch, message=message, author=args.author or default_author()) as tx:
             for name in args.files:
                 if progress:
@@ -187,7 +187,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise Fatal(f"{rdf_format.name} holds one graph, and {ref} has {len(fstore.graphs(view))}: "
                         f"choose one with --graph, or write {', '.join(FORMAT_NAMES[:3])}")
         quads = ((b.get("g", graph), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern))
-        with quad_progress() as progress:
+        with counting_progress("quads") as progress:
             if progress:
                 progress.expect(fstore.count(view, *pattern))
             told = progress.phase if progress else None
@@ -616,12 +616,15 @@ def cmd_table(args: argparse.Namespace) -> int:
     ref = getattr(args, "at", None) or repo.current_branch
     try:
         if args.table_command == "import":
-            result = commands.table_import(repo, args.source, name=args.name, branch=args.branch, pk=args.pk,
-                                           table=args.table, message=args.message, branch_prefix=args.branch_prefix,
-                                           mode="upsert" if args.upsert else "replace" if args.replace else "insert",
-                                           author=args.author or default_author())
-            for name, counts in result.items():
-                out(f"{name}: {counts}")
+            with counting_progress("rows") as progress:
+                if progress:
+                    progress.file(os.path.basename(args.source))
+                result = commands.table_import(
+                    repo, args.source, name=args.name, branch=args.branch, pk=args.pk, table=args.table,
+                    message=args.message, branch_prefix=args.branch_prefix,
+                    mode="upsert" if args.upsert else "replace" if args.replace else "insert",
+                    author=args.author or default_author(), progress=progress.phase if progress else None)
+            out(import_summary(result))
         elif args.table_command == "export" and args.kart:
             if export_dest(args):
                 raise Fatal("give either a destination file or --kart DIR, not both")
@@ -658,6 +661,17 @@ def export_dest(args: argparse.Namespace) -> str | None:
     if args.dest and args.output:
         raise Fatal("give the destination once: DEST or -o, not both")
     return args.dest or args.output
+
+
+def import_summary(result: dict[str, Any]) -> str:
+    """What ``datae table import`` says it did: per table the rows inserted, updated,
+    deleted and left; for a Kart repository the commits and the refs it made."""
+    if "commits" in result:
+        refs = ", ".join(f"{name} {sha[:10]}" for name, sha in {**result["branches"], **result["tags"]}.items())
+        return f"{result['commits']} commits imported ({refs or 'no refs'})"
+    return "\n".join(f"{name}: " + ", ".join(f"{counts[what]:,} {what}" for what in
+                                             ("inserted", "updated", "deleted", "unchanged"))
+                     for name, counts in result.items())
 
 
 def default_author() -> str:

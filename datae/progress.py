@@ -1,11 +1,11 @@
-"""Progress lines on a terminal: quads read, staged and written by an import or an export,
-and commits and records moved by a transfer, each with its rate.
+"""Progress lines on a terminal: quads (or table rows) read, staged and written by an import
+or an export, and commits and records moved by a transfer, each with its rate.
 
 They draw on stderr only when it is a terminal (a script's stderr stays clean), vanish
 when done, and cost nothing otherwise: the context managers then yield None, which the
 library functions take as "no progress wanted".
 
-    with quad_progress() as progress:
+    with counting_progress("quads") as progress:
         load(tx, "schema.nq", progress=progress.phase if progress else None)
 """
 
@@ -20,9 +20,9 @@ from rich.progress import (BarColumn, Progress, ProgressColumn, SpinnerColumn, T
                            TimeElapsedColumn)
 from rich.text import Text
 
-__all__ = ["QuadProgress", "quad_progress", "transfer_progress"]
+__all__ = ["CountingProgress", "counting_progress", "transfer_progress"]
 
-# What each phase of fstore.rdf's progress is called on the line.
+# What each phase of fstore.progress is called on the line.
 _PHASES = {"read": "reading", "stage": "staging", "write": "writing"}
 
 
@@ -39,29 +39,35 @@ class _RateColumn(ProgressColumn):
 
 
 class _CountColumn(ProgressColumn):
-    """``done`` or ``done/total`` quads, with thousands separators."""
+    """``done`` or ``done/total`` items, with thousands separators."""
+
+    def __init__(self, unit: str) -> None:
+        super().__init__()
+        self.unit = unit
 
     def render(self, task: Task) -> Text:
         if not task.fields.get("counted", True):
             return Text("")
         done = f"{int(task.completed):,}"
-        return Text(f"{done}/{int(task.total):,} quads" if task.total is not None else f"{done} quads",
+        return Text(f"{done}/{int(task.total):,} {self.unit}" if task.total is not None else f"{done} {self.unit}",
                     style="progress.download")
 
 
-class QuadProgress:
-    """One progress line for quads: a file's name and phase, a bar when the total is known,
-    the count and the rate. ``phase`` is what :mod:`fstore.rdf`'s ``progress=`` calls."""
+class CountingProgress:
+    """One progress line: a file's name and phase, a bar when the total is known, the count
+    of quads (or rows) and their rate. ``phase`` is a :data:`fstore.progress.Progress`."""
 
-    def __init__(self, bar: Progress) -> None:
+    def __init__(self, bar: Progress, unit: str) -> None:
         self._bar = bar
+        self._unit = unit
+        self._done = 0
         self._task: TaskID | None = None
         self._expected: int | None = None
         self._label = ""
         self._phase = ""
 
     def expect(self, total: int) -> None:
-        """The number of quads there will be (a bar, and the time left)."""
+        """The number of items there will be (a bar, and the time left)."""
         self._expected = total
 
     def file(self, label: str) -> None:
@@ -70,7 +76,12 @@ class QuadProgress:
         self._phase = ""
 
     def phase(self, phase: str, done: int, total: int | None) -> None:
-        """``done`` quads of ``phase`` ("read", "stage", "write") so far, of ``total``."""
+        """``done`` items of ``phase`` ("read", "stage", "write") so far, of ``total``;
+        phase "commit" says the commit of ``done`` items has begun."""
+        if phase == "commit":
+            self.committing(done)
+            return
+        self._done = done
         if phase != self._phase:
             verb = _PHASES.get(phase, phase)
             self._begin(phase, f"{verb} {self._label}" if self._label else verb,
@@ -78,9 +89,10 @@ class QuadProgress:
         assert self._task is not None
         self._bar.update(self._task, completed=done)
 
-    def committing(self, quads: int) -> None:
-        """The commit writing ``quads`` quads, which reports no count of its own."""
-        self._begin("commit", f"committing {quads:,} quads", None)
+    def committing(self, items: int | None = None) -> None:
+        """The commit writing ``items`` (default: as many as the last phase counted),
+        which reports no count of its own."""
+        self._begin("commit", f"committing {self._done if items is None else items:,} {self._unit}", None)
 
     def _begin(self, phase: str, description: str, total: int | None) -> None:
         # A phase is a task of its own: its count starts at zero, its rate is its own, and
@@ -92,15 +104,15 @@ class QuadProgress:
 
 
 @contextmanager
-def quad_progress() -> Iterator[QuadProgress | None]:
-    """A :class:`QuadProgress` on a terminal's stderr, else None."""
+def counting_progress(unit: str = "quads") -> Iterator[CountingProgress | None]:
+    """A :class:`CountingProgress` of ``unit`` on a terminal's stderr, else None."""
     if not sys.stderr.isatty():
         yield None
         return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=14), _CountColumn(), _RateColumn("quads"),
-               TimeElapsedColumn())
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=14), _CountColumn(unit),
+               _RateColumn(unit), TimeElapsedColumn())
     with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
-        yield QuadProgress(bar)
+        yield CountingProgress(bar, unit)
 
 
 @contextmanager

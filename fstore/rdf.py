@@ -27,10 +27,11 @@ from nstore.pack import pack
 from nstore.terms import XSD_STRING
 
 from .api import add_many, from_, rm_many
+from .progress import Progress, counted
 from .values import IRI, BNode, Literal, canonical, to_rdf
 
 __all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError",
-           "RdfFormatError", "FORMATS", "FORMAT_NAMES", "Progress"]
+           "RdfFormatError", "FORMATS", "FORMAT_NAMES"]
 
 Source = Union[str, os.PathLike, bytes, IO[bytes]]
 
@@ -55,10 +56,6 @@ FORMATS = {
 # three hold named graphs; the others hold the triples of one graph.
 FORMAT_NAMES = ("nq", "trig", "jsonld", "nt", "ttl", "rdf")
 
-# How far a load or a serialisation has come: called with the phase ("read", "stage" or
-# "write"), the quads done so far and the total when known (None while reading a file).
-Progress = Callable[[str, int, Union[int, None]], None]
-_PROGRESS_EVERY = 8192
 
 
 class RdfSyntaxError(DataeError, ValueError):
@@ -185,7 +182,7 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
     try:
         readable = _WellFormedXml(stream, name) if rdf_format == ox.RdfFormat.RDF_XML else stream
         quads = ox.parse(readable, rdf_format, base_iri=base_iri)
-        for quad in quads if progress is None else _counted(quads, "read", progress, None):
+        for quad in quads if progress is None else counted(quads, "read", progress, None):
             g = convert(quad.graph_name) if keep else graph
             yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
     except SyntaxError as exc:
@@ -223,16 +220,6 @@ def _syntax_message(exc: SyntaxError) -> str:
     return message
 
 
-def _counted(items: Iterable[Any], phase: str, progress: Progress, total: int | None) -> Iterator[Any]:
-    """``items``, telling ``progress`` how many went by every few thousand and at the end."""
-    done = 0
-    for done, item in enumerate(items, 1):
-        yield item
-        if not done % _PROGRESS_EVERY:
-            progress(phase, done, total)
-    progress(phase, done, total)
-
-
 def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | None = None,
          graph: Any = KEEP_GRAPHS, replace: bool = False, progress: Progress | None = None) -> int:
     """Add every quad of an RDF file to an open fstore transaction; returns how many were read.
@@ -247,7 +234,7 @@ def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | 
     if replace:
         for g in {pack(q[0]): q[0] for q in quads}.values():
             rm_many(tx, [(g, old["s"], old["p"], old["o"]) for old in from_(tx, g, Var("s"), Var("p"), Var("o"))])
-    add_many(tx, quads if progress is None else _counted(quads, "stage", progress, len(quads)))
+    add_many(tx, quads if progress is None else counted(quads, "stage", progress, len(quads)))
     return len(quads)
 
 
@@ -265,7 +252,7 @@ def serialize(quads: Iterable[tuple], format: str = "nq", output: IO[bytes] | No
     """
     rdf_format = format_of("", format)
     if progress is not None:
-        quads = _counted(quads, "write", progress, None)
+        quads = counted(quads, "write", progress, None)
     if rdf_format.supports_datasets:
         terms: Iterable[Any] = (ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), to_oxigraph(g))
                                 for g, s, p, o in quads)

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,3 +29,30 @@ def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def on_a_terminal(args: list[str], cwd) -> tuple[bytes, str]:
+    """Run ``datae ARGS`` with stderr on a pseudo-terminal: its stdout, and what the
+    terminal saw as text (escape sequences removed)."""
+    master, slave = pty.openpty()
+    with tempfile.TemporaryFile() as stdout:  # a file, not a pipe nobody reads while the child writes
+        process = subprocess.Popen([sys.executable, "-m", "datae", *args], cwd=cwd, env=checkout_env(),
+                                   stdout=stdout, stderr=slave)
+        os.close(slave)
+        seen = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            elif process.poll() is not None:
+                break
+        assert process.wait(timeout=120) == 0
+        os.close(master)
+        stdout.seek(0)
+        return stdout.read(), re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode("utf-8", "replace"))

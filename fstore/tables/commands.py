@@ -26,6 +26,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..progress import Progress
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
 from .dataset import list_datasets, pk_of_path
@@ -79,14 +80,17 @@ def _branch(repo: Repository, branch: str | None) -> str:
 def table_import(repo: Repository, source: str, *, name: str | None = None, branch: str | None = None,
                  pk: str | Sequence[str] | None = None, table: str | None = None, replace: bool = False,
                  message: str | None = None, author: str = "", format: str | None = None,
-                 branch_prefix: str = "", mode: str | None = None) -> dict[str, Any]:
+                 branch_prefix: str = "", mode: str | None = None,
+                 progress: Progress | None = None) -> dict[str, Any]:
     """Import a CSV, SQLite or GeoPackage table as one commit on ``branch`` (table
     ``name``, default: the file's stem; ``mode`` insert, upsert or replace), or a whole
     Kart repository (every commit; its branches under ``branch_prefix``). Without a
     prefix, into a ``branch`` (default: the current one) that has commits, Kart's history
     is grafted onto it (see :func:`import_kart`); with a prefix it stays a history of its
     own, as ``git fetch`` into a namespace would. Returns ``{table: counts}`` or, for
-    Kart, ``{"commits": n, "branches": {...}, "tags": {...}}``."""
+    Kart, ``{"commits": n, "branches": {...}, "tags": {...}}``. ``progress`` hears a
+    table's rows read (:mod:`fstore.progress`), then ``("commit", rows, None)`` once
+    before the commit writes them."""
     fmt = format or detect_format(source)
     if fmt == "kart":
         target = _branch(repo, branch)
@@ -99,9 +103,11 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
     with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
                           author=author) as tx:
         if fmt == "csv":
-            counts = import_csv(tx, name, source, pk=pk, replace=replace, mode=mode)
+            counts = import_csv(tx, name, source, pk=pk, replace=replace, mode=mode, progress=progress)
         else:
-            counts = import_sqlite(tx, name, source, table, pk=pk, replace=replace, mode=mode)
+            counts = import_sqlite(tx, name, source, table, pk=pk, replace=replace, mode=mode, progress=progress)
+        if progress is not None:
+            progress("commit", counts["inserted"] + counts["updated"] + counts["deleted"], None)
     return {name: counts}
 
 

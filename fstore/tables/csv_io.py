@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 from ..files import open_output
+from ..progress import Progress, counted
 from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
 from .geometry import Geometry
 from .ingest import ColumnSpec, TextTypeGuess, load_table
@@ -228,12 +229,14 @@ def _parse(source: str, columns: list[Column], records: Iterator[tuple[int, list
 
 def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: str | Sequence[str] | None = None,
                schema: Any = None, types: Mapping[str, str] | None = None, replace: bool = False,
-               title: str | None = None, description: str | None = None, mode: str | None = None) -> dict[str, int]:
+               title: str | None = None, description: str | None = None, mode: str | None = None,
+               progress: Progress | None = None) -> dict[str, int]:
     """Load a CSV file into table ``name`` (created if missing, with primary key ``pk``,
     else the one column whose values are all present and distinct, or the given
     ``schema``; else evolved to the file's columns). ``mode``: ``insert`` (the default),
     ``upsert``, or ``replace`` (``replace=True``): the table ends up holding exactly the
-    file's rows. All or nothing; returns counts."""
+    file's rows. All or nothing; returns counts. ``progress`` hears the rows read
+    (:mod:`fstore.progress`, phase ``"read"``)."""
     source = os.fspath(path)
     columns: list[Column] = []
     if schema is not None:
@@ -261,6 +264,8 @@ def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: 
     parse_columns = [target.by_name(h) for h in header]
     lines: list[int] = []
     rows = _parse(source, parse_columns, records, lines)
+    if progress is not None:
+        rows = counted(rows, "read", progress, None)
     return load_table(tx, name, specs, rows, pk=pk_list, replace=replace, schema=target,
                       where=lambda i: f"{source}, line {lines[i]}", title=title, description=description, mode=mode)
 

@@ -41,6 +41,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..progress import Progress, counted
 from .errors import ColumnValueError, TableImportError
 from .geometry import Geometry
 from .ingest import ColumnSpec, infer_value_type, load_table
@@ -189,11 +190,13 @@ def _rows(con: sqlite3.Connection, table: str, specs: list[ColumnSpec], source: 
 
 def import_sqlite(tx: Transaction, name: str, path: str | os.PathLike[str], table: str | None = None, *,
                   pk: str | Sequence[str] | None = None, replace: bool = False, title: str | None = None,
-                  description: str | None = None, mode: str | None = None) -> dict[str, int]:
+                  description: str | None = None, mode: str | None = None,
+                  progress: Progress | None = None) -> dict[str, int]:
     """Load table ``table`` of a SQLite database or GeoPackage (default: its only table)
     into table ``name``; like :func:`~.ingest.load_table` (all or nothing; ``mode``
     insert, upsert or replace). Errors name the
-    file, the row (its rowid, as ``line``) and the column."""
+    file, the row (its rowid, as ``line``) and the column. ``progress`` hears the rows
+    read (:mod:`fstore.progress`, phase ``"read"``)."""
     source = os.fspath(path)
     if not os.path.isfile(source):
         raise TableImportError(source, "no such file")
@@ -209,7 +212,10 @@ def import_sqlite(tx: Transaction, name: str, path: str | os.PathLike[str], tabl
             if row is not None:
                 title = title or row[0] or None
                 description = description or row[1] or None
-        return load_table(tx, name, specs, _rows(con, table, specs, source, lines), pk=pk_list, replace=replace,
+        rows = _rows(con, table, specs, source, lines)
+        if progress is not None:
+            rows = counted(rows, "read", progress, None)
+        return load_table(tx, name, specs, rows, pk=pk_list, replace=replace,
                           where=where, title=title, description=description, crs=crs, mode=mode)
     except sqlite3.DatabaseError as e:
         raise TableImportError(source, f"cannot be read as SQLite ({e})") from None

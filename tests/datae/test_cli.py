@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,7 +120,7 @@ def test_table_commands_and_ancestry_refs(workdir, capsys):
     run(capsys, "init")
     (workdir / "towns.csv").write_text("code,name,pop\nNZ-AUK,Auckland,1700000\nNZ-WGN,Wellington,540000\n")
     code, out, _ = run(capsys, "table", "import", "towns.csv", "--pk", "code", "-m", "towns")
-    assert code == 0 and "'inserted': 2" in out
+    assert code == 0 and out == "towns: 2 inserted, 0 updated, 0 deleted, 0 unchanged\n"
     (workdir / "towns.csv").write_text("code,name,pop\nNZ-AUK,Auckland,1800000\nNZ-CAN,Canterbury,650000\n")
     run(capsys, "table", "import", "towns.csv", "--pk", "code", "--replace", "-m", "towns 2")
     code, out, _ = run(capsys, "table", "diff", "towns", "HEAD~")
@@ -165,3 +166,18 @@ def test_table_export_gzips_a_csv_and_refuses_a_gzipped_database(workdir, capsys
         assert not (workdir / name).exists()
     code, _, err = run(capsys, "table", "export", "a.csv", "-o", "b.csv")
     assert code == 128 and "DEST or -o, not both" in err
+
+
+def test_table_import_says_what_it_did_and_shows_rows_on_a_terminal(workdir, capsys):
+    from tests.cli_fixtures import on_a_terminal
+    from tests.kart_fixtures import KART_DIR, unpack_archive
+
+    assert run(capsys, "init")[0] == 0
+    kart = unpack_archive(KART_DIR / "points.tgz", workdir / "kart")
+    code, out, _ = run(capsys, "table", "import", str(kart))
+    assert code == 0 and re.fullmatch(r"\d+ commits imported \(main [0-9a-f]{10}(, [\w.-]+ [0-9a-f]{10})*\)\n", out), out
+    (workdir / "many.csv").write_text("id,name\n" + "".join(f"{n},name {n}\n" for n in range(20_000)))
+    stdout, seen = on_a_terminal(["table", "import", "many.csv", "--pk", "id"], workdir)
+    assert stdout == b"many: 20,000 inserted, 0 updated, 0 deleted, 0 unchanged\n"
+    assert re.search(r"reading many\.csv .*\b20,000 rows [\d,]+ rows/s", seen)
+    assert "committing 20,000 rows" in seen

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import gzip
 import os
-import pty
 import re
-import select
 import subprocess
 import sys
-import tempfile
 
 import pyoxigraph as ox
 import pytest
 
 from datae.cli import main
 from fstore.rdf import FORMAT_NAMES, FORMATS
-from tests.cli_fixtures import checkout_env, run_cli
+from tests.cli_fixtures import checkout_env, on_a_terminal, run_cli
 
 TRIG = b"""@prefix ex: <http://example.org/> .
 ex:a ex:name "Anna"@en ; ex:age 42 ; ex:knows ex:b .
@@ -80,33 +77,6 @@ def test_a_triples_format_of_a_store_with_graphs_is_refused_before_writing(store
     assert code == 128 and stdout == ""
     assert stderr == "datae: error: Turtle holds one graph, and main has 2: choose one with --graph, or write nq, trig, jsonld\n"
     assert not any(name.startswith((".all", "all")) for name in os.listdir(store))
-
-
-def on_a_terminal(args: list[str], cwd) -> tuple[bytes, str]:
-    """Run ``datae ARGS`` with stderr on a pseudo-terminal: its stdout, and what the
-    terminal saw as text (escape sequences removed)."""
-    master, slave = pty.openpty()
-    with tempfile.TemporaryFile() as stdout:  # a file, not a pipe nobody reads while the child writes
-        process = subprocess.Popen([sys.executable, "-m", "datae", *args], cwd=cwd, env=checkout_env(),
-                                   stdout=stdout, stderr=slave)
-        os.close(slave)
-        seen = b""
-        while True:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            elif process.poll() is not None:
-                break
-        assert process.wait(timeout=120) == 0
-        os.close(master)
-        stdout.seek(0)
-        return stdout.read(), re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
 
 
 def test_progress_counts_quads_with_a_rate_on_a_terminal(tmp_path):
