@@ -183,9 +183,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         pattern = (graph, fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
         fmt = export_format(args.output, args.format)
         rdf_format = format_of("", fmt)
-        if not rdf_format.supports_datasets and args.graph is None and len(fstore.graphs(view)) > 1:
-            raise Fatal(f"{rdf_format.name} holds one graph, and {ref} has {len(fstore.graphs(view))}: "
-                        f"choose one with --graph, or write {', '.join(FORMAT_NAMES[:3])}")
+        graphs = len(fstore.graphs(view)) if not rdf_format.supports_datasets and args.graph is None else 1
+        if graphs > 1:
+            datasets = ", ".join(name for name in FORMAT_NAMES if FORMATS[name].supports_datasets)
+            raise Fatal(f"{rdf_format.name} holds one graph, and {ref} has {graphs}: "
+                        f"choose one with --graph, or write {datasets}")
         quads = ((b.get("g", graph), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern))
         with counting_progress("quads") as progress:
             if progress:
