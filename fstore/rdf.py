@@ -22,6 +22,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Union
 import pyoxigraph as ox
 
 from nstore import Var
+from nstore.bulk import gc_paused
 from nstore.errors import DataeError
 from nstore.pack import pack
 from nstore.terms import XSD_STRING
@@ -230,7 +231,8 @@ def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | 
     hears the quads read (phase ``"read"``), then those staged (``"stage"``, of the total);
     the transaction's commit writes them.
     """
-    quads = list(parse(source, format, base_iri=base_iri, graph=graph, progress=progress))
+    with gc_paused():  # a file's quads are hundreds of thousands of tuples and no cycles
+        quads = list(parse(source, format, base_iri=base_iri, graph=graph, progress=progress))
     if replace:
         for g in {pack(q[0]): q[0] for q in quads}.values():
             rm_many(tx, [(g, old["s"], old["p"], old["o"]) for old in from_(tx, g, Var("s"), Var("p"), Var("o"))])
