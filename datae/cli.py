@@ -188,7 +188,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             datasets = ", ".join(name for name in FORMAT_NAMES if FORMATS[name].supports_datasets)
             raise Fatal(f"{rdf_format.name} holds one graph, and {ref} has {graphs}: "
                         f"choose one with --graph, or write {datasets}")
-        quads = ((b.get("g", graph), b["s"], b["p"], b["o"]) for b in fstore.from_(view, *pattern))
+        quads = fstore.quads(view, *pattern, terms=False)  # values: serialize makes the terms itself
         with counting_progress("quads") as progress:
             if progress:
                 progress.expect(fstore.count(view, *pattern))
