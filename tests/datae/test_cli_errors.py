@@ -179,7 +179,7 @@ def test_no_store(tmp_path, monkeypatch, capsys):
 def test_pk_that_agrees_is_fine(world, capsys):
     repo = ["--repo", str(world["store"] / ".datae")]
     assert main([*repo, "table", "import", str(world["dir"] / "towns.csv"), "--pk", "code", "--upsert"]) == 0
-    assert "'unchanged': 2" in capsys.readouterr().out
+    assert "towns: 0 inserted, 0 updated, 0 deleted, 2 unchanged" in capsys.readouterr().out
 
 
 # -- errors raised inside a command: the one path, --debug, and what is not datae's -----

@@ -119,9 +119,9 @@ def test_cli_import_infers_the_key_and_upserts(tmp_path, capsys):
     with fstore.open(path) as repo:
         assert repo.head("main") == head
     code, out, _ = datae("table", "import", str(towns), "--upsert")
-    assert code == 0 and "'inserted': 1, 'updated': 1, 'deleted': 0, 'unchanged': 1" in out
+    assert code == 0 and "towns: 1 inserted, 1 updated, 0 deleted, 1 unchanged" in out
     code, out, _ = datae("table", "import", str(towns), "--replace")
-    assert code == 0 and "'deleted': 1" in out
+    assert code == 0 and "towns: 0 inserted, 0 updated, 1 deleted, 3 unchanged" in out
     with fstore.open(path) as repo:
         assert sorted(repo.at("main").table("towns").to_pandas()["code"]) == ["AKL", "HLZ", "WLG"]
     empty = tmp_path / "none.csv"
