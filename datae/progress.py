@@ -60,7 +60,6 @@ class CountingProgress:
     def __init__(self, bar: Progress, unit: str) -> None:
         self._bar = bar
         self._unit = unit
-        self._done = 0
         self._task: TaskID | None = None
         self._expected: int | None = None
         self._label = ""
@@ -81,7 +80,6 @@ class CountingProgress:
         if phase == "commit":
             self.committing(done)
             return
-        self._done = done
         if phase != self._phase:
             verb = _PHASES.get(phase, phase)
             self._begin(phase, f"{verb} {self._label}" if self._label else verb,
@@ -89,10 +87,9 @@ class CountingProgress:
         assert self._task is not None
         self._bar.update(self._task, completed=done)
 
-    def committing(self, items: int | None = None) -> None:
-        """The commit writing ``items`` (default: as many as the last phase counted),
-        which reports no count of its own."""
-        self._begin("commit", f"committing {self._done if items is None else items:,} {self._unit}", None)
+    def committing(self, items: int) -> None:
+        """The commit writing ``items``, which reports no count of its own."""
+        self._begin("commit", f"committing {items:,} {self._unit}", None)
 
     def _begin(self, phase: str, description: str, total: int | None) -> None:
         # A phase is a task of its own: its count starts at zero, its rate is its own, and
