@@ -35,6 +35,11 @@ def archives() -> list[Path]:
     return sorted(KART_DIR.glob("*.tgz")) + sorted((KART_DIR / "conflicts").glob("*.tgz"))
 
 
+def archive_id(path: Path) -> str:
+    """An archive's name for test ids: ``table.tgz``, or ``conflicts/polygons.tgz``."""
+    return path.name if path.parent.name == "kart" else f"{path.parent.name}/{path.name}"
+
+
 def unpack_archive(archive: Path, dest: Path) -> Path:
     """Unpack one ``.tgz`` into ``dest``; return the Kart working directory inside."""
     with tarfile.open(archive) as tar:

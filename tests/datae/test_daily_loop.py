@@ -9,7 +9,7 @@ import pytest
 
 import fstore
 import fstore.tables as tables
-from datae.cli import main
+from tests.cli_fixtures import run_cli
 from fstore import IRI, Var
 
 P = IRI("urn:p")
@@ -114,9 +114,7 @@ def test_revert_and_reset_refused_while_merging(repo):
 
 
 def run(capsys, path, *argv):
-    code = main(["--repo", str(path), *argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return run_cli(capsys, "--repo", str(path), *argv)
 
 
 def test_cli_show_revert_reset(tmp_path, capsys):

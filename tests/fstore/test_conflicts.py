@@ -8,7 +8,7 @@ import pytest
 
 import fstore
 import fstore.tables as tables
-from datae.cli import main
+from tests.cli_fixtures import run_cli
 from fstore import IRI, Var
 from fstore.layout import MERGE_PREFIX
 from nstore.okvs import prefix_end
@@ -210,9 +210,7 @@ def test_pull_with_conflicts_leaves_the_merge_in_progress(tmp_path):
 
 
 def run(capsys, repo, *argv):
-    code = main(["--repo", str(repo), *argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return run_cli(capsys, "--repo", str(repo), *argv)
 
 
 def test_cli_merge_conflicts_resolve_continue_with_tables(tmp_path, capsys):

@@ -36,16 +36,13 @@ from fstore.tables.kart_repo_export import KART_INDEX
 from fstore.tables.mapping import META, PATH_STRUCTURE_ITEM, dataset_graph
 from fstore.tables.paths import LEGACY
 
-from tests.kart_fixtures import archives, unpack_archive
+from tests.kart_fixtures import archive_id, archives, unpack_archive
 from tests.cli_fixtures import run_cli
 
 ARCHIVES = archives()
 COLUMNS = [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0},
            {"id": "v", "name": "v", "dataType": "text"}]
 
-
-def _archive_id(path: Path) -> str:
-    return path.name if path.parent.name == "kart" else f"{path.parent.name}/{path.name}"
 
 
 @dataclass
@@ -63,7 +60,7 @@ class RoundTrip:
         return git_id
 
 
-@pytest.fixture(scope="module", params=ARCHIVES, ids=_archive_id)
+@pytest.fixture(scope="module", params=ARCHIVES, ids=archive_id)
 def trip(request, tmp_path_factory):
     """One archive unpacked, imported into a new store and exported (once per module)."""
     root = tmp_path_factory.mktemp("kart-export")
@@ -121,7 +118,7 @@ def test_kart_merges_import_and_export_as_merges(tmp_path):
     """Kart merge commits (made here with dulwich on conflicts/points: one resolved as
     "ours", one ``--no-ff`` whose first parent is an ancestor of the second) import as
     merge commits holding exactly Kart's state, and export with Kart's trees and graph."""
-    by_name = {_archive_id(a): a for a in ARCHIVES}
+    by_name = {archive_id(a): a for a in ARCHIVES}
     kart = unpack_archive(by_name["conflicts/points.tgz"], tmp_path / "src")
     git = Repo(str(kart / ".kart"))
     try:
@@ -366,7 +363,7 @@ def test_failure_mid_export_leaves_nothing(store, tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def kart_dirs(tmp_path_factory):
     root = tmp_path_factory.mktemp("kart-src")
-    by_name = {_archive_id(a): a for a in ARCHIVES}
+    by_name = {archive_id(a): a for a in ARCHIVES}
     return {name: unpack_archive(by_name[name], root / name.replace("/", "-"))
             for name in ("points.tgz", "types.tgz")}
 

@@ -23,15 +23,12 @@ from fstore.tables import (
     raw_feature,
 )
 
-from tests.kart_fixtures import archives, from_json_value, load_vectors, unpack_archive
+from tests.kart_fixtures import archive_id, archives, from_json_value, load_vectors, unpack_archive
 
 V = load_vectors()
 ARCHIVES = archives()
 VECTOR_REPOS = {r["archive"].rsplit("/", 1)[1]: r for r in V["test_data_repos"] if "/upgrade/" not in r["archive"]}
 
-
-def _archive_id(path):
-    return path.name if path.parent.name == "kart" else f"{path.parent.name}/{path.name}"
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +37,12 @@ def workdirs(tmp_path_factory):
     root = tmp_path_factory.mktemp("kart")
     out = {}
     for i, archive in enumerate(ARCHIVES):
-        out[_archive_id(archive)] = unpack_archive(archive, root / str(i))
+        out[archive_id(archive)] = unpack_archive(archive, root / str(i))
     return out
 
 
 def test_all_archives_present():
-    names = {_archive_id(a) for a in ARCHIVES}
+    names = {archive_id(a) for a in ARCHIVES}
     assert {"points.tgz", "polygons.tgz", "table.tgz", "types.tgz", "string-pks.tgz", "pk-second.tgz",
             "empty-geometry.tgz", "meta-updates.tgz", "conflicts/points.tgz", "conflicts/string-pks.tgz",
             "conflicts/table.tgz"} <= names
@@ -91,9 +88,9 @@ def _check_dataset(ds):
     return n
 
 
-@pytest.mark.parametrize("archive", ARCHIVES, ids=_archive_id)
+@pytest.mark.parametrize("archive", ARCHIVES, ids=archive_id)
 def test_repository_every_commit(archive, workdirs):
-    with KartRepo(workdirs[_archive_id(archive)]) as repo:
+    with KartRepo(workdirs[archive_id(archive)]) as repo:
         refs = repo.refs()
         assert refs and repo.head in refs.values()
         seen = set()

@@ -15,15 +15,12 @@ from fstore.tables.kart_export import export_kart_tree
 from fstore.tables.kart_import import import_kart, kart_time
 from fstore.tables.merging import RowConflict
 
-from tests.kart_fixtures import archives, from_json_value, load_vectors, unpack_archive
+from tests.kart_fixtures import archive_id, archives, from_json_value, load_vectors, unpack_archive
 from tests.fstore.test_kart_repos import _build_repo, _v2_vector
 
 V = load_vectors()
 ARCHIVES = archives()
 
-
-def _archive_id(path):
-    return path.name if path.parent.name == "kart" else f"{path.parent.name}/{path.name}"
 
 
 @pytest.fixture(scope="module")
@@ -34,15 +31,15 @@ def imported(tmp_path_factory):
     for i, archive in enumerate(ARCHIVES):
         workdir = unpack_archive(archive, root / f"src{i}")
         repo = fstore.open(root / f"repo{i}")
-        out[_archive_id(archive)] = (workdir, repo, import_kart(repo, workdir))
+        out[archive_id(archive)] = (workdir, repo, import_kart(repo, workdir))
     yield out
     for _, repo, _ in out.values():
         repo.close()
 
 
-@pytest.mark.parametrize("archive", ARCHIVES, ids=_archive_id)
+@pytest.mark.parametrize("archive", ARCHIVES, ids=archive_id)
 def test_whole_history_imports(archive, imported):
-    workdir, repo, result = imported[_archive_id(archive)]
+    workdir, repo, result = imported[archive_id(archive)]
     with KartRepo(workdir) as kart:
         commits = list(kart.commits())
         assert set(result.commits) == {c.id for c in commits}
@@ -86,9 +83,9 @@ def _tree_files(kart, commit, name):
     return files
 
 
-@pytest.mark.parametrize("archive", ARCHIVES, ids=_archive_id)
+@pytest.mark.parametrize("archive", ARCHIVES, ids=archive_id)
 def test_export_head_byte_for_byte(archive, imported, tmp_path):
-    workdir, repo, result = imported[_archive_id(archive)]
+    workdir, repo, result = imported[archive_id(archive)]
     with KartRepo(workdir) as kart:
         heads = {}
         for branch, kart_id in kart.refs().items():
