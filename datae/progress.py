@@ -94,7 +94,10 @@ class CountingProgress:
     def _begin(self, phase: str, description: str, total: int | None) -> None:
         # A phase is a task of its own: its count starts at zero, its rate is its own, and
         # its total may be unknown (rich cannot take a known total back).
+        # The last phase's final count is drawn before it goes: left to rich's timer (ten
+        # times a second) a fast phase would vanish showing an earlier count.
         if self._task is not None:
+            self._bar.refresh()
             self._bar.update(self._task, visible=False)
         self._phase = phase
         self._task = self._bar.add_task(description, total=total, counted=phase != "commit")
