@@ -23,7 +23,8 @@ from fstore.tables import (
     raw_feature,
 )
 
-from tests.kart_fixtures import archive_id, archives, from_json_value, load_vectors, unpack_archive
+from tests.kart_fixtures import (archive_id, archives, build_kart_repo, from_json_value, load_vectors, unpack_archive,
+                                  v2_dataset_vector, v2_sno_dataset_files)
 
 V = load_vectors()
 ARCHIVES = archives()
@@ -240,71 +241,15 @@ def test_errors(tmp_path, workdirs):
 # -- repositories built here: V2 datasets, nested names, merge commits --------------------
 
 
-def _build_repo(root, commits):
-    """Write a bare git dir ``root/.kart`` holding ``commits``: a list of
-    ``(name, parent names, {path: bytes}, time)``; returns ``{name: commit id}``."""
-    from dulwich.objects import Blob, Commit, Tree
-    from dulwich.repo import Repo
-
-    repo = Repo.init_bare(str(root / ".kart"), mkdir=True)
-    store = repo.object_store
-
-    def tree_of(files):
-        subdirs, blobs = {}, {}
-        for path, data in files.items():
-            head, _, rest = path.partition("/")
-            if rest:
-                subdirs.setdefault(head, {})[rest] = data
-            else:
-                blobs[head] = data
-        tree = Tree()
-        for name, data in blobs.items():
-            blob = Blob.from_string(data)
-            store.add_object(blob)
-            tree.add(name.encode(), 0o100644, blob.id)
-        for name, sub in subdirs.items():
-            tree.add(name.encode(), 0o040000, tree_of(sub).id)
-        store.add_object(tree)
-        return tree
-
-    ids, raw_ids = {}, {}
-    for name, parents, files, when in commits:
-        c = Commit()
-        c.tree = tree_of(files).id
-        c.parents = [raw_ids[p] for p in parents]
-        c.author = c.committer = b"Test <test@example.com>"
-        c.author_time = c.commit_time = when
-        c.author_timezone = c.commit_timezone = 0
-        c.message = name.encode() + b"\n"
-        store.add_object(c)
-        ids[name] = c.id.decode()
-        raw_ids[name] = c.id
-        repo.refs[b"refs/heads/" + name.encode()] = c.id
-    repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + commits[-1][0].encode())
-    repo.close()
-    return ids
-
-
-def _v2_vector():
-    (repo,) = [r for r in V["test_data_repos"] if "/upgrade/" in r["archive"]]
-    (ds,) = repo["datasets"]
-    return ds
-
-
 def test_v2_sno_dataset(tmp_path):
     """A V2 ``.sno-dataset`` (schema with ``"primaryKeyIndex": null``, legacy hashed paths, no
     path-structure.json) built from the V2 vectors, read back exactly."""
     from fstore.tables import LEGACY
 
-    ds = _v2_vector()
-    prefix = "nz_pa_points_topo_150k/.sno-dataset/"
-    files = {prefix + "meta/schema.json": ds["schema_json_bytes"].encode(), prefix + "meta/title": b"V2 points"}
-    for leg in ds["legends"]:
-        files[prefix + "meta/legend/" + leg["filename"]] = bytes.fromhex(leg["blob_hex"])
-    for f in ds["sample_features"]:
-        files[prefix + "feature/" + f["path"]] = bytes.fromhex(f["blob_hex"])
+    ds = v2_dataset_vector()
+    files = v2_sno_dataset_files(ds)
     files[".sno.repository.version"] = b"2\n"
-    _build_repo(tmp_path, [("main", [], files, 1_600_000_000)])
+    build_kart_repo(tmp_path, [("main", [], files, 1_600_000_000)])
     with KartRepo(tmp_path) as repo:
         (dataset,) = repo.datasets("main")
         assert (dataset.name, dataset.version, dataset.dirname) == ("nz_pa_points_topo_150k", 2, ".sno-dataset")
@@ -321,7 +266,7 @@ def test_v2_sno_dataset(tmp_path):
 
 def test_nested_names_and_merge_order(tmp_path):
     """Dataset names are tree paths; commits come parents-first through a merge."""
-    points = _v2_vector()
+    points = v2_dataset_vector()
     schema = points["schema_json_bytes"].encode()
     legend = points["legends"][0]
     feat = points["sample_features"][0]
@@ -342,7 +287,7 @@ def test_nested_names_and_merge_order(tmp_path):
     left = {**base, **dataset_files("hydro/soundings")}
     right = {**base, **dataset_files("roads")}
     merged = {**left, **right}
-    ids = _build_repo(
+    ids = build_kart_repo(
         tmp_path,
         [
             ("base", [], base, 100),

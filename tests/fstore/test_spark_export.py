@@ -358,17 +358,23 @@ def test_killed_export_leaves_no_metadata(history_repo, tmp_path):
     assert list_datasets(location(out)) == []
 
 
-def test_failed_export_leaves_nothing(history_repo, tmp_path):
-    repo, _ = history_repo
+def _failing_on_call(n: int):
+    """A progress callback that raises on its ``n``-th call: a failure in mid-export."""
     calls = []
 
     def progress(table, rows):
         calls.append(rows)
-        if len(calls) == 2:
+        if len(calls) == n:
             raise RuntimeError("injected failure")
 
+    return progress
+
+
+def test_failed_export_leaves_nothing(history_repo, tmp_path):
+    repo, _ = history_repo
     with pytest.raises(RuntimeError, match="injected"):
-        export_snapshot(repo, "main", tmp_path, tables=[], partition_on=["graph"], batch_size=3, progress=progress)
+        export_snapshot(repo, "main", tmp_path, tables=[], partition_on=["graph"], batch_size=3,
+                        progress=_failing_on_call(2))
     assert not any(p.is_file() for p in tmp_path.rglob("*"))  # aborted: the partial files are gone
 
 
@@ -504,16 +510,9 @@ def test_a_failed_export_keeps_the_previous_version(history_repo, tmp_path):
     export_snapshot(repo, ids["c1"], tmp_path, tables=[], partition_on=["graph"], indices=["predicate"])
     files_before = sorted(p for p in tmp_path.rglob("*") if p.is_file())
     metadata_before = (tmp_path / f"quads{METADATA_SUFFIX}").read_bytes()
-    calls = []
-
-    def progress(table, rows):
-        calls.append(rows)
-        if len(calls) == 3:
-            raise RuntimeError("injected failure")
-
     with pytest.raises(RuntimeError, match="injected"):
         export_snapshot(repo, ids["c4"], tmp_path, tables=[], partition_on=["graph"], indices=["predicate"],
-                        batch_size=2, progress=progress, incremental=False)
+                        batch_size=2, progress=_failing_on_call(3), incremental=False)
     assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == files_before
     assert (tmp_path / f"quads{METADATA_SUFFIX}").read_bytes() == metadata_before
     assert rows_as_quads(read_table(location(tmp_path), "quads")) == store_quads(repo, ids["c1"])

@@ -15,8 +15,8 @@ from fstore.tables.kart_export import export_kart_tree
 from fstore.tables.kart_import import import_kart, kart_time
 from fstore.tables.merging import RowConflict
 
-from tests.kart_fixtures import archive_id, archives, from_json_value, load_vectors, unpack_archive
-from tests.fstore.test_kart_repos import _build_repo, _v2_vector
+from tests.kart_fixtures import (archive_id, archives, build_kart_repo, from_json_value, load_vectors, unpack_archive,
+                                  v2_dataset_vector, v2_sno_dataset_files)
 
 V = load_vectors()
 ARCHIVES = archives()
@@ -183,15 +183,10 @@ def test_conflict_repos_merge_cell_wise(archive, imported):
 def test_v2_sno_dataset_imports(tmp_path):
     """A V2 ``.sno-dataset`` (legacy paths, ``"primaryKeyIndex": null``) imports and
     exports as a V3 tree with the legacy path structure written out."""
-    ds = _v2_vector()
-    prefix = "nz_pa_points_topo_150k/.sno-dataset/"
-    files = {prefix + "meta/schema.json": ds["schema_json_bytes"].encode(), prefix + "meta/title": b"V2 points"}
-    for leg in ds["legends"]:
-        files[prefix + "meta/legend/" + leg["filename"]] = bytes.fromhex(leg["blob_hex"])
-    for f in ds["sample_features"]:
-        files[prefix + "feature/" + f["path"]] = bytes.fromhex(f["blob_hex"])
+    ds = v2_dataset_vector()
+    files = v2_sno_dataset_files(ds)
     (tmp_path / "kart").mkdir()
-    _build_repo(tmp_path / "kart", [("main", [], files, 1_600_000_000)])
+    build_kart_repo(tmp_path / "kart", [("main", [], files, 1_600_000_000)])
     repo = fstore.open(tmp_path / "repo")
     import_kart(repo, tmp_path / "kart")
     table = repo.at("main").table("nz_pa_points_topo_150k")
@@ -230,7 +225,7 @@ def test_kart_merge_commit_becomes_a_merge(tmp_path, imported):
         return {f"{name}/{p}": data for p, data in tree.items()}
 
     (tmp_path / "kart").mkdir()
-    ids = _build_repo(tmp_path / "kart", [
+    ids = build_kart_repo(tmp_path / "kart", [
         ("base", [], files(a), 100),
         ("ours", ["base"], files(o), 200),
         ("theirs", ["base"], files(t), 300),
