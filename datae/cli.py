@@ -44,7 +44,7 @@ from nstore.okvs import parse_size
 from query.session import Session
 from query.termsyntax import format_term, parse_term
 
-from .progress import counting_progress, transfer_progress
+from .progress import counting_progress, table_progress, transfer_progress
 
 __all__ = ["main", "find_store", "STORE_DIR"]
 
@@ -144,8 +144,6 @@ def gzip_errors(name: str) -> Iterator[None]:
 
 
 def cmd_export_spark(args: argparse.Namespace) -> int:
-    from rich.progress import Progress
-
     from fstore.export.snapshot import export_snapshot
 
     if not args.out:
@@ -153,14 +151,7 @@ def cmd_export_spark(args: argparse.Namespace) -> int:
     repo = open_repo(args)
     ref = args.at or repo.current_branch
     try:
-        with Progress(transient=True, disable=not sys.stderr.isatty()) as bar:
-            tasks: dict[str, object] = {}
-
-            def progress(table: str, rows: int) -> None:
-                if table not in tasks:
-                    tasks[table] = bar.add_task(f"exporting {table}", total=None)
-                bar.update(tasks[table], completed=rows)
-
+        with table_progress("exporting") as progress:
             result = export_snapshot(repo, ref, args.out, tables=args.table, partition_on=args.partition_on,
                                      indices=args.index, progress=progress)
     finally:

@@ -1,5 +1,6 @@
 """Progress lines on a terminal: quads (or table rows) read, staged and written by an import
-or an export, and commits and records moved by a transfer, each with its rate.
+or an export, rows per table of a Spark export, and commits and records moved by a
+transfer, each with its rate.
 
 They draw on stderr only when it is a terminal (a script's stderr stays clean), vanish
 when done, and cost nothing otherwise: the context managers then yield None, which the
@@ -20,7 +21,7 @@ from rich.progress import (BarColumn, Progress, ProgressColumn, SpinnerColumn, T
                            TimeElapsedColumn)
 from rich.text import Text
 
-__all__ = ["CountingProgress", "counting_progress", "transfer_progress"]
+__all__ = ["CountingProgress", "counting_progress", "table_progress", "transfer_progress"]
 
 # What each phase of fstore.progress is called on the line.
 _PHASES = {"read": "reading", "stage": "staging", "write": "writing"}
@@ -103,16 +104,38 @@ class CountingProgress:
         self._task = self._bar.add_task(description, total=total, counted=phase != "commit")
 
 
+def _counting_bar(unit: str) -> Progress:
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=14), _CountColumn(unit),
+               _RateColumn(unit), TimeElapsedColumn())
+    return Progress(*columns, transient=True, console=Console(stderr=True))
+
+
 @contextmanager
 def counting_progress(unit: str = "quads") -> Iterator[CountingProgress | None]:
     """A :class:`CountingProgress` of ``unit`` on a terminal's stderr, else None."""
     if not sys.stderr.isatty():
         yield None
         return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=14), _CountColumn(unit),
-               _RateColumn(unit), TimeElapsedColumn())
-    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
+    with _counting_bar(unit) as bar:
         yield CountingProgress(bar, unit)
+
+
+@contextmanager
+def table_progress(verb: str) -> Iterator[Callable[[str, int], None] | None]:
+    """A line per table (``verb`` and its name, rows so far and their rate) on a terminal,
+    told ``(table, rows)``; nothing when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with _counting_bar("rows") as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def told(table: str, rows: int) -> None:
+            if table not in tasks:
+                tasks[table] = bar.add_task(f"{verb} {table}", total=None)
+            bar.update(tasks[table], completed=rows)
+
+        yield told
 
 
 @contextmanager

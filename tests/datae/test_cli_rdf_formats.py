@@ -91,11 +91,13 @@ def test_progress_counts_quads_with_a_rate_on_a_terminal(tmp_path):
     stdout, seen = on_a_terminal(["export"], tmp_path)
     assert stdout.count(b"\n") == 60_000
     assert re.search(r"writing .*\b60,000/60,000 quads [\d,]+ quads/s", seen)
+    _, seen = on_a_terminal(["export", "spark", "--out", "parquet"], tmp_path)
+    assert re.search(r"exporting quads .*\b60,000 rows", seen)
 
 
 def test_no_progress_when_stderr_is_not_a_terminal(store):
     (store / "more.nq").write_text("<urn:s> <urn:p> <urn:o> .\n")
-    for args in (["import", "more.nq"], ["export", "-o", "out.nq"]):
+    for args in (["import", "more.nq"], ["export", "-o", "out.nq"], ["export", "spark", "--out", "parquet"]):
         done = subprocess.run([sys.executable, "-m", "datae", *args], cwd=store, env=checkout_env(),
                               capture_output=True, text=True)
         assert (done.returncode, done.stderr) == (0, "")
