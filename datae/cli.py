@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gzip
 import os
 import sys
 import traceback
-import zlib
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 from urllib.parse import urlsplit
@@ -36,7 +33,7 @@ from urllib.parse import urlsplit
 import lmdb
 
 import fstore
-from fstore.files import open_output
+from fstore.files import open_output, without_gz
 from fstore.rdf import FORMAT_NAMES, FORMATS, KEEP_GRAPHS, format_of, load, serialize
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
@@ -118,9 +115,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             for name in args.files:
                 if progress:
                     progress.file(os.path.basename(name))
-                with gzip_errors(name):
-                    read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base,
-                                 progress=progress.phase if progress else None)
+                read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base,
+                             progress=progress.phase if progress else None)
             if progress:
                 progress.committing(read)
     if tx.commit_id is None:
@@ -131,16 +127,6 @@ def cmd_import(args: argparse.Namespace) -> int:
         out(f" {read} quads read, {commit.added} added, {commit.removed} removed")
     repo.close()
     return 0
-
-
-@contextmanager
-def gzip_errors(name: str) -> Iterator[None]:
-    """A damaged ``.gz`` input as an error naming the file (gzip's own name none, and a
-    file cut short is an EOFError, which is no OSError)."""
-    try:
-        yield
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise Fatal(f"{name}: is not a whole gzip file ({exc})") from None
 
 
 def cmd_export_spark(args: argparse.Namespace) -> int:
@@ -199,7 +185,7 @@ def export_format(output: str | None, given: str | None) -> str:
     """``--format``, else the one ``-o``'s name says (``x.ttl``, ``x.nq.gz``), else N-Quads."""
     if given:
         return given
-    stem = (output or "").removesuffix(".gz")
+    stem = without_gz(output or "")
     suffix = stem.rsplit(".", 1)[-1].lower() if "." in os.path.basename(stem) else ""
     return suffix if suffix in FORMATS else "nq"
 

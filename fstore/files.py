@@ -1,5 +1,5 @@
-"""Files a command writes: gzip-compressed when the name ends in ``.gz`` (as the readers
-take them), and written beside the target then renamed onto it once whole, so a failed
+"""Files a command reads and writes: gzip-compressed when the name ends in ``.gz`` (any
+case), and written beside the target then renamed onto it once whole, so a failed
 export leaves nothing, nor half a file, under that name.
 
 >>> import os, tempfile
@@ -15,13 +15,46 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import tempfile
+import zlib
 from contextlib import contextmanager
 from typing import IO, Any, Iterator
 
 from .errors import ExportError
 
-__all__ = ["open_output"]
+__all__ = ["open_output", "open_input", "is_gzipped", "without_gz", "GZIP_DAMAGE"]
+
+# What reading a damaged ``.gz`` file raises: a file cut short is an EOFError, which is
+# no OSError, and gzip's own errors do not name the file.
+GZIP_DAMAGE = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
+def is_gzipped(name: str) -> bool:
+    """Whether a file of this name is (to be) gzip-compressed.
+
+    >>> is_gzipped("towns.csv.GZ"), is_gzipped("towns.csv")
+    (True, False)
+    """
+    return name.lower().endswith(".gz")
+
+
+def without_gz(name: str) -> str:
+    """``name`` less a ``.gz`` suffix: the name that says what the content is.
+
+    >>> without_gz("schema.nq.GZ"), without_gz("schema.nq")
+    ('schema.nq', 'schema.nq')
+    """
+    return name[:-3] if is_gzipped(name) else name
+
+
+def open_input(path: str | os.PathLike[str], *, encoding: str | None = None) -> IO[Any]:
+    """``path`` for reading, decompressed on the way when it is named ``.gz``: bytes, or
+    text in ``encoding`` (line ends as written, as the csv module wants them)."""
+    path = os.fspath(path)
+    if encoding is None:
+        return gzip.open(path, "rb") if is_gzipped(path) else open(path, "rb")
+    if is_gzipped(path):
+        return gzip.open(path, "rt", newline="", encoding=encoding)
+    return open(path, newline="", encoding=encoding)
 
 
 @contextmanager
@@ -33,10 +66,10 @@ def open_output(path: str | os.PathLike[str], *, text: bool = False) -> Iterator
     directory, name = os.path.split(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ExportError(f"cannot write {path}: no directory {directory}")
-    fd, partial = tempfile.mkstemp(prefix=f".{name}.", suffix=".partial", dir=directory)
+    partial, raw = _create_beside(directory, name)
     try:
-        with os.fdopen(fd, "wb") as raw:
-            compressed = gzip.GzipFile(filename=name[:-3], mode="wb", fileobj=raw) if name.endswith(".gz") else None
+        with raw:
+            compressed = gzip.GzipFile(filename=name[:-3], mode="wb", fileobj=raw) if is_gzipped(name) else None
             binary: IO[bytes] = compressed or raw
             stream = io.TextIOWrapper(binary, encoding="utf-8", newline="") if text else binary
             yield stream
@@ -44,14 +77,15 @@ def open_output(path: str | os.PathLike[str], *, text: bool = False) -> Iterator
                 stream.detach()  # flushes, and leaves the closing to the binary streams
             if compressed is not None:
                 compressed.close()  # writes the gzip trailer into raw
-        os.chmod(partial, 0o666 & ~_umask())  # mkstemp's 0600 is for the unfinished file only
         os.replace(partial, path)
     except BaseException:
         os.unlink(partial)
         raise
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _create_beside(directory: str, name: str) -> tuple[str, IO[bytes]]:
+    """A new file ``.NAME.<random>.partial`` in ``directory``, made with the mode any new
+    file gets (0666 less the umask, applied by ``open``: reading the umask would mean
+    setting it, for every thread of the process)."""
+    partial = os.path.join(directory, f".{name}.{os.urandom(8).hex()}.partial")
+    return partial, open(partial, "xb")

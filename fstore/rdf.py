@@ -13,7 +13,6 @@ b'<urn:s> <urn:p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\\n'
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 from xml.parsers import expat
@@ -28,6 +27,7 @@ from nstore.pack import pack
 from nstore.terms import XSD_STRING
 
 from .api import add_many, from_, rm_many
+from .files import GZIP_DAMAGE, open_input, without_gz
 from .progress import Progress, counted
 from .values import IRI, BNode, Literal, canonical, to_rdf
 
@@ -82,7 +82,7 @@ def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
     """
     key = given
     if key is None:
-        stem = name[:-3] if name.endswith(".gz") else name
+        stem = without_gz(name)
         key = stem.rsplit(".", 1)[-1] if "." in stem else ""
     try:
         return FORMATS[key.lower()]
@@ -154,8 +154,7 @@ def to_oxigraph(value: Any) -> Any:
 def _open(source: Source) -> tuple[IO[bytes], str, bool]:
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
-        stream = gzip.open(name, "rb") if name.endswith(".gz") else open(name, "rb")
-        return stream, name, True
+        return open_input(name), name, True
     if isinstance(source, bytes):
         return io.BytesIO(source), "<bytes>", True
     return source, getattr(source, "name", "<stream>"), False
@@ -188,6 +187,8 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
             yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
     except SyntaxError as exc:
         raise RdfSyntaxError(f"{name}: {_syntax_message(exc)}", line=exc.lineno, column=exc.offset) from None
+    except GZIP_DAMAGE as exc:
+        raise RdfSyntaxError(f"{name}: is not a whole gzip file ({exc})") from None
     finally:
         if owned:
             stream.close()

@@ -26,6 +26,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..files import is_gzipped, without_gz
 from ..progress import Progress
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
@@ -97,7 +98,7 @@ def table_import(repo: Repository, source: str, *, name: str | None = None, bran
         onto = target if not branch_prefix and repo.branches().get(target) is not None else None
         result = import_kart(repo, source, branch_prefix=branch_prefix, onto=onto)
         return {"commits": len(result.commits), "branches": result.branches, "tags": result.tags}
-    name = name or os.path.splitext(os.path.basename(source).removesuffix(".gz"))[0]
+    name = name or os.path.splitext(without_gz(os.path.basename(source)))[0]
     if fmt not in ("csv", "gpkg", "sqlite"):
         raise TableImportError(source, f"unknown format {fmt!r}")
     with repo.transaction(_branch(repo, branch), message=message or f"Import {os.path.basename(source)} as {name}",
@@ -118,17 +119,17 @@ def table_export(repo: Repository, ref: str, dest: str, *, name: str | None = No
     ``{table: rows written}``. A CSV named ``.gz`` is gzip-compressed; any other format
     named ``.gz`` is refused (:class:`ExportTargetError`) before anything is written."""
     view = repo.at(ref)
-    gz = dest.lower().endswith(".gz")
+    gz = is_gzipped(dest)
     if format:
         fmt = format
     elif gz:
-        fmt = detect_format(dest[:-3])  # x.sqlite.gz is a SQLite file asked for gzipped
+        fmt = detect_format(without_gz(dest))  # x.sqlite.gz is a SQLite file asked for gzipped
     else:
         fmt = "kart" if dest.endswith("/") or os.path.isdir(dest) or not os.path.splitext(dest)[1] else detect_format(dest)
     if gz and fmt != "csv":
         # SQLite writes pages in place as rows go in: a database cannot be streamed into gzip
         raise ExportTargetError(dest, f"{_NOT_STREAMED[fmt]} is written in place, not as a stream, so it cannot "
-                                      f"be gzip-compressed: export to {dest[:-3]}, then compress that")
+                                      f"be gzip-compressed: export to {without_gz(dest)}, then compress that")
     if fmt == "kart":
         return export_kart_tree(view, dest, tables=[name] if name else None)
     if name is None:

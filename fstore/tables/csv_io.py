@@ -32,15 +32,13 @@ from __future__ import annotations
 
 import codecs
 import csv
-import gzip
 import json
 import os
-import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
-from ..files import open_output
+from ..files import GZIP_DAMAGE, open_input, open_output
 from ..progress import Progress, counted
 from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
 from .geometry import Geometry
@@ -120,7 +118,7 @@ def read_csv(path: str | os.PathLike[str], columns: Sequence[Column] | None = No
     source = os.fspath(path)
     known = {c.name: c for c in (columns or [])}
     types = dict(types or {})
-    with _open_text(source, encoding) as f, _reading(source, encoding):
+    with open_input(source, encoding=encoding) as f, _reading(source, encoding):
         reader = csv.reader(f, dialect)
         try:
             header = next(reader)
@@ -162,13 +160,6 @@ def _width(source: str, line: int, record: list[str], header: list[str]) -> Tabl
     return TableImportError(source, f"has {len(record)} field(s), but the header has {len(header)}", line=line)
 
 
-def _open_text(source: str, encoding: str) -> IO[str]:
-    """A CSV file for reading as text; a ``.gz`` one is decompressed on the way."""
-    if source.lower().endswith(".gz"):
-        return gzip.open(source, "rt", newline="", encoding=encoding)
-    return open(source, newline="", encoding=encoding)
-
-
 @contextmanager
 def _reading(source: str, encoding: str) -> Iterator[None]:
     """Turn a decoding failure while reading ``source`` into a :class:`TableImportError`
@@ -183,7 +174,7 @@ def _reading(source: str, encoding: str) -> Iterator[None]:
         raise TableImportError(source, f"byte 0x{byte:02x} at byte offset {offset} is not {e.encoding} "
                                f"({e.reason}): save the file as {encoding.removesuffix('-sig').upper()}",
                                line=line) from None
-    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+    except GZIP_DAMAGE as e:
         raise TableImportError(source, f"is not a whole gzip file ({e})") from None
 
 
@@ -193,18 +184,22 @@ def _first_undecodable(source: str, encoding: str) -> tuple[int, int, int]:
     encoding's character spans a newline."""
     decoder = codecs.getincrementaldecoder(encoding)()
     offset = 0
-    with gzip.open(source, "rb") if source.lower().endswith(".gz") else open(source, "rb") as f:
+    with open_input(source) as f:
         for line, raw in enumerate(f, 1):
             try:
                 decoder.decode(raw)
             except UnicodeDecodeError as e:
                 return line, offset + e.start, raw[e.start]
             offset += len(raw)
-    return line, offset, 0  # cut off inside a character at the end of the file
+        try:
+            decoder.decode(b"", True)
+        except UnicodeDecodeError as e:  # cut off inside a character at the end of the file
+            return line, offset - len(e.object) + e.start, e.object[e.start]
+    return line, offset, 0  # (not reached: the text reader failed on these same bytes)
 
 
 def _records(source: str, header: list[str], encoding: str, dialect: Any) -> Iterator[tuple[int, list[str]]]:
-    with _open_text(source, encoding) as f, _reading(source, encoding):
+    with open_input(source, encoding=encoding) as f, _reading(source, encoding):
         reader = csv.reader(f, dialect)
         next(reader, None)
         for record in reader:
@@ -276,7 +271,7 @@ def infer_key(table: str, path: str, header: Sequence[str], *, encoding: str = "
     all present and all distinct. None or several such columns: a :class:`SchemaError`
     that names them and asks for ``--pk`` (one pass over the file)."""
     seen: dict[str, set[str]] = {h: set() for h in header}
-    with _open_text(path, encoding) as f, _reading(path, encoding):
+    with open_input(path, encoding=encoding) as f, _reading(path, encoding):
         reader = csv.reader(f, dialect)
         next(reader, None)
         for record in reader:

@@ -32,6 +32,7 @@ INPUTS: dict[str, bytes] = {
     "towns.csv": TOWNS.encode(),
     "latin1.csv": b"code,name,pop\nNZ-AUK,Auckland,1\nNZ-TKI,Taranaki M\xe2ori,2\n",  # Latin-1's a-circumflex
     "latin1.csv.gz": gzip.compress(b"code,name,pop\nNZ-TKI,Taranaki M\xe2ori,2\n"),
+    "cut_in_char.csv": b"code,name,pop\nNZ-NTL,Te Tai Tokerau,1\nNZ-TKI,M\xc4",  # the first byte of a two-byte \u0101
     "cut.csv.gz": gzip.compress(b"code,name,pop\n" + b"".join(b"NZ-%d,T%d,%d\n" % (i, i, i) for i in range(2000)))[:-30],
     "wrong_type.csv": b"code,name,pop\nNZ-CAN,Canterbury,many\n",
     "plain.nq.gz": b"<urn:a> <urn:b> <urn:c> .\n",
@@ -56,6 +57,8 @@ CASES: list[tuple[str, list[str], int, list[str]]] = [
      ["latin1.csv, line 3", "byte 0xe2 at byte offset", "not utf-8"]),
     ("csv-gz-not-utf8", ["table", "import", "{dir}/latin1.csv.gz", "--name", "towns", "--upsert"], ERROR,
      ["latin1.csv.gz, line 2", "byte 0xe2 at byte offset 31", "not utf-8"]),
+    ("csv-cut-inside-a-character", ["table", "import", "{dir}/cut_in_char.csv", "--name", "towns", "--upsert"], ERROR,
+     ["cut_in_char.csv, line 3", "byte 0xc4 at byte offset 46", "not utf-8"]),
     ("csv-gz-cut-short", ["table", "import", "{dir}/cut.csv.gz", "--name", "towns", "--upsert"], ERROR,
      ["cut.csv.gz: is not a whole gzip file"]),
     ("csv-wrong-type", ["table", "import", "{dir}/wrong_type.csv", "--name", "towns", "--upsert"], ERROR,

@@ -1,4 +1,4 @@
-"""fstore.files.open_output: what an export writes is whole or absent, gzip by suffix."""
+"""fstore.files: what an export writes is whole or absent; gzip by suffix (any case) both ways."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 import fstore
 import fstore.tables as tables
 from fstore.errors import ExportError
-from fstore.files import open_output
+from fstore.files import GZIP_DAMAGE, open_input, open_output
+from fstore.rdf import RdfSyntaxError, parse
 
 
 def current_umask() -> int:
@@ -61,3 +62,23 @@ def test_export_csv_to_a_gz_name_compresses(tmp_path):
     rows = list(csv.reader(io.StringIO(gzip.decompress((tmp_path / "t.csv.gz").read_bytes()).decode())))
     assert rows == [["k", "v"], ["1", "a"], ["2", "b,c"]]
     repo.close()
+
+
+@pytest.mark.parametrize("name", ["out.nq.gz", "OUT.NQ.GZ", "out.nq.Gz"])
+def test_gz_in_any_case_is_compressed_and_read_back(tmp_path, name):
+    with open_output(tmp_path / name) as stream:
+        stream.write(b"<urn:s> <urn:p> <urn:o> .\n")
+    assert gzip.decompress((tmp_path / name).read_bytes()) == b"<urn:s> <urn:p> <urn:o> .\n"
+    with open_input(tmp_path / name) as stream:
+        assert stream.read() == b"<urn:s> <urn:p> <urn:o> .\n"
+    assert len(list(parse(tmp_path / name))) == 1
+
+
+def test_a_cut_short_gz_is_an_rdf_syntax_error_naming_the_file(tmp_path):
+    whole = gzip.compress(b"".join(b"<urn:s%d> <urn:p> <urn:o> .\n" % n for n in range(5000)))
+    (tmp_path / "cut.nq.gz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(GZIP_DAMAGE):
+        with open_input(tmp_path / "cut.nq.gz") as stream:
+            stream.read()
+    with pytest.raises(RdfSyntaxError, match=r"cut\.nq\.gz: is not a whole gzip file"):
+        list(parse(tmp_path / "cut.nq.gz"))
