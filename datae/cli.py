@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import lmdb
 
 import fstore
+from fstore import STORE_DIR
 from fstore.files import open_output, without_gz
 from fstore.rdf import FORMAT_NAMES, FORMATS, KEEP_GRAPHS, format_of, load, serialize
 from nstore.errors import DataeError
@@ -45,7 +46,6 @@ from .progress import counting_progress, table_progress, transfer_progress
 
 __all__ = ["main", "find_store", "STORE_DIR"]
 
-STORE_DIR = ".datae"
 EXIT_CONFLICT = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: not the user's input, a bug

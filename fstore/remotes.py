@@ -21,6 +21,7 @@ from nstore.lmdbfile import DATA_FILE
 
 from . import requests as _requests
 from . import sync
+from .location import locate
 from .refs import BRANCH, REMOTE, TAG, check_ref_name
 from .sync import NotFastForwardError, RefUpdate, SyncError
 
@@ -95,11 +96,10 @@ def connect(url: str, opener: Callable[[str], Repository], token: str | None = N
         from .http_remote import HttpRemote  # the HTTP client only when a remote needs it
 
         return HttpRemote(url, token if token is not None else os.environ.get(TOKEN_ENV))
-    path = url.removeprefix("file://")
-    for candidate in (os.path.join(path, ".datae"), path):
-        if os.path.isfile(os.path.join(candidate, DATA_FILE)):
-            return PathRemote(url, opener(candidate))
-    raise SyncError(f"remote {url!r}: no datae store there")
+    store = locate(url.removeprefix("file://"))
+    if not os.path.isfile(os.path.join(store, DATA_FILE)):
+        raise SyncError(f"remote {url!r}: no datae store there")
+    return PathRemote(url, opener(store))
 
 
 def check_url(url: str) -> str:

@@ -30,11 +30,12 @@ from .diff import blame_seq, diff_seqs, history_of, versions_of
 from . import merge_state, remotes, sync
 from . import requests as _requests
 from .conflicts import ConflictItem, MergeState, decode_state
-from .errors import (AmbiguousStoreError, ConflictsRecorded, MergeConflict, MergeError, RefExistsError, RefInUseError,
+from .errors import (ConflictsRecorded, MergeConflict, MergeError, RefExistsError, RefInUseError,
                      RevertConflict, UnknownRefError)
 from .extensions import provided
 from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
+from .location import STORE_DIR, locate
 from .merge import Policy, check_policy
 from .refs import BRANCH, REMOTE, TAG, check_ref_name
 from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
@@ -44,33 +45,6 @@ from .values import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
-
-# The folder a project keeps its store in, as git keeps ``.git`` (``datae init`` makes it).
-STORE_DIR = ".datae"
-
-def locate(path: str | os.PathLike) -> str:
-    """The store directory ``path`` names, as the ``datae`` command finds it: ``path``
-    itself if it holds a store (``data.mdb``), else ``path/.datae`` if that exists (a
-    project folder made by ``datae init``), else ``path`` (where a new store goes).
-
-    A folder holding both a store and a ``.datae`` is refused (``AmbiguousStoreError``):
-    which one was meant cannot be guessed, and opening either would hide the other.
-
-    >>> import tempfile
-    >>> project = tempfile.mkdtemp()
-    >>> open(os.path.join(project, STORE_DIR)).close()    # what `datae init` makes
-    >>> locate(project) == os.path.join(project, STORE_DIR)
-    True
-    """
-    path = os.fspath(path)
-    inner = os.path.join(path, STORE_DIR)
-    has_store = os.path.exists(os.path.join(path, DATA_FILE))
-    if not os.path.isdir(inner):
-        return path
-    if has_store:
-        raise AmbiguousStoreError(f"{path} holds two stores, its own {DATA_FILE} and {inner}: open one of them by its path")
-    return inner
-
 
 def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
     """Open the repository at ``path`` (found as :func:`locate` says: ``path`` or its

@@ -266,10 +266,6 @@ class DirectMapping:
             return None
         return (value,) if self.literals[self.key_positions[0]](value) == term else None
 
-    def cell(self, position: int, value: Any) -> Literal | None:
-        """The literal of a stored cell (None: null, no triple)."""
-        return None if value is None else self.literals[position](value)
-
     def triples(self, key: Sequence[Any], values: Sequence[Any]) -> Iterator[tuple[IRI, IRI, Any]]:
         """The triples of one row: its type, then one per non-null cell in schema order."""
         row = self._row(key)

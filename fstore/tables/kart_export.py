@@ -35,7 +35,7 @@ from .errors import DatasetCorruptError
 from .mapping import ATTACHMENT, FEATURE, META, PATH_STRUCTURE_ITEM, object_bytes
 from .paths import LEGACY
 
-__all__ = ["export_kart_tree", "safe_relpath", "dataset_file", "DATASET_DIR"]
+__all__ = ["export_kart_tree", "dataset_file", "DATASET_DIR"]
 
 DATASET_DIR = ".table-dataset"
 
@@ -44,13 +44,6 @@ def _check_relpath(table: str, path: str) -> None:
     if (not path or path[0] == "/" or "//" in path or path[-1] == "/" or "\\" in path or "\x00" in path
             or ("." in path and any(p in (".", "..") for p in path.split("/")))):
         raise DatasetCorruptError(table, f"item path {path!r} cannot be written inside the dataset directory")
-
-
-def safe_relpath(table: str, path: str) -> str:
-    """``path`` if it is a relative path that stays inside its directory, else raise
-    :class:`DatasetCorruptError` (a stored path never escapes the export directory)."""
-    _check_relpath(table, path)
-    return os.path.join(*path.split("/"))
 
 
 def dataset_file(name: str, kind: Any, item: str) -> str:

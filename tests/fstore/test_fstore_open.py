@@ -58,6 +58,13 @@ def test_two_stores_in_one_folder_are_refused(tmp_path):
     fstore.Repository(tmp_path).close()  # a store beside .datae, as the old open made
     with pytest.raises(fstore.AmbiguousStoreError, match=r"two stores.*\.datae"):
         fstore.open(tmp_path)
+    other = fstore.open(tmp_path / "other")
+    try:  # a remote path is found the same way, and refused the same way
+        other.remote_add("both", str(tmp_path))
+        with pytest.raises(fstore.AmbiguousStoreError, match=r"two stores.*\.datae"):
+            other.fetch("both")
+    finally:
+        other.close()
 
 
 def test_the_cli_and_the_api_agree(tmp_path):
