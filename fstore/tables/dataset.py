@@ -319,13 +319,15 @@ class Table:
 
     ``rows()`` streams dicts conforming to the current schema (Python values by default,
     ``python=False`` for stored values); ``get(pk)`` takes a scalar or a tuple for a
-    compound key; ``len()`` counts rows (a key scan).
+    compound key; ``len()`` counts rows (a key scan: read at a commit, no blob decoded).
     """
 
     def __init__(self, source: Source, state: DatasetState, fallback: LegendLookup | None = None,
-                 value_chunks: Callable[[tuple, int], Iterator[list[list[Any]]]] | None = None) -> None:
+                 value_chunks: Callable[[tuple, int], Iterator[list[list[Any]]]] | None = None,
+                 count: Callable[[tuple], int] | None = None) -> None:
         self._source = source
         self._value_chunks = value_chunks
+        self._count = count
         self.state = state
         self.name = state.name
         self.graph = state.graph
@@ -405,7 +407,10 @@ class Table:
         return to_arrow(self)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self._source((self.graph, Var("s"), FEATURE, Var("o"))))
+        pattern = (self.graph, Var("s"), FEATURE, Var("o"))
+        if self._count is not None:
+            return self._count(pattern)
+        return sum(1 for _ in self._source(pattern))
 
     def __repr__(self) -> str:
         return f"<Table {self.name!r} {self.schema!r}>"
@@ -428,7 +433,7 @@ def table_at(view: Any, name: str) -> Table:
     source = view_source(view)
     where = f"at {view.ref!r}" if getattr(view, "ref", None) else ""
     return Table(source, load_dataset(source, name, where), legend_finder(view.repo, dataset_graph(name)),
-                 getattr(view, "table_value_chunks", None))
+                 getattr(view, "table_value_chunks", None), getattr(view, "count_table_tuples", None))
 
 
 def feature_chunks(features: Iterable[tuple[str, bytes]], size: int) -> Iterator[tuple[list[str], list[bytes]]]:
