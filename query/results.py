@@ -31,6 +31,8 @@ import re
 from typing import Any, Iterable, Iterator
 from xml.sax.saxutils import escape, quoteattr
 
+from nstore.ntriples import term_to_ntriples
+
 from .terms import XSD, BNode, IRI, Literal
 
 __all__ = ["Result", "FORMATS", "term_to_ntriples"]
@@ -43,33 +45,6 @@ _TSV_NUMBER = {
     XSD + "double": re.compile(r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+\Z"),
     XSD + "boolean": re.compile(r"(true|false)\Z"),
 }
-
-
-def _escape_string(text: str) -> str:
-    return (
-        text.replace("\\", "\\\\")
-        .replace('"', '\\"')
-        .replace("\n", "\\n")
-        .replace("\r", "\\r")
-        .replace("\t", "\\t")
-    )
-
-
-def term_to_ntriples(term: Any) -> str:
-    """A term in N-Triples syntax (``<iri>``, ``_:b``, ``"x"@en``, ``"1"^^<...>``)."""
-    kind = type(term)
-    if kind is IRI:
-        return f"<{term.value}>"
-    if kind is BNode:
-        return f"_:{term.id}"
-    if kind is Literal:
-        text = f'"{_escape_string(term.lexical)}"'
-        if term.lang:
-            return f"{text}@{term.lang}"
-        if term.datatype is not None:
-            return f"{text}^^<{term.datatype.value}>"
-        return text
-    raise TypeError(f"not an RDF term: {term!r}")
 
 
 def _csv_field(text: str) -> str:
@@ -280,20 +255,9 @@ class Result:
         return buffer.getvalue()
 
     def _graph(self, fmt: str) -> str:
-        import pyoxigraph as ox
+        from fstore.rdf import FORMAT_NAMES, FORMATS as RDF_FORMATS, serialize
 
-        from fstore.rdf import FORMAT_NAMES, FORMATS as RDF_FORMATS
-
-        target = RDF_FORMATS.get(fmt)
-        if target is None:
+        if fmt not in RDF_FORMATS:
             raise ValueError(f"a {self.form} result is a graph: choose one of {', '.join(FORMAT_NAMES)}, not {fmt!r}")
-        if target in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS):  # the fast path: a line per triple
-            return "".join(f"{term_to_ntriples(s)} {term_to_ntriples(p)} {term_to_ntriples(o)} .\n" for s, p, o in self.triples)
-        from .terms_ox import to_ox
-
-        if target.supports_datasets:  # the triples are the default graph's
-            terms: list[Any] = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), ox.DefaultGraph()) for s, p, o in self.triples]
-        else:
-            terms = [ox.Triple(to_ox(s), to_ox(p), to_ox(o)) for s, p, o in self.triples]
-        data = ox.serialize(terms, format=target, prefixes=self.prefixes or None).decode("utf-8")
-        return data if data.endswith("\n") else data + "\n"
+        data = serialize(((None, s, p, o) for s, p, o in self.triples), fmt, prefixes=self.prefixes)
+        return data.decode("utf-8")
