@@ -34,6 +34,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..diff import diff_seqs
 from ..errors import UnknownRefError
 from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches
 from .changes import quad_change_batches, table_change_batches
@@ -147,8 +148,14 @@ def _resolve(repo: Any, ref: str) -> str | None:
 
 def _changed_graphs(repo: Any, a: str, b: str | None) -> list[Any]:
     """The graphs (as stored; None the default graph) holding a quad that changed from
-    commit ``a`` to ``b``: O(changes)."""
-    return sorted({quad[0] for _, quad in repo.diff(a, b)}, key=lambda g: (g is not None, repr(g)))
+    commit ``a`` to ``b``: O(changes). Read from the stored diff, not ``repo.diff``: its
+    RDF terms name no stored graph when the graph is a plain value (the string "g1" comes
+    back as ``Literal("g1")``), and reading such a graph would find no quads."""
+    storage = repo.storage
+    with storage.read() as tx:
+        changes = diff_seqs(storage, tx, storage.resolve(tx, a), storage.resolve(tx, b))
+        graphs = {quad[0] for _, quad in changes}
+    return sorted(graphs, key=lambda g: (g is not None, repr(g)))
 
 
 def _changed_keys(batches: Iterable[Any], partition_on: tuple[str, ...]) -> set[tuple]:
