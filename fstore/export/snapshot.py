@@ -30,10 +30,12 @@ reference. ``export_changes(repo, a, b, dest)`` writes the change rows (see
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..diff import diff_seqs
 from ..errors import UnknownRefError
 from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches
 from .changes import quad_change_batches, table_change_batches
@@ -49,6 +51,7 @@ from .kartothek import (
     table_identifier,
     table_schema,
 )
+from .terms import describe_node
 
 pafs = require("pyarrow.fs", "the Kartothek export")
 
@@ -81,15 +84,16 @@ class ExportResult:
 @dataclass
 class _Source:
     """One dataset to write: its table, Arrow schema, partitioning, the batches of the
-    whole table, the batches of its changes from a commit (for the partition keys a new
-    version rewrites) and, when it can read less than the whole table for them, the
-    batches holding at least the rows of the partitions that changed since a commit."""
+    whole table, the partition keys whose rows changed since a commit (those a new version
+    rewrites; None: it cannot tell) and, when it can read less than the whole table for
+    them, the batches holding at least the rows of the partitions that changed since a
+    commit."""
 
     name: str
     schema: Any
     partition_on: tuple[str, ...]
     batches: Callable[[], Iterable[Any]]
-    changes: Callable[[str], Iterable[Any]] | None
+    changed_keys: Callable[[str], set[tuple]] | None
     changed_batches: Callable[[str], Iterable[Any]] | None = None  # a superset of the changed partitions' rows
 
 
@@ -147,8 +151,14 @@ def _resolve(repo: Any, ref: str) -> str | None:
 
 def _changed_graphs(repo: Any, a: str, b: str | None) -> list[Any]:
     """The graphs (as stored; None the default graph) holding a quad that changed from
-    commit ``a`` to ``b``: O(changes)."""
-    return sorted({quad[0] for _, quad in repo.diff(a, b)}, key=lambda g: (g is not None, repr(g)))
+    commit ``a`` to ``b``: O(changes). Read from the stored diff, not ``repo.diff``: its
+    RDF terms name no stored graph when the graph is a plain value (the string "g1" comes
+    back as ``Literal("g1")``), and reading such a graph would find no quads."""
+    storage = repo.storage
+    with storage.read() as tx:
+        changes = diff_seqs(storage, tx, storage.resolve(tx, a), storage.resolve(tx, b))
+        graphs = {quad[0] for _, quad in changes}
+    return sorted(graphs, key=lambda g: (g is not None, repr(g)))
 
 
 def _changed_keys(batches: Iterable[Any], partition_on: tuple[str, ...]) -> set[tuple]:
@@ -162,12 +172,32 @@ def _changed_keys(batches: Iterable[Any], partition_on: tuple[str, ...]) -> set[
     return keys
 
 
+def _graph_keys(graphs: Iterable[Any]) -> set[tuple]:
+    """The partition keys (by graph) of stored graphs: the ``graph`` column's text, as
+    the quads' batches write it."""
+    return {(describe_node(graph)[0],) for graph in graphs}
+
+
+def _quads_source(repo: Any, view: Any, commit_id: str | None, name: str, partition_on: tuple[str, ...],
+                  batch_size: int) -> _Source:
+    """The quads' dataset. Partitioned by graph, the graphs changed since a commit give
+    both the keys to rewrite and the quads to read, so the diff runs once (per commit)
+    and no change row is built; otherwise the keys come from the change rows."""
+    whole = functools.partial(view_quad_batches, view, batch_size)
+    if partition_on != QUADS_PARTITION:
+        return _Source(name, QUADS_SCHEMA, partition_on, whole, lambda old: _changed_keys(
+            quad_change_batches(repo, old, commit_id, batch_size)[1], partition_on))
+    changed = functools.lru_cache(maxsize=None)(lambda old: _changed_graphs(repo, old, commit_id))
+    return _Source(name, QUADS_SCHEMA, partition_on, whole, lambda old: _graph_keys(changed(old)),
+                   lambda old: view_quad_batches(view, batch_size, changed(old)))
+
+
 def _rewrite(repo: Any, where: Location, source: _Source, indices: Sequence[str], previous: Mapping[str, Any] | None,
              commit_id: str | None) -> set[tuple] | None:
     """The partition keys the new version of a dataset rewrites, or None for all: all
     when there is no previous version made the same way (format, schema, partitioning,
     indices) from a commit this repository has."""
-    if previous is None or source.changes is None:
+    if previous is None or source.changed_keys is None:
         return None
     meta = previous.get("metadata", {})
     if meta.get("datae.table") != source.name:
@@ -186,7 +216,7 @@ def _rewrite(repo: Any, where: Location, source: _Source, indices: Sequence[str]
         repo.resolve(old_commit)
     except UnknownRefError:
         return None
-    return _changed_keys(source.changes(old_commit), source.partition_on)
+    return source.changed_keys(old_commit)
 
 
 def _write(repo: Any, where: Location, sources: Sequence[_Source], indices: Sequence[str], metadata: Mapping[str, str],
@@ -287,15 +317,13 @@ def export_snapshot(repo: Any, ref: str, dest: str | os.PathLike, *, tables: Seq
     index_columns = _check_indices(indices or (), {n: s.names for n, s in schemas.items()})
 
     def source(name: str) -> _Source:
+        partition = parts.get(name, ())
         if name == quads_table and include_quads:
-            by_graph = parts.get(name, ()) == QUADS_PARTITION
-            return _Source(name, QUADS_SCHEMA, parts.get(name, ()), lambda: view_quad_batches(view, batch_size),
-                           lambda old: quad_change_batches(repo, old, commit_id, batch_size)[1],
-                           (lambda old: view_quad_batches(view, batch_size, _changed_graphs(repo, old, commit_id)))
-                           if by_graph else None)
-        return _Source(name, schemas[name], parts.get(name, ()),
+            return _quads_source(repo, view, commit_id, name, partition, batch_size)
+        return _Source(name, schemas[name], partition,
                        lambda: table_batches(found[name], batch_size, arrow_schema=schemas[name]),
-                       lambda old: table_change_batches(repo, old, commit_id, name, batch_size)[1])
+                       lambda old: _changed_keys(table_change_batches(repo, old, commit_id, name, batch_size)[1],
+                                                 partition))
 
     metadata = {
         "datae.kind": "snapshot",

@@ -504,6 +504,32 @@ def test_quads_of_some_graphs_are_read_alone(history_repo):
         assert some.num_rows == len(want) and (some.num_rows > 0) == bool(names - {EX + "no-such-graph"})
 
 
+def test_graphs_stored_as_plain_values_keep_their_quads_when_they_change(tmp_path):
+    """fstore allows any value as a graph: a graph stored as the string "g1" or the
+    integer 7 (not an IRI) that changes is rewritten with all its quads, not emptied;
+    the unchanged graphs keep their files."""
+    repo = fstore.open(tmp_path / "store")
+    try:
+        s, p = IRI("urn:s"), IRI("urn:p")
+        with repo.transaction("main", message="first") as tx:
+            for graph in ("g1", 7, IRI("urn:g"), None):
+                fstore.add(tx, graph, s, p, 1)
+        first = repo.head("main")
+        with repo.transaction("main", message="second") as tx:
+            fstore.add(tx, "g1", s, p, 2)
+            fstore.add(tx, 7, s, p, 2)
+        out = tmp_path / "out"
+        export_snapshot(repo, first, out, tables=[])
+        again = export_snapshot(repo, "main", out, tables=[]).tables["quads"]
+        table = read_table(location(out), "quads")
+        assert rows_as_quads(table) == store_quads(repo, "main") and again.rows == table.num_rows == 6
+        assert again.reused == 2 and len(again.files) == 2  # urn:g and the default graph kept
+        assert verify_dataset(location(out), "quads") == []
+        plateau_reads(out, "quads", table)
+    finally:
+        repo.close()
+
+
 def test_a_failed_export_keeps_the_previous_version(history_repo, tmp_path):
     """An error midway (injected) removes the new files; the old version stays, whole."""
     repo, ids = history_repo
