@@ -37,7 +37,8 @@ from dulwich.repo import Repo
 
 import fstore
 import fstore.tables as tables
-from bench.tables_bench import SCHEMA, rows, timed
+from bench.tables_bench import SCHEMA, rows
+from bench.timing import timed
 
 Files = list[tuple[bytes, bytes | None]]  # (path, new bytes or None: deleted)
 

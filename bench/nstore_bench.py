@@ -44,6 +44,7 @@ from typing import Any, Callable
 import lmdb
 
 from nstore import IRI, Literal, NStore, Var, okvs, pack
+from .timing import timed
 
 EX = "http://example.org/"
 XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
@@ -122,17 +123,6 @@ class Report:
             if op == operation and eng == engine:
                 return sec
         return None
-
-
-def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
-    """Best wall time of ``repeat`` calls (garbage collected before each)."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def disk_bytes(path: str) -> int:

@@ -21,32 +21,17 @@ Printed: seconds and quads/s for each, and the ratios datae / pyoxigraph.
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import tempfile
-import time
 from typing import Callable
 
 import pyoxigraph as ox
 
 import fstore
-from nstore.bulk import gc_paused
 from fstore.rdf import FORMAT_NAMES, FORMATS, load, parse, serialize, to_oxigraph
 
 from .data import generate_quads
-
-
-def best(run: Callable[[], object], repeat: int) -> float:
-    """The best time of ``repeat`` runs, the collector paused in each (as ``load`` pauses
-    it): otherwise its passes over the lists built dominate the spread."""
-    times = []
-    for _ in range(repeat):
-        with gc_paused():
-            start = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - start)
-        gc.collect()
-    return min(times)
+from .timing import timed
 
 
 def measure(size: int, repeat: int) -> None:
@@ -69,8 +54,8 @@ def measure(size: int, repeat: int) -> None:
             ox_store = ox.Store()
             ox_store.bulk_extend(ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), to_oxigraph(g))
                                  for g, s, p, o in rows)
-            datae_parse = best(lambda: list(parse(data, fmt)), repeat)
-            ox_parse = best(lambda: list(ox.parse(data, rdf_format)), repeat)
+            datae_parse = timed(lambda: list(parse(data, fmt)), repeat)[0]
+            ox_parse = timed(lambda: list(ox.parse(data, rdf_format)), repeat)[0]
             view = repos[kind].at("main")
             pattern = (fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
 
@@ -83,8 +68,8 @@ def measure(size: int, repeat: int) -> None:
                 else:
                     ox_store.dump(io.BytesIO(), rdf_format, from_graph=ox.DefaultGraph())
 
-            datae_out = best(datae_export, repeat)
-            ox_out = best(ox_export, repeat)
+            datae_out = timed(datae_export, repeat)[0]
+            ox_out = timed(ox_export, repeat)[0]
             print(f"{fmt:<7} {datae_parse:>11.3f}s {ox_parse:>10.3f}s {datae_parse / ox_parse:>5.1f}x   "
                   f"{datae_out:>12.3f}s {ox_out:>10.3f}s {datae_out / ox_out:>5.1f}x   {len(data) / 1e6:>6.1f}")
         nquads = serialize(quads, "nq")
@@ -101,8 +86,8 @@ def measure(size: int, repeat: int) -> None:
             return run
 
         repo.branch("bench", "main")
-        silent = best(load_aborted(None), repeat)
-        told = best(load_aborted(lambda phase, done, total: None), repeat)
+        silent = timed(load_aborted(None), repeat)[0]
+        told = timed(load_aborted(lambda phase, done, total: None), repeat)[0]
         print(f"load (parse + stage) without progress {silent:.3f}s, with a progress callback {told:.3f}s: "
               f"{(told / silent - 1) * 100:+.1f}%")
         for repo in repos.values():

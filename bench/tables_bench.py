@@ -21,17 +21,17 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
-import gc
 import os
 import shutil
 import sqlite3
 import statistics
 import tempfile
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import fstore
 import fstore.tables as tables
+from bench.timing import timed
 
 SCHEMA = [
     {"id": "c0", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0, "size": 64},
@@ -64,19 +64,6 @@ def rows(n: int) -> Iterator[dict[str, Any]]:
             "ratio": (i % 1000) / 1000,
             "note": None if i % 4 else f"note for {i}",
         }
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    """Seconds and result of ``fn()``, with the cyclic garbage collector paused (it would
-    charge every measurement for the benchmark's own live objects)."""
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        result = fn()
-        return time.perf_counter() - start, result
-    finally:
-        gc.enable()
 
 
 def write_csv(data: list[dict[str, Any]], path: str) -> None:

@@ -31,11 +31,13 @@ import pyoxigraph as ox
 
 import fstore
 import fstore.tables as tables
-from bench.tables_bench import SCHEMA, rows, timed
+from bench.tables_bench import SCHEMA, rows
+from bench.timing import timed
 from query import execute
 from query.terms_ox import to_ox
 
 T = "urn:datae:dataset:bench"
+XSD = "http://www.w3.org/2001/XMLSchema#"
 LOOKUPS = 500
 LINKS = 1000
 
@@ -52,6 +54,30 @@ def queries(n: int) -> dict[str, Any]:
         f"join {LINKS} quads with rows (#name)":
             [f"SELECT ?x ?name WHERE {{ ?x <urn:likes> ?r . GRAPH <{T}> {{ ?r <{T}#name> ?name }} }}"],
     }
+
+
+def solutions_as_text(view: Any, store: ox.Store, texts: list[str]) -> tuple[list[tuple], list[tuple]]:
+    """Every solution of ``texts`` from datae and from pyoxigraph, sorted, each value as a
+    comparable key (not timed: it checks what was counted)."""
+    ours, theirs = [], []
+    for text in texts:
+        result = execute(view, text)
+        ours += [tuple(_key(to_ox(row[v])) if row.get(v) is not None else () for v in result.vars) for row in result]
+        solutions = store.query(text)
+        names = [v.value for v in solutions.variables]
+        theirs += [tuple(_key(s[n]) if s[n] is not None else () for n in names) for s in solutions]
+    return sorted(ours), sorted(theirs)
+
+
+_NUMBERS = {XSD + name for name in ("double", "float", "decimal", "integer")}
+
+
+def _key(term: Any) -> tuple:
+    """A term by value: numbers compare as numbers (datae writes the canonical ``0.0E0``
+    where pyoxigraph keeps ``0``), anything else as its N-Triples text."""
+    if isinstance(term, ox.Literal) and term.datatype.value in _NUMBERS:
+        return ("number", float(term.value))
+    return ("term", str(term))
 
 
 def bench_size(n: int, root: str) -> dict[str, tuple[float, float, int]]:
@@ -82,6 +108,8 @@ def bench_size(n: int, root: str) -> dict[str, tuple[float, float, int]]:
         seconds, found = timed(datae)
         ox_seconds, ox_found = timed(oxigraph)
         assert found == ox_found, (case, found, ox_found)
+        same = solutions_as_text(view, store, texts)  # the values too (a COUNT is one row either way)
+        assert same[0] == same[1], case
         out[case] = (seconds, ox_seconds, found)
     repo.close()
     return out

@@ -1,0 +1,30 @@
+"""How every benchmark times a call: the best wall time of ``repeat`` runs, the garbage
+collector run before each and paused during it (its passes over the benchmark's own
+live objects would otherwise dominate the spread).
+
+>>> seconds, result = timed(lambda: sum(range(1000)), repeat=3)
+>>> result, seconds >= 0
+(499500, True)
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import Any, Callable
+
+from nstore.bulk import gc_paused
+
+__all__ = ["timed"]
+
+
+def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
+    """``(best seconds, last result)`` of ``repeat`` calls of ``function``."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        gc.collect()
+        with gc_paused():
+            start = time.perf_counter()
+            result = function()
+            best = min(best, time.perf_counter() - start)
+    return best, result
