@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Union
 
 from nstore import Var
+from nstore.errors import InvalidTermError, PackError
 from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
-
+from nstore.terms import check_term
 
 from .conflicts import Choose, ConflictItem
 from .history import History, Quad, winner
@@ -39,6 +40,7 @@ __all__ = [
     "GraphMerger",
     "register_graph_merger",
     "graph_mergers",
+    "resolution_objects",
 ]
 
 
@@ -158,6 +160,33 @@ def _claimant(mergers: list[GraphMerger], graph: Any) -> GraphMerger | None:
     return next((m for m in mergers if m.claims(graph)), None)
 
 
+def resolution_objects(objects: Iterable[Any], held: Iterable[dict[bytes, Any]], where: str) -> dict[bytes, Any]:
+    """The ``objects`` a resolution keeps, by packed key, each in canonical form. One no
+    side holds (``held``: the objects at each side) enters the store, so it is checked as
+    ``fstore.add`` checks a term (``InvalidTermError`` naming ``where``); one a side holds
+    is kept as it is, so a quad stored before the checks stays mergeable."""
+    held = tuple(held)
+    keep: dict[bytes, Any] = {}
+    for obj in objects:
+        obj = check_value(obj, where)
+        try:
+            check_term(obj, where)  # before packing, as add checks: a NaN decimal is a bad term, not a PackError
+        except InvalidTermError:
+            if not _held(obj, held):
+                raise
+        keep[pack(obj)] = obj
+    return keep
+
+
+def _held(obj: Any, held: tuple[dict[bytes, Any], ...]) -> bool:
+    """Whether a side holds ``obj`` (what cannot be packed was never stored)."""
+    try:
+        key = pack(obj)
+    except PackError:
+        return False
+    return any(key in side for side in held)
+
+
 def check_policy(policy: Policy) -> None:
     if not callable(policy) and policy not in POLICIES:
         raise ValueError(f"merge policy must be one of {POLICIES} or a callable, not {policy!r}")
@@ -208,10 +237,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
         elif policy == "theirs":
             keep = at_theirs
         elif callable(policy):
-            keep = {}
-            for obj in policy(conflict):
-                obj = check_value(obj, f"merge resolution of {conflict}")
-                keep[pack(obj)] = obj
+            keep = resolution_objects(policy(conflict), (at_base, at_ours, at_theirs), f"merge resolution of {conflict}")
         else:
             return
         resolved[key] = keep
@@ -241,12 +267,10 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
             gsp = (conflict.graph, conflict.subject, conflict.predicate)
             apply_policy(pack(*gsp), gsp, conflict, *(_objects_at(sides, side, gsp) for side in _SIDES))
         for gsp, objects in resolution.keep.items():
-            keep = {}
-            for obj in objects:
-                obj = check_value(obj, f"merge resolution of {gsp!r}")
-                keep[pack(obj)] = obj
+            held = [_objects_at(sides, side, gsp) for side in _SIDES]
+            keep = resolution_objects(objects, held, f"merge resolution of {gsp!r}")
             resolved[pack(*gsp)] = keep
-            for objs in (*(_objects_at(sides, side, gsp) for side in _SIDES), keep):
+            for objs in (*held, keep):
                 for obj in objs.values():
                     quad = (*gsp, obj)
                     candidates.setdefault(pack(*quad), quad)

@@ -40,9 +40,8 @@ from .conflicts import ConflictItem
 from .diff import diff_seqs
 from .errors import ResetRefusedError
 from .history import History, Quad
-from .merge import Conflict, GraphMerger, MergeSides, graph_mergers
+from .merge import Conflict, GraphMerger, MergeSides, graph_mergers, resolution_objects
 from .refs import BRANCH, REMOTE, TAG
-from .values import check_value
 
 if TYPE_CHECKING:
     from .repository import Repository
@@ -94,11 +93,8 @@ def plan_revert(repo: Repository, tx: OkvsTransaction, history: History, head: i
         resolution = merger.merge(sides, graph, graph_conflicts, "abort")
         conflicts += resolution.conflicts + [c.in_terms() for c in resolution.unresolved]
         for gsp, objects in resolution.keep.items():
-            kept = {}
-            for obj in objects:
-                obj = check_value(obj, f"revert of {gsp!r}")
-                kept[pack(obj)] = obj
-            keep[pack(*gsp)] = (gsp, kept)
+            held = [_objects(sides, side, gsp) for side in ("base", "ours", "theirs")]
+            keep[pack(*gsp)] = (gsp, resolution_objects(objects, held, f"revert of {gsp!r}"))
     changes: list[tuple[Quad, bool, None]] = []
     for gsp, objects in keep.values():
         at_ours = _objects(sides, "ours", gsp)

@@ -34,7 +34,7 @@ from nstore.terms import (
     BNode,
     Literal,
     canonical,
-    check_term,
+    check_quad_terms,
     decimal_lexical,
     double_lexical,
     to_rdf,
@@ -81,26 +81,3 @@ def check_value(value: Any, where: str) -> Any:
     if isinstance(value, _ALLOWED):
         return canonical(value)
     raise PackError(f"{where}: a quad cannot hold a {type(value).__name__} ({value!r:.80})")
-
-
-_POSITIONS = ("graph", "subject", "predicate", "object")
-
-
-def check_quad_terms(quad: tuple, what: str = "quad") -> tuple:
-    """Return the (canonical) ``quad`` if each of its items may enter the store as a term,
-    else raise :class:`~nstore.errors.InvalidTermError` naming the item, its position and
-    what is wrong (see ``nstore.terms.check_term``); the graph may be None (the default
-    graph). Writes check what they add; reads and removals take any value, so quads
-    stored before these checks can still be found and removed. (``fstore.view.
-    prepare_new_quad`` is the fast path of a bulk load, and falls back on this.)
-
-    >>> check_quad_terms((None, IRI("urn:a"), IRI("urn:p"), 1))
-    (None, IRI('urn:a'), IRI('urn:p'), 1)
-    >>> check_quad_terms((None, IRI("urn:a"), IRI("urn:p"), None))
-    Traceback (most recent call last):
-    nstore.errors.InvalidTermError: quad object: None is not a valid term: ...
-    """
-    for position, value in zip(_POSITIONS, quad):
-        if value is not None or position != "graph":
-            check_term(value, f"{what} {position}")
-    return quad

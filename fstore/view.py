@@ -13,7 +13,6 @@ True
 from __future__ import annotations
 
 import copy
-import datetime as _dt
 from contextlib import contextmanager
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
@@ -21,13 +20,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from nstore import Var
 from nstore.store import Param
 from nstore.errors import PatternError
-from nstore.terms import MAX_DIGITS, BNode, IRI, Literal, valid_iri, valid_lang
+from nstore.terms import IRI, check_quad_terms
 
 from .extensions import provided
 from .history import Quad
 from .ranges import NumericRange
 from .values import ALREADY_CANONICAL as _CANONICAL
-from .values import check_quad_terms, check_value
+from .values import check_value
 
 _CANONICAL_OR_VAR = _CANONICAL | {Var}
 
@@ -52,46 +51,14 @@ def prepare_quad(values: Sequence[Any], what: str = "quad") -> Quad:
     return tuple(check_value(v, f"{what} {name}") for v, name in zip(values, names))  # type: ignore[return-value]
 
 
-# Object types whose every canonical value is a valid term (ints are bounded, see below).
-_ALWAYS_VALID = frozenset({str, float, bool, bytes, _dt.date, _dt.datetime, BNode})
-_SAFE_BITS = MAX_DIGITS * 3  # ints this short are far below MAX_DIGITS digits: no more checks
-
-# IRIs already found valid: graphs, predicates and classes recur in nearly every quad of a
-# load, and a set lookup costs a tenth of the regex. Cleared when full, to bound memory.
-_SEEN_IRIS: set[str] = set()
-_SEEN_LIMIT = 1 << 17
-
-
-def _new_valid_iri(text: str) -> bool:
-    """Whether ``text`` (not in the cache) is a valid IRI; remembered if it is."""
-    if valid_iri(text) is None:
-        return False
-    if len(_SEEN_IRIS) >= _SEEN_LIMIT:
-        _SEEN_IRIS.clear()
-    _SEEN_IRIS.add(text)
-    return True
-
-
 def prepare_new_quad(values: Sequence[Any], what: str = "quad") -> Quad:
     """A quad to add: :func:`prepare_quad`, then each item checked as a term
-    (``fstore.values.check_quad_terms``: ``InvalidTermError`` naming the bad one).
+    (``nstore.terms.check_quad_terms``: ``InvalidTermError`` naming the bad one).
 
     >>> prepare_new_quad((None, IRI("urn:a"), IRI("urn:p"), "x"))
     (None, IRI('urn:a'), IRI('urn:p'), 'x')
     """
-    quad = prepare_quad(values, what)
-    g, s, p, o = quad
-    # The common quad (IRIs, a plain or language-tagged object) in one expression: a bulk
-    # load pays a set lookup per IRI, one regex match per new IRI, no call per item.
-    seen = _SEEN_IRIS
-    if (type(s) is IRI and type(p) is IRI
-            and (p.value in seen or _new_valid_iri(p.value)) and (s.value in seen or _new_valid_iri(s.value))
-            and (g is None or (type(g) is IRI and (g.value in seen or _new_valid_iri(g.value))))
-            and (type(o) in _ALWAYS_VALID or (type(o) is IRI and (o.value in seen or _new_valid_iri(o.value)))
-                 or (type(o) is int and o.bit_length() <= _SAFE_BITS)
-                 or (type(o) is Literal and o.lang is not None and valid_lang(o.lang) is not None))):
-        return quad
-    return check_quad_terms(quad, what)
+    return check_quad_terms(prepare_quad(values, what), what)
 
 
 def prepare_pattern(values: Sequence[Any], params: bool = False) -> tuple:

@@ -26,7 +26,7 @@ __all__ = [
     "IRI", "BNode", "Literal", "XSD", "XSD_STRING", "RDF_LANGSTRING", "XSD_INTEGER", "XSD_BOOLEAN", "XSD_DOUBLE",
     "XSD_DECIMAL", "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "XSD_FLOAT", "XSD_TIME", "XSD_DAYTIMEDURATION",
     "RDF_NS", "canonical", "to_rdf", "double_lexical",
-    "decimal_lexical", "check_iri", "check_term", "valid_iri", "valid_lang", "MAX_DIGITS",
+    "decimal_lexical", "check_iri", "check_term", "check_quad_terms", "valid_iri", "valid_lang", "MAX_DIGITS",
 ]
 
 
@@ -322,7 +322,9 @@ def decimal_lexical(value: Decimal) -> str:
 #
 # The constructors above accept any text, because nstore holds any value and a read must
 # never fail on what a store already holds; the versioned store checks each term where it
-# enters (fstore.add, add_many, merge resolutions) with check_term.
+# enters: fstore.add and add_many with check_quad_terms, merge resolutions with check_term.
+# Both are here, sharing one bound on integers and one cache of valid IRIs, so every
+# writer refuses the same terms with the same messages.
 
 MAX_DIGITS = 4300
 """The most digits an integer or decimal may have: CPython's default limit on writing an
@@ -340,6 +342,22 @@ _BAD_CHAR = re.compile(f"[{_NOT_IRI[:-1]}]|%(?![0-9A-Fa-f]{{2}})")
 _LANG = re.compile(r"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
 
 
+# IRIs already found valid: graphs, predicates and classes recur in nearly every quad of a
+# load, and a set lookup costs a tenth of the regex. Cleared when full, to bound memory.
+_SEEN_IRIS: set[str] = set()
+_SEEN_LIMIT = 1 << 17
+
+
+def _new_valid_iri(text: str) -> bool:
+    """Whether ``text`` (not in the cache) is a valid IRI; remembered if it is."""
+    if valid_iri(text) is None:
+        return False
+    if len(_SEEN_IRIS) >= _SEEN_LIMIT:
+        _SEEN_IRIS.clear()
+    _SEEN_IRIS.add(text)
+    return True
+
+
 def check_iri(text: str, where: str = "") -> None:
     """Raise :class:`InvalidTermError` unless ``text`` is an absolute IRI as RFC 3987
     writes one (a scheme; no spaces, controls or ``<>"{}|\\^```; ``%`` only in ``%XX``).
@@ -349,7 +367,7 @@ def check_iri(text: str, where: str = "") -> None:
     Traceback (most recent call last):
     nstore.errors.InvalidTermError: IRI('example.org/a') is not a valid term: an IRI needs a scheme ...
     """
-    if valid_iri(text) is None:
+    if text not in _SEEN_IRIS and not _new_valid_iri(text):
         raise InvalidTermError(IRI(text), _iri_fault(text), where)
 
 
@@ -420,3 +438,39 @@ def check_term(value: Any, where: str = "") -> None:
         _check_literal(value, where)
     elif value is None:
         raise InvalidTermError(None, "a term is required here (None stands only for the default graph)", where)
+
+
+# Types whose every value is a valid term: check_term checks nothing more of them.
+_ALWAYS_VALID = frozenset({str, float, bool, bytes, _dt.date, _dt.datetime, BNode})
+_POSITIONS = ("graph", "subject", "predicate", "object")
+
+
+def check_quad_terms(quad: tuple, what: str = "quad") -> tuple:
+    """Return ``quad`` (graph, subject, predicate, object) if each item may enter the store
+    as a term, else raise :class:`InvalidTermError` naming the item, its position and what
+    is wrong (:func:`check_term`); the graph may be None (the default graph). Writes check
+    what they add; reads and removals take any value, so quads stored before these checks
+    can still be found and removed.
+
+    >>> check_quad_terms((None, IRI("urn:a"), IRI("urn:p"), 1))
+    (None, IRI('urn:a'), IRI('urn:p'), 1)
+    >>> check_quad_terms((None, IRI("urn:a"), IRI("urn:p"), None))
+    Traceback (most recent call last):
+    nstore.errors.InvalidTermError: quad object: None is not a valid term: ...
+    """
+    g, s, p, o = quad
+    # The common quad (IRIs, then a plain value, an IRI, a short int or a language-tagged
+    # literal) decided here, as check_term would: a bulk load pays a set lookup per IRI,
+    # one regex match per new IRI, no call per item. Anything else goes through check_term.
+    seen = _SEEN_IRIS
+    if (type(s) is IRI and type(p) is IRI
+            and (p.value in seen or _new_valid_iri(p.value)) and (s.value in seen or _new_valid_iri(s.value))
+            and (g is None or (type(g) is IRI and (g.value in seen or _new_valid_iri(g.value))))
+            and (type(o) in _ALWAYS_VALID or (type(o) is IRI and (o.value in seen or _new_valid_iri(o.value)))
+                 or (type(o) is int and o.bit_length() <= _SAFE_BITS)
+                 or (type(o) is Literal and o.lang is not None and valid_lang(o.lang) is not None))):
+        return quad
+    for position, value in zip(_POSITIONS, quad):
+        if value is not None or position != "graph":
+            check_term(value, f"{what} {position}")
+    return quad

@@ -150,3 +150,55 @@ def test_unpackable_values_keep_their_error(repo):
     with pytest.raises(PackError):
         with repo.transaction("main", message="bad") as tx:
             fstore.add(tx, None, S, P, object())
+
+
+# -- merge resolutions: the objects a policy returns enter the store as add's do -----------
+
+BAD_OBJECTS = [(value, "a term is required" if value is None else reason) for position, value, reason in BAD if position == 3]
+
+
+def diverged(repo) -> None:
+    """Make branch "b" and "main" both change the objects of (G, S, P): a conflict."""
+    repo.branch("b")
+    for branch in ("main", "b"):
+        with repo.transaction(branch, message=branch) as tx:
+            fstore.rm(tx, G, S, P, "one")
+            fstore.add(tx, G, S, P, branch)
+
+
+@pytest.mark.parametrize("value, reason", BAD_OBJECTS, ids=lambda v: shown(v)[:50])
+def test_merge_resolutions_are_checked(repo, value, reason):
+    diverged(repo)
+    before = state(repo)
+    with pytest.raises(InvalidTermError) as caught:
+        repo.merge("main", "b", policy=lambda conflict: ["kept", value])
+    message = str(caught.value)
+    assert message.startswith("merge resolution of "), message
+    assert f"{shown(value)} is not a valid term: " in message and reason in message, message
+    assert state(repo) == before
+
+
+def test_stored_resolutions_are_checked_when_the_merge_continues(repo):
+    diverged(repo)
+    with pytest.raises(fstore.ConflictsRecorded) as stopped:
+        repo.merge("main", "b", policy="record")
+    (item,) = stopped.value.items
+    before = state(repo)
+    repo.resolve_with(item.key, [IRI("not an iri")])
+    with pytest.raises(InvalidTermError, match="IRI\\('not an iri'\\) is not a valid term: an IRI needs a scheme"):
+        repo.merge_continue()
+    assert state(repo) == before and repo.merge_state() is not None  # nothing written: settle it again
+    repo.resolve_with(item.key, [IRI("urn:fine")])
+    merged = repo.merge_continue()
+    assert [q[3] for q in fstore.quads(repo.at(merged), G, S, P, Var("o"))] == [IRI("urn:fine")]
+
+
+def test_a_resolution_may_keep_what_a_side_already_holds(repo):
+    """A quad stored before these checks stays mergeable, as it stays removable: a
+    resolution only refuses objects it brings in."""
+    legacy = IRI("not an iri")
+    diverged(repo)
+    with repo.transaction("main", message="legacy") as tx:
+        tx._intend((G, S, P, legacy), True)  # as a store written before the checks holds it
+    merged = repo.merge("main", "b", policy=lambda conflict: conflict.ours)
+    assert {q[3] for q in fstore.quads(repo.at(merged), G, S, P, Var("o"))} == {Literal("main"), legacy}
