@@ -57,7 +57,7 @@ from .terms import (
     make_numeric,
     numeric,
     to_float32,
-    valid_iri,
+    is_valid_iri,
 )
 
 __all__ = ["compile_call", "compile_function", "datetime_key", "parse_datetime", "FUNCTION_ARITY"]
@@ -585,7 +585,7 @@ def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
             # An invalid IRI is an error (17.4.2.8), so BIND leaves the variable unbound, as
             # oxigraph does; "valid" is what the store accepts, so a template never gets
             # an IRI that only the write would refuse.
-            if valid_iri(text) is None:
+            if not is_valid_iri(text):
                 raise EvalError()
             return IRI(text)
 

@@ -41,6 +41,7 @@ from nstore.terms import (
     check_term,
     decimal_lexical,
     double_lexical,
+    is_valid_iri,
     valid_iri,
 )
 from nstore.errors import InvalidTermError
@@ -77,6 +78,7 @@ __all__ = [
     "is_string_literal",
     "is_valid_term",
     "valid_iri",
+    "is_valid_iri",
     "datatype_of",
     "double_lexical",
     "decimal_lexical",
@@ -240,9 +242,9 @@ def is_valid_term(term: object) -> bool:
     >>> is_valid_term(IRI("urn:a")), is_valid_term(IRI("not an iri")), is_valid_term(Literal("x", lang="e n"))
     (True, False, False)
     """
-    # IRIs are most of what a template gets: the one regex, without check_term's layers
+    # IRIs are most of what a template gets, and most were seen before: a set lookup
     if type(term) is IRI:
-        return valid_iri(term.value) is not None
+        return is_valid_iri(term.value)
     try:
         check_term(term)
     except InvalidTermError:
