@@ -64,6 +64,20 @@ class Deadline:
         if self.at is not None and time.monotonic() > self.at:
             raise QueryTimeoutError(self.seconds)
 
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (None: no deadline); a
+        :class:`QueryTimeoutError` if none are (a REGEX timeout must be positive).
+
+        >>> Deadline(None, None).remaining() is None, 0 < Limits(timeout=5.0).deadline().remaining() <= 5
+        (True, True)
+        """
+        if self.at is None:
+            return None
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise QueryTimeoutError(self.seconds)
+        return left
+
 
 class LimitedSource:
     """``source`` with ``deadline`` checked every 1,024 rows it yields (and at every
