@@ -44,6 +44,7 @@ from .aggregates import ERROR, new_accumulator
 from .algebra import Dataset, Var
 from .errors import IntermediateTooLargeError
 from .expressions import ExprContext, compile_expr, filter_passes, order_key
+from .nesting import guard_recursion
 from .paths import eval_path
 from .planner import (
     DEFAULT,
@@ -393,8 +394,11 @@ class Executor:
         return fn(node, hint, graph)
 
     def solutions(self, node: PlanNode) -> Iterator[Solution]:
-        """All solutions of a top-level plan."""
-        return self.run(node, {}, DEFAULT)
+        """All solutions of a top-level plan; a RecursionError from too long a chain (the
+        operators' generators nest as deep as the plan) becomes a QueryTooComplexError,
+        whoever reads them (a query's result, an update's WHERE)."""
+        with guard_recursion("evaluating"):
+            yield from self.run(node, {}, DEFAULT)
 
     def _table(self, node: PlanNode, graph: Any, keys: tuple, operator: str = "a hash join's table") -> _HashTable:
         key = (id(node), graph)

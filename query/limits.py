@@ -1,9 +1,9 @@
 """Bounds on a running query: a time limit and a cap on the solutions it returns.
 
 The deadline is checked as rows come out of the store (:class:`LimitedSource` wraps a
-source, :mod:`query.source`) and as they flow between the operators of a plan
-(``run_query(..., check=deadline.check)``), so a query stops within a few thousand rows
-of its deadline whatever its plan. REGEX and REPLACE take the time left as their match
+source, :mod:`query.source`) and as they flow between the operators of a plan (the
+executor's ``check``, which :func:`query.engine.prepare` sets to ``deadline.check``), so a
+query stops within a few thousand rows of its deadline whatever its plan. REGEX and REPLACE take the time left as their match
 timeout (:mod:`query.functions`), so a backtracking pattern stops at the deadline too.
 ``max_held_rows`` caps what one operator holds (:meth:`query.executor.Executor.held`);
 :func:`query.engine.run_query` applies both, and :func:`collect` reads a result's rows

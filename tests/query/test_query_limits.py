@@ -279,3 +279,48 @@ def test_an_update_where_runs_under_the_limits_and_commits_nothing(store, capsys
     assert out.split() == ["n", "201"]  # nothing was committed
     code, out, _ = _cli(capsys, "query", "--timeout", "30", "DELETE WHERE { <urn:s1> <urn:p> ?o }")
     assert code == 0 and out.rstrip().endswith("+0 -1")
+
+
+# ---------------------------------------------------------------------------- every entry point
+
+
+def _update_repo(tmp_path):
+    import fstore
+
+    repo = fstore.open(str(tmp_path / "repo"))
+    with repo.transaction("main", message="data") as tx:
+        fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), "a")
+    return repo
+
+
+@pytest.mark.parametrize("text", SHAPES.values(), ids=list(SHAPES))
+def test_explain_and_updates_refuse_long_chains_with_a_typed_error(text: str, tmp_path) -> None:
+    """EXPLAIN, an update's WHERE and EXPLAIN of an update plan through query.engine.prepare
+    too: a chain too long for the stack is a QueryTooComplexError there as well."""
+    from query.parser import parse_update
+    from query.source import as_source
+    from query.update_exec import explain_update
+
+    try:
+        explain(_source(), text)
+    except QueryTooComplexError:
+        pass
+    where = text.split("WHERE", 1)[1] if "WHERE" in text else text.removeprefix("ASK")
+    update = "DELETE { <urn:a> <urn:b> <urn:c> } WHERE " + where
+    repo = _update_repo(tmp_path)
+    try:
+        for run in (lambda request: explain_update(as_source(repo.at("main")), request, "main"),
+                    lambda request: _apply(repo, request)):
+            try:
+                run(parse_update(update))
+            except QueryTooComplexError:
+                pass
+    finally:
+        repo.close()
+
+
+def _apply(repo, request) -> None:
+    from query.update_exec import apply_update
+
+    with repo.transaction("main", message="update") as tx:
+        apply_update(tx, request)
