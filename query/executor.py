@@ -719,8 +719,11 @@ class Executor:
             return tuple(parts)
 
         rows = self.run(node.child, hint, graph)
+        limit = self.max_held_rows
         with paused_gc():  # sorting reads every solution first
-            if node.top_k is not None:
+            # A top-k heap holds k rows: within the cap it needs no count; past it (a huge
+            # LIMIT or OFFSET) the full sort counts them, with the same rows in the same order.
+            if node.top_k is not None and (limit is None or node.top_k <= limit):
                 return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
             return iter(sorted(self.held(rows, "ORDER BY"), key=sort_key))
 

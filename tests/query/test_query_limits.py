@@ -190,6 +190,19 @@ def test_under_the_cap_nothing_changes() -> None:
     assert len(list(top)) == 3  # a top-k sort holds only k rows
 
 
+@pytest.mark.parametrize("text", [
+    "SELECT * WHERE { ?a ?p ?b } ORDER BY ?b LIMIT 1000000000",
+    "SELECT * WHERE { ?a ?p ?b } ORDER BY ?b OFFSET 1000000 LIMIT 1",
+])
+def test_a_top_k_sort_past_the_cap_is_capped(text: str) -> None:
+    """ORDER BY with LIMIT keeps offset + limit rows: past the cap that is no bound."""
+    with pytest.raises(IntermediateTooLargeError, match="ORDER BY holds more than 10 rows"):
+        list(execute(_numbers(100), text, max_held_rows=10))
+    assert len(list(execute(_numbers(100), text))) == (100 if "OFFSET" not in text else 0)
+    first = execute(_numbers(8), "SELECT ?b WHERE { ?a ?p ?b } ORDER BY DESC(?b) LIMIT 1000000000", max_held_rows=10)
+    assert [row["b"].lexical for row in first] == [str(i) for i in range(7, -1, -1)]  # under the cap: all of them
+
+
 def test_a_hash_join_table_is_capped() -> None:
     from query.engine import run_query
     from query.limits import Limits
