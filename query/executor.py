@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator
 from fstore import Param
 from nstore.collector import paused_gc
 
-from .aggregates import ERROR, new_accumulator
+from .aggregates import ERROR, Budget, new_accumulator
 from .algebra import Dataset, Var
 from .errors import IntermediateTooLargeError
 from .expressions import ExprContext, compile_expr, filter_passes, order_key
@@ -677,6 +677,7 @@ class Executor:
                     aggregates: list, arguments: list) -> None:
         """Feed each solution to the accumulators of its group (made on first sight)."""
         limit = self.max_held_rows if self.max_held_rows is not None else -1
+        budget = Budget(limit) if limit >= 0 else None  # the values the groups keep, capped too
         for sol in solutions:
             if key_names is not None:
                 key = tuple([sol.get(name) for name in key_names])
@@ -692,7 +693,7 @@ class Executor:
             if accumulators is None:
                 if len(groups) == limit:
                     raise IntermediateTooLargeError("GROUP BY", limit)
-                accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
+                accumulators = groups[key] = [new_accumulator(agg, budget) for _, agg, _ in aggregates]
             for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
                 if argument is not None:
                     value = sol.get(argument)

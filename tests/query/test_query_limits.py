@@ -5,6 +5,7 @@ Through the API and through `datae query` (exit 128, one line `datae: error: ...
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -201,6 +202,23 @@ def test_a_top_k_sort_past_the_cap_is_capped(text: str) -> None:
     assert len(list(execute(_numbers(100), text))) == (100 if "OFFSET" not in text else 0)
     first = execute(_numbers(8), "SELECT ?b WHERE { ?a ?p ?b } ORDER BY DESC(?b) LIMIT 1000000000", max_held_rows=10)
     assert [row["b"].lexical for row in first] == [str(i) for i in range(7, -1, -1)]  # under the cap: all of them
+
+
+@pytest.mark.parametrize("aggregate, operator", [
+    ("COUNT(DISTINCT ?b)", "COUNT(DISTINCT)"),
+    ("SUM(DISTINCT ?b)", "SUM(DISTINCT)"),
+    ("COUNT(DISTINCT *)", "COUNT(DISTINCT)"),
+    ("GROUP_CONCAT(?b)", "GROUP_CONCAT"),
+    ("GROUP_CONCAT(DISTINCT ?b)", "GROUP_CONCAT(DISTINCT)"),
+])
+def test_the_values_an_aggregate_keeps_are_capped(aggregate: str, operator: str) -> None:
+    """One group, so GROUP BY's cap on groups never bites: DISTINCT's set of values and
+    GROUP_CONCAT's parts grow with the input and count against max_held_rows."""
+    text = f"SELECT ({aggregate} AS ?x) WHERE {{ ?a ?p ?b }}"
+    with pytest.raises(IntermediateTooLargeError, match=re.escape(operator) + " holds more than 10 rows"):
+        list(execute(_numbers(100), text, max_held_rows=10))
+    assert len(list(execute(_numbers(100), text))) == 1
+    assert len(list(execute(_numbers(10), text, max_held_rows=10))) == 1  # up to the cap: unchanged
 
 
 def test_a_hash_join_table_is_capped() -> None:
