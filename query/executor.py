@@ -100,11 +100,13 @@ ADAPTIVE_STEPS = True
 
 class _StepState:
     """What an adaptive step has learnt: the scan of its whole pattern so far, and the hash
-    table once that scan has ended."""
+    table once that scan has ended. The scan stops for good at ``limit`` rows (max_held_rows):
+    the step then keeps looking up, which gives the same solutions without holding any."""
 
-    __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit")
+    __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit", "limit")
 
-    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int) -> None:
+    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int, limit: int | None = None) -> None:
+        self.limit = limit
         self.lookups = 0
         self.wait = wait
         self.credit = 0
@@ -151,6 +153,10 @@ class _StepState:
                 self.table = table
                 self.rows = []
                 return True
+            if len(rows) == self.limit:  # one more than the cap: the hash join is not worth it
+                self.scan = None
+                self.rows = []
+                return False
             rows.append(row)
         return False
 
@@ -534,7 +540,7 @@ class Executor:
             else:
                 wait = max(LOOKUPS_BEFORE_SCAN, int(step.scan_est / SCAN_ROWS_PER_LOOKUP))
             scan = self.match(graph, triple.s, triple.p, triple.o, step.object_range)
-            state = self._steps[key] = _StepState(scan, keys, others, wait)
+            state = self._steps[key] = _StepState(scan, keys, others, wait, self.max_held_rows)
         return state
 
     def _path(self, node: PathPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
