@@ -81,9 +81,14 @@ class Deadline:
 
 class LimitedSource:
     """``source`` with ``deadline`` checked every 1,024 rows it yields (and at every
-    lookup a prepared pattern makes); everything else is ``source``'s own."""
+    lookup a prepared pattern makes); everything else is ``source``'s own. A source that
+    filters inside its own scans (table graphs) is asked for a copy that checks there too
+    (``source.checked(check)``), so a scan that yields nothing still stops."""
 
     def __init__(self, source: Any, deadline: Deadline) -> None:
+        checked = getattr(source, "checked", None)
+        if checked is not None:
+            source = checked(deadline.check)
         self._source = source
         self._deadline = deadline
         if hasattr(source, "prepare"):

@@ -355,3 +355,88 @@ def _apply(repo, request) -> None:
 
     with repo.transaction("main", message="update") as tx:
         apply_update(tx, request)
+
+
+# ---------------------------------------------------------------------------- table graphs
+
+BIG = "urn:datae:dataset:big"
+
+
+@pytest.fixture
+def tabled(tmp_path):
+    """A commit with one quad, then one adding a 2,500-row table "big" and a 1-row "small"."""
+    import fstore
+    import fstore.tables as tables
+
+    columns = [{"id": "k", "name": "id", "dataType": "integer", "primaryKeyIndex": 0},
+               {"id": "v", "name": "v", "dataType": "text"}]
+    repo = fstore.open(str(tmp_path / "repo"))
+    with repo.transaction("main", message="before") as tx:
+        fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), "a")
+    before = repo.at("main").commit_id
+    with repo.transaction("main", message="tables") as tx:
+        tables.create(tx, "big", columns).insert_many({"id": i, "v": f"v{i}"} for i in range(2500))
+        tables.create(tx, "small", columns).insert({"id": 1, "v": "v1"})
+    yield repo, before
+    repo.close()
+
+
+class _Tripwire:
+    """A check that counts its calls and, once armed, stops the query as a deadline would."""
+
+    def __init__(self, armed: bool) -> None:
+        self.armed = armed
+        self.calls = 0
+
+    def __call__(self) -> None:
+        self.calls += 1
+        if self.armed:
+            raise QueryTimeoutError(1.0)
+
+
+def test_a_table_scan_checks_on_rows_that_do_not_match(tabled) -> None:
+    """A bound object is filtered inside the table's scan: no row comes out to be checked."""
+    from query.algebra import Var
+    from query.tables import TableGraphs
+
+    repo, _ = tabled
+    view = repo.at("main")
+    nothing = (IRI(BIG), Var("s"), Var("p"), Literal("nope"))
+    counting = _Tripwire(armed=False)
+    assert list(TableGraphs(lambda: view, counting).match(nothing)) == []
+    assert counting.calls == 2  # every 1,024 rows read
+    with pytest.raises(QueryTimeoutError):
+        list(TableGraphs(lambda: view, _Tripwire(armed=True)).match(nothing))
+
+
+def test_a_query_deadline_reaches_a_table_scan(tabled, monkeypatch) -> None:
+    """Through engine.prepare: GRAPH <table> { ?s ?p "nope" } checks the deadline as the
+    table is read, so a big table checks more often than a small one (same plan, no rows)."""
+    from query.limits import Deadline
+
+    repo, before = tabled
+    calls = []
+    monkeypatch.setattr(Deadline, "check", lambda self: calls.append(1))
+
+    def checks(table: str, changes: str = "") -> int:
+        calls.clear()
+        text = f'SELECT * {changes} WHERE {{ GRAPH <urn:datae:dataset:{table}> {{ ?s ?p "nope" }} }}'
+        assert list(execute(repo.at("main"), text, timeout=60)) == []
+        return len(calls)
+
+    assert checks("big") >= checks("small") + 2
+    changes = f"CHANGES FROM <{before}> TO <main>"  # a new table: read whole by graph_changes
+    assert checks("big", changes) >= checks("small", changes) + 2
+
+
+def test_changes_across_a_new_table_check_as_they_read(tabled) -> None:
+    """graph_changes reads a table whole when it is on one side only (or the schema
+    changed): its check runs as it reads."""
+    from query.tables import graph_changes
+
+    repo, before = tabled
+    counting = _Tripwire(armed=False)
+    added, removed = graph_changes(repo.at(before), repo.at("main"), IRI(BIG), counting)
+    assert len(added) == 2500 * 3 and removed == [] and counting.calls >= 2
+    with pytest.raises(QueryTimeoutError):
+        graph_changes(repo.at(before), repo.at("main"), IRI(BIG), _Tripwire(armed=True))
