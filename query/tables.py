@@ -109,20 +109,33 @@ class TableGraph:
         return known.rows
 
     def estimate(self, s: Any, p: Any, o: Any, cap: int) -> int:
-        """Matches of a triple pattern: exact for a bound subject or an object bound on a
-        one-column key (one lookup), else from the row count, which may exceed ``cap`` (the
-        planner takes a number above its cap as known rather than capped)."""
+        """Matches of a triple pattern, no row read: a bound subject or an object bound on a
+        one-column key names one row at most; else from the row count, which may exceed
+        ``cap`` (the planner takes a number above its cap as known rather than capped)."""
         column = self._column(p)
         if column is None:
             return 0
         if type(s) is not Var or (type(o) is not Var and column == self._key_lookup):
-            return min(sum(1 for _ in self.triples(s, p, o)), cap)
+            return min(self._in_one_row(s, column, o), cap)
         rows = self.row_count()
         if column == _TYPE:
             return rows if type(o) is Var or o == self.mapping.table else 0
         if type(p) is Var:
             return rows * (len(self.mapping.columns) + 1) if type(o) is Var else max(1, rows // 100)
         return rows if type(o) is Var else max(1, rows // 100)  # a guess: a value is rare
+
+    def _in_one_row(self, s: Any, column: Any, o: Any) -> int:
+        """The most triples a pattern naming one row (by its IRI or its key cell) matches.
+        Not read: finding the row is a scan for a key type without a parser, and the
+        planner estimates a pattern several times before any deadline applies."""
+        mapping = self.mapping
+        if (mapping.key_of(s) if type(s) is not Var else mapping.key_of_cell(o)) is None:
+            return 0  # no row of this table can have it (parsing, no read)
+        if column is ...:
+            return len(mapping.columns) + 1  # its type and each cell
+        if column == _TYPE:
+            return 1 if type(o) is Var or o == mapping.table else 0
+        return 1
 
     # -- reading ------------------------------------------------------------------------
     def _column(self, p: Any) -> Any:

@@ -440,3 +440,24 @@ def test_changes_across_a_new_table_check_as_they_read(tabled) -> None:
     assert len(added) == 2500 * 3 and removed == [] and counting.calls >= 2
     with pytest.raises(QueryTimeoutError):
         graph_changes(repo.at(before), repo.at("main"), IRI(BIG), _Tripwire(armed=True))
+
+
+def test_a_bound_subject_is_estimated_without_reading(tabled, monkeypatch) -> None:
+    """A row IRI is a primary key: one row at most, so the planner's estimates (several
+    per pattern, before any deadline) read nothing, even for a key type without a parser."""
+    from query.algebra import Var
+    from query.tables import TableGraph, TableGraphs
+
+    repo, _ = tabled
+    graph = TableGraphs(lambda: repo.at("main")).graph(IRI(BIG))
+
+    def no_reading(*args):
+        raise AssertionError("estimate read rows")
+
+    monkeypatch.setattr(TableGraph, "_row", no_reading)
+    monkeypatch.setattr(TableGraph, "_scan", no_reading)
+    row, v = IRI(BIG + "/id=7"), IRI(BIG + "#v")
+    assert graph.estimate(row, Var("p"), Var("o"), 1000) == 3  # rdf:type, id, v
+    assert graph.estimate(row, v, Var("o"), 1000) == 1
+    assert graph.estimate(IRI("urn:elsewhere"), v, Var("o"), 1000) == 0
+    assert graph.estimate(Var("s"), IRI(BIG + "#id"), Literal("7", "http://www.w3.org/2001/XMLSchema#integer"), 1000) == 1
