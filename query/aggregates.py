@@ -22,27 +22,59 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .algebra import Aggregate
+from .errors import IntermediateTooLargeError
 from .expressions import arithmetic, order_key
 from .terms import DEC, FLT, INT, XSD_INTEGER, EvalError, Literal, make_numeric, numeric, to_float32
 
-__all__ = ["new_accumulator", "ERROR", "Accumulator"]
+__all__ = ["new_accumulator", "ERROR", "Accumulator", "Budget"]
 
 ERROR = object()
 _ZERO = Literal("0", XSD_INTEGER)
 
 
-class Accumulator(ABC):
-    """Base: DISTINCT filtering; subclasses implement ``_add`` and ``result``."""
+class Budget:
+    """The values the accumulators of one GROUP BY may keep between them (DISTINCT's
+    sets, GROUP_CONCAT's parts): the groups are capped by ``max_held_rows``, but one group
+    can keep a value per solution, so these count against the same cap.
 
-    __slots__ = ("seen",)
+    >>> from query.algebra import Var
+    >>> acc = new_accumulator(Aggregate("COUNT", Var("x"), distinct=True), Budget(2))
+    >>> for n in ("1", "2", "2", "3"): acc.add(Literal(n, XSD_INTEGER))
+    Traceback (most recent call last):
+    ...
+    query.errors.IntermediateTooLargeError: COUNT(DISTINCT) holds more than 2 rows (the limit on rows held in memory); narrow the query or raise the limit (max_held_rows, --max-held-rows)
+    """
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def take(self, operator: str) -> None:
+        """Account for one more value kept (an error past the cap)."""
+        self.left -= 1
+        if self.left < 0:
+            raise IntermediateTooLargeError(operator, self.limit)
+
+
+class Accumulator(ABC):
+    """Base: DISTINCT filtering; subclasses implement ``_add`` and ``result``. The values
+    a DISTINCT set keeps count against ``budget`` (None: no cap)."""
+
+    __slots__ = ("seen", "budget", "name")
 
     def __init__(self, distinct: bool) -> None:
         self.seen: set | None = set() if distinct else None
+        self.budget: Budget | None = None  # set by new_accumulator
+        self.name = ""
 
     def add(self, value: Any) -> None:
         if self.seen is not None:
             if value in self.seen:
                 return
+            if self.budget is not None:
+                self.budget.take(f"{self.name}(DISTINCT)")
             self.seen.add(value)
         self._add(value)
 
@@ -209,6 +241,8 @@ class _GroupConcat(Accumulator):
         if type(value) is not Literal:
             self.failed = True
             return
+        if self.budget is not None and self.seen is None:  # with DISTINCT the set counts
+            self.budget.take("GROUP_CONCAT")
         self.parts.append(value.lexical)
         self.langs.add(value.lang)
 
@@ -223,8 +257,15 @@ class _GroupConcat(Accumulator):
         return Literal(text)
 
 
-def new_accumulator(aggregate: Aggregate) -> Accumulator:
-    """A fresh accumulator for one group."""
+def new_accumulator(aggregate: Aggregate, budget: Budget | None = None) -> Accumulator:
+    """A fresh accumulator for one group (the values it keeps count against ``budget``)."""
+    accumulator = _new(aggregate)
+    accumulator.budget = budget
+    accumulator.name = aggregate.name
+    return accumulator
+
+
+def _new(aggregate: Aggregate) -> Accumulator:
     name = aggregate.name
     distinct = aggregate.distinct
     if name == "COUNT":

@@ -17,7 +17,7 @@ it through an fstore view or transaction, or takes a :class:`~query.versioning.V
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from .algebra import BNode, Query, Var
 from .errors import IntermediateTooLargeError, QueryEvaluationError
@@ -35,34 +35,25 @@ from .versioning import VersionContext, require
 __all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]
 
 
-def prepare(source: Any, query: Query, versions: VersionContext | None = None,
-            check: Callable[[], None] | None = None, *, deadline: Deadline | None = None,
-            max_held_rows: int | None = None) -> tuple[Executor, Any]:
+def prepare(source: Any, query: Query, versions: VersionContext | None = None, *,
+            deadline: Deadline | None = None, max_held_rows: int | None = None) -> tuple[Executor, Any]:
     """An executor and the physical plan of ``query`` over ``source`` (over the view at the
-    query's ``AT`` ref if it has one); ``check`` is called as rows flow. With a
-    ``deadline``, store reads, the rows between operators and REGEX stop at it; operators
-    that hold rows in memory hold at most ``max_held_rows`` (None: any number)."""
+    query's ``AT`` ref if it has one). With a ``deadline``, store reads, the rows between
+    operators and REGEX stop at it; operators that hold rows in memory hold at most
+    ``max_held_rows`` (None: any number). Every caller (queries, updates' WHERE, EXPLAIN)
+    plans through here, so a chain too long to plan is a QueryTooComplexError for all."""
     if query.at is not None:
         source = as_source(require(versions, "AT").view(query.at))
     ctx = ExprContext(base=query.base)
+    check = None
     if deadline is not None and deadline.at is not None:
         source = LimitedSource(source, deadline)
-        check = _both(check, deadline.check)
+        check = deadline.check
         ctx.deadline = deadline
     executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check, max_held_rows=max_held_rows)
     planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs), versions=versions)
-    return executor, planner.plan(query.pattern)
-
-
-def _both(first: Callable[[], None] | None, second: Callable[[], None]) -> Callable[[], None]:
-    if first is None:
-        return second
-
-    def both() -> None:
-        first()
-        second()
-
-    return both
+    with guard_recursion("planning"):
+        return executor, planner.plan(query.pattern)
 
 
 def execute(source_or_view: Any, text: str, *, base: str | None = None, versions: VersionContext | None = None,
@@ -86,17 +77,14 @@ def execute(source_or_view: Any, text: str, *, base: str | None = None, versions
 
 
 def run_query(source: Any, query: Query, *, versions: VersionContext | None = None,
-              check: Callable[[], None] | None = None, limits: Limits | None = None,
-              deadline: Deadline | None = None) -> Result:
-    """Evaluate a parsed query; ``check`` is called every few thousand rows and may stop
-    it by raising. Under ``limits`` the query stops at ``deadline`` (default: its timeout
-    from now) and holds at most ``limits.max_held_rows`` rows in an operator; the cap on
-    the result's own rows is :func:`query.limits.collect`'s."""
+              limits: Limits | None = None, deadline: Deadline | None = None) -> Result:
+    """Evaluate a parsed query. Under ``limits`` the query stops at ``deadline`` (default:
+    its timeout from now) and holds at most ``limits.max_held_rows`` rows in an operator;
+    the cap on the result's own rows is :func:`query.limits.collect`'s."""
     if limits is not None and deadline is None:
         deadline = limits.deadline()
     held = limits.max_held_rows if limits is not None else None
-    with guard_recursion("planning"):
-        executor, plan = prepare(source, query, versions, check, deadline=deadline, max_held_rows=held)
+    executor, plan = prepare(source, query, versions, deadline=deadline, max_held_rows=held)
     solutions = _read_together(executor.source, executor.solutions(plan))
     names = [v.name for v in query.vars]
     if query.form == "SELECT":
@@ -112,15 +100,13 @@ def run_query(source: Any, query: Query, *, versions: VersionContext | None = No
 
 
 def _read_together(source: Any, solutions: Iterator[dict]) -> Iterator[dict]:
-    """The solutions, read in one store read transaction if the source can do that (a
-    RecursionError from too long a chain becomes a QueryTooComplexError)."""
+    """The solutions, read in one store read transaction if the source can do that."""
     reading = getattr(source, "reading", None)
-    with guard_recursion("evaluating"):
-        if reading is None:
-            yield from solutions
-            return
-        with reading():
-            yield from solutions
+    if reading is None:
+        yield from solutions
+        return
+    with reading():
+        yield from solutions
 
 
 def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -> list:

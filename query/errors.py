@@ -98,11 +98,17 @@ class QueryTooComplexError(QueryError):
 
 
 class QueryTimeoutError(QueryEvaluationError):
-    """A query ran past its time limit and was stopped; ``seconds`` is the limit."""
+    """A query ran past its time limit and was stopped; ``seconds`` is the limit (None when
+    the deadline was given without one).
+
+    >>> str(QueryTimeoutError(0.5)), str(QueryTimeoutError(None))
+    ('the query ran past its time limit of 0.5 s and was stopped', 'the query ran past its time limit and was stopped')
+    """
 
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
-        super().__init__(f"the query ran past its time limit of {seconds:g} s and was stopped")
+        limit = "" if seconds is None else f" of {seconds:g} s"
+        super().__init__(f"the query ran past its time limit{limit} and was stopped")
 
 
 class ResultTooLargeError(QueryEvaluationError):

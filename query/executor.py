@@ -40,10 +40,11 @@ from typing import Any, Callable, Iterable, Iterator
 from fstore import Param
 from nstore.collector import paused_gc
 
-from .aggregates import ERROR, new_accumulator
+from .aggregates import ERROR, Budget, new_accumulator
 from .algebra import Dataset, Var
 from .errors import IntermediateTooLargeError
 from .expressions import ExprContext, compile_expr, filter_passes, order_key
+from .nesting import guard_recursion
 from .paths import eval_path
 from .planner import (
     DEFAULT,
@@ -99,11 +100,13 @@ ADAPTIVE_STEPS = True
 
 class _StepState:
     """What an adaptive step has learnt: the scan of its whole pattern so far, and the hash
-    table once that scan has ended."""
+    table once that scan has ended. The scan stops for good at ``limit`` rows (max_held_rows):
+    the step then keeps looking up, which gives the same solutions without holding any."""
 
-    __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit")
+    __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit", "limit")
 
-    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int) -> None:
+    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int, limit: int | None = None) -> None:
+        self.limit = limit
         self.lookups = 0
         self.wait = wait
         self.credit = 0
@@ -150,6 +153,10 @@ class _StepState:
                 self.table = table
                 self.rows = []
                 return True
+            if len(rows) == self.limit:  # one more than the cap: the hash join is not worth it
+                self.scan = None
+                self.rows = []
+                return False
             rows.append(row)
         return False
 
@@ -393,8 +400,11 @@ class Executor:
         return fn(node, hint, graph)
 
     def solutions(self, node: PlanNode) -> Iterator[Solution]:
-        """All solutions of a top-level plan."""
-        return self.run(node, {}, DEFAULT)
+        """All solutions of a top-level plan; a RecursionError from too long a chain (the
+        operators' generators nest as deep as the plan) becomes a QueryTooComplexError,
+        whoever reads them (a query's result, an update's WHERE)."""
+        with guard_recursion("evaluating"):
+            yield from self.run(node, {}, DEFAULT)
 
     def _table(self, node: PlanNode, graph: Any, keys: tuple, operator: str = "a hash join's table") -> _HashTable:
         key = (id(node), graph)
@@ -530,7 +540,7 @@ class Executor:
             else:
                 wait = max(LOOKUPS_BEFORE_SCAN, int(step.scan_est / SCAN_ROWS_PER_LOOKUP))
             scan = self.match(graph, triple.s, triple.p, triple.o, step.object_range)
-            state = self._steps[key] = _StepState(scan, keys, others, wait)
+            state = self._steps[key] = _StepState(scan, keys, others, wait, self.max_held_rows)
         return state
 
     def _path(self, node: PathPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
@@ -673,6 +683,7 @@ class Executor:
                     aggregates: list, arguments: list) -> None:
         """Feed each solution to the accumulators of its group (made on first sight)."""
         limit = self.max_held_rows if self.max_held_rows is not None else -1
+        budget = Budget(limit) if limit >= 0 else None  # the values the groups keep, capped too
         for sol in solutions:
             if key_names is not None:
                 key = tuple([sol.get(name) for name in key_names])
@@ -688,7 +699,7 @@ class Executor:
             if accumulators is None:
                 if len(groups) == limit:
                     raise IntermediateTooLargeError("GROUP BY", limit)
-                accumulators = groups[key] = [new_accumulator(agg) for _, agg, _ in aggregates]
+                accumulators = groups[key] = [new_accumulator(agg, budget) for _, agg, _ in aggregates]
             for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
                 if argument is not None:
                     value = sol.get(argument)
@@ -715,8 +726,11 @@ class Executor:
             return tuple(parts)
 
         rows = self.run(node.child, hint, graph)
+        limit = self.max_held_rows
         with paused_gc():  # sorting reads every solution first
-            if node.top_k is not None:
+            # A top-k heap holds k rows: within the cap it needs no count; past it (a huge
+            # LIMIT or OFFSET) the full sort counts them, with the same rows in the same order.
+            if node.top_k is not None and (limit is None or node.top_k <= limit):
                 return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
             return iter(sorted(self.held(rows, "ORDER BY"), key=sort_key))
 

@@ -21,7 +21,6 @@ import hashlib
 import math
 import random
 import re
-import time
 import uuid
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
 from typing import Any, Callable
@@ -378,12 +377,7 @@ def _regex_compile(pattern: str, flags: str) -> regex.Pattern:
 def _time_left(deadline: Any) -> float | None:
     """Seconds before ``deadline`` (a :class:`query.limits.Deadline`; None: no limit);
     a QueryTimeoutError if it has passed."""
-    if deadline is None or deadline.at is None:
-        return None
-    left = deadline.at - time.monotonic()
-    if left <= 0:
-        raise QueryTimeoutError(deadline.seconds)
-    return left
+    return None if deadline is None else deadline.remaining()
 
 
 def _regex(text: Any, pattern: Any, flags: Any = None, *, deadline: Any = None) -> Literal:

@@ -1,9 +1,9 @@
 """Bounds on a running query: a time limit and a cap on the solutions it returns.
 
 The deadline is checked as rows come out of the store (:class:`LimitedSource` wraps a
-source, :mod:`query.source`) and as they flow between the operators of a plan
-(``run_query(..., check=deadline.check)``), so a query stops within a few thousand rows
-of its deadline whatever its plan. REGEX and REPLACE take the time left as their match
+source, :mod:`query.source`) and as they flow between the operators of a plan (the
+executor's ``check``, which :func:`query.engine.prepare` sets to ``deadline.check``), so a
+query stops within a few thousand rows of its deadline whatever its plan. REGEX and REPLACE take the time left as their match
 timeout (:mod:`query.functions`), so a backtracking pattern stops at the deadline too.
 ``max_held_rows`` caps what one operator holds (:meth:`query.executor.Executor.held`);
 :func:`query.engine.run_query` applies both, and :func:`collect` reads a result's rows
@@ -64,12 +64,31 @@ class Deadline:
         if self.at is not None and time.monotonic() > self.at:
             raise QueryTimeoutError(self.seconds)
 
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (None: no deadline); a
+        :class:`QueryTimeoutError` if none are (a REGEX timeout must be positive).
+
+        >>> Deadline(None, None).remaining() is None, 0 < Limits(timeout=5.0).deadline().remaining() <= 5
+        (True, True)
+        """
+        if self.at is None:
+            return None
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise QueryTimeoutError(self.seconds)
+        return left
+
 
 class LimitedSource:
     """``source`` with ``deadline`` checked every 1,024 rows it yields (and at every
-    lookup a prepared pattern makes); everything else is ``source``'s own."""
+    lookup a prepared pattern makes); everything else is ``source``'s own. A source that
+    filters inside its own scans (table graphs) is asked for a copy that checks there too
+    (``source.checked(check)``), so a scan that yields nothing still stops."""
 
     def __init__(self, source: Any, deadline: Deadline) -> None:
+        checked = getattr(source, "checked", None)
+        if checked is not None:
+            source = checked(deadline.check)
         self._source = source
         self._deadline = deadline
         if hasattr(source, "prepare"):

@@ -790,7 +790,8 @@ class Planner:
                 raise UnsupportedFeatureError(f"VERSIONS over a table graph ({', '.join(tables)})",
                                               "VERSIONS reads quads; for rows use AT <ref>, CHANGES, or `datae table log`")
         if type(p) is Changes:
-            parts = changes_parts(versions, p, self.default_graphs)
+            deadline = self.ctx.deadline
+            parts = changes_parts(versions, p, self.default_graphs, deadline.check if deadline is not None else None)
             label = f"Changes from {versions.label(p.start)} to {versions.label(p.end)}: ?{p.var.name} = \"+\" over added quads, \"-\" over removed quads"
             end = p.end
         else:

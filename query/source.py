@@ -91,7 +91,7 @@ class FstoreSource:
     ``fstore.estimate``, ``fstore.graphs``, ``fstore.Var`` and the view's ``reading()``.
     """
 
-    def __init__(self, view: Any) -> None:
+    def __init__(self, view: Any, check: Callable[[], None] | None = None) -> None:
         import fstore
 
         self.view = view
@@ -103,8 +103,8 @@ class FstoreSource:
         self._vars: dict[str, Any] = {}  # fstore.Var by name
         self._graphs: list | None = None
         # Graphs naming tables are read through the Direct Mapping (query.tables), in the
-        # read transaction of the moment.
-        self._tables = TableGraphs(lambda: self._reader or self.view)
+        # read transaction of the moment; their scans call ``check`` (see checked).
+        self._tables = TableGraphs(lambda: self._reader or self.view, check)
         try:
             self.statistics = _ESTIMATES.setdefault(view, {})
         except TypeError:  # not weak-referenceable: cache for this source only
@@ -138,6 +138,13 @@ class FstoreSource:
             if self._readers == 0:
                 pinned, self._pin, self._reader = self._pin, None, None
                 pinned.__exit__(None, None, None)
+
+    def checked(self, check: Callable[[], None]) -> "FstoreSource":
+        """A source over the same view whose table-graph scans call ``check`` every 1,024
+        rows (a query's deadline: a table filters inside its own scan, so rows that do
+        not match never reach a check outside). A new source, so that this one's later
+        queries do not inherit the deadline; it shares the view's estimates."""
+        return FstoreSource(self.view, check)
 
     accepts_ranges = True  # match() takes a NumericRange of the object (see query.ranges)
 

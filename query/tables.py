@@ -8,7 +8,9 @@ are answered without materialising the table:
 * a bound subject (a row IRI) is one primary-key lookup;
 * a bound predicate reads that column of each row as the rows stream by (``rdf:type``
   reads only the keys); a bound object on a one-column key is a key lookup too;
-* estimates for the planner come from the row count (a key count, nothing decoded).
+* estimates for the planner come from the row count (a key count, nothing decoded);
+* a ``check`` given to :class:`TableGraphs` (a query's deadline) is called every 1,024
+  rows a scan reads, matching or not: a pattern that matches nothing still reads them all.
 
 >>> import tempfile, fstore, fstore.tables as tables
 >>> from query.algebra import Var
@@ -52,6 +54,10 @@ TABLE_GRAPH_PREFIX = GRAPH_PREFIX
 
 _TYPE = -1  # the rdf:type "column"
 
+_CHECK_EVERY = 1024  # rows a scan reads between two calls of its check (as query.limits)
+
+Check = Callable[[], None]
+
 Triple = tuple
 
 
@@ -85,8 +91,9 @@ _KNOWN_PER_REPO = 256
 class TableGraph:
     """One table's Direct Mapping triples, read from the table as patterns ask."""
 
-    def __init__(self, current: Callable[[], Any], table: Any, known: _Known) -> None:
+    def __init__(self, current: Callable[[], Any], table: Any, known: _Known, check: Check | None = None) -> None:
         self._current = current
+        self._check = check  # called every _CHECK_EVERY rows scanned (a deadline); may raise
         self.table = table
         self.known = known
         self.mapping = known.mapping
@@ -102,20 +109,33 @@ class TableGraph:
         return known.rows
 
     def estimate(self, s: Any, p: Any, o: Any, cap: int) -> int:
-        """Matches of a triple pattern: exact for a bound subject or an object bound on a
-        one-column key (one lookup), else from the row count, which may exceed ``cap`` (the
-        planner takes a number above its cap as known rather than capped)."""
+        """Matches of a triple pattern, no row read: a bound subject or an object bound on a
+        one-column key names one row at most; else from the row count, which may exceed
+        ``cap`` (the planner takes a number above its cap as known rather than capped)."""
         column = self._column(p)
         if column is None:
             return 0
         if type(s) is not Var or (type(o) is not Var and column == self._key_lookup):
-            return min(sum(1 for _ in self.triples(s, p, o)), cap)
+            return min(self._in_one_row(s, column, o), cap)
         rows = self.row_count()
         if column == _TYPE:
             return rows if type(o) is Var or o == self.mapping.table else 0
         if type(p) is Var:
             return rows * (len(self.mapping.columns) + 1) if type(o) is Var else max(1, rows // 100)
         return rows if type(o) is Var else max(1, rows // 100)  # a guess: a value is rare
+
+    def _in_one_row(self, s: Any, column: Any, o: Any) -> int:
+        """The most triples a pattern naming one row (by its IRI or its key cell) matches.
+        Not read: finding the row is a scan for a key type without a parser, and the
+        planner estimates a pattern several times before any deadline applies."""
+        mapping = self.mapping
+        if (mapping.key_of(s) if type(s) is not Var else mapping.key_of_cell(o)) is None:
+            return 0  # no row of this table can have it (parsing, no read)
+        if column is ...:
+            return len(mapping.columns) + 1  # its type and each cell
+        if column == _TYPE:
+            return 1 if type(o) is Var or o == mapping.table else 0
+        return 1
 
     # -- reading ------------------------------------------------------------------------
     def _column(self, p: Any) -> Any:
@@ -137,7 +157,10 @@ class TableGraph:
         """``(key, stored values)`` of every row in key-path order (values None when not
         wanted: only the keys are decoded)."""
         read = self.table.reader.stored_values
-        for path, blob in self.table.features():
+        check = self._check
+        for count, (path, blob) in enumerate(self.table.features(), 1):
+            if check is not None and not count % _CHECK_EVERY:
+                check()
             key = tuple(pk_of_path(path))
             yield key, (read(path, blob, key) if values else None)
 
@@ -213,10 +236,12 @@ class TableGraph:
 class TableGraphs:
     """The table graphs of whatever ``current()`` reads (a view, a pinned view or a
     transaction), as a quad source for patterns whose graph is a table graph: what
-    :class:`query.source.FstoreSource` asks when a pattern names one."""
+    :class:`query.source.FstoreSource` asks when a pattern names one. ``check`` (a query's
+    deadline) is called every 1,024 rows a table scan reads."""
 
-    def __init__(self, current: Callable[[], Any]) -> None:
+    def __init__(self, current: Callable[[], Any], check: Check | None = None) -> None:
         self._current = current
+        self._check = check
         self._graphs: dict[IRI, TableGraph | None] = {}
 
     def graph(self, iri: IRI) -> TableGraph | None:
@@ -242,7 +267,7 @@ class TableGraphs:
             if len(known_here) >= _KNOWN_PER_REPO:
                 known_here.clear()
             known_here[(commit, name)] = known
-        return TableGraph(self._current, table, known)
+        return TableGraph(self._current, table, known, self._check)
 
     def match(self, pattern: tuple, within: Any = None) -> Iterator[dict]:
         """Bindings of ``(graph, s, p, o)`` (``within`` is ignored: filters still run)."""
@@ -290,14 +315,14 @@ def _bindings(triples: Iterator[Triple], items: tuple) -> Iterator[dict]:
             yield {name: triple[at[0]] for name, at in slots.items()}
 
 
-def graph_changes(before: Any, after: Any, graph: IRI) -> tuple[list[tuple], list[tuple]]:
+def graph_changes(before: Any, after: Any, graph: IRI, check: Check | None = None) -> tuple[list[tuple], list[tuple]]:
     """The quads of table graph ``graph`` added and removed from view ``before`` to view
     ``after`` (what ``CHANGES`` reads). With the same schema on both sides only the rows the
     table's diff lists are read, so the cost is that of the changes; across a schema change
     (whose column IRIs may differ) or where the table is on one side only, both sides are
-    read whole."""
-    old = TableGraphs(lambda: before).graph(graph)
-    new = TableGraphs(lambda: after).graph(graph)
+    read whole, calling ``check`` (a deadline) every 1,024 rows."""
+    old = TableGraphs(lambda: before, check).graph(graph)
+    new = TableGraphs(lambda: after, check).graph(graph)
     if old is None and new is None:
         return [], []
     if old is not None and new is not None and old.table.schema == new.table.schema:

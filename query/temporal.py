@@ -147,9 +147,11 @@ class _Changed(IndexedSource):
         return (b for b in found if not is_table_graph(b[name]))
 
 
-def changes_parts(versions: VersionContext, node: Changes, default_graphs: tuple = (None,)) -> Parts:
+def changes_parts(versions: VersionContext, node: Changes, default_graphs: tuple = (None,),
+                  check: Callable[[], None] | None = None) -> Parts:
     """The added and removed quads from ``node.start`` to ``node.end``, as two sources; for
-    each table graph the pattern names, its Direct-Mapping triples added and removed."""
+    each table graph the pattern names, its Direct-Mapping triples added and removed (a
+    table read whole calls ``check``, the query's deadline, as it goes)."""
 
     def parts() -> list:
         added, removed = [], []
@@ -159,7 +161,7 @@ def changes_parts(versions: VersionContext, node: Changes, default_graphs: tuple
         if tables:
             before, after = versions.view(node.start), versions.view(node.end)
             for graph in sorted(tables, key=str):
-                plus, minus = graph_changes(before, after, graph)
+                plus, minus = graph_changes(before, after, graph, check)
                 added += plus
                 removed += minus
         name = node.var.name

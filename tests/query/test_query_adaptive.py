@@ -63,3 +63,22 @@ def test_a_small_input_keeps_looking_up() -> None:
         rows, states = run(view, text)
     assert list(rows) == [frozenset({("p", IRI(EX + "p7")), ("a", Literal("7", XSD_INTEGER))})]
     assert all(state.table is None and not state.rows for state in states)
+
+
+def test_a_step_stops_its_scan_at_the_held_rows_cap() -> None:
+    """The scan for a hash join is an optimisation: past max_held_rows it is dropped and the
+    step keeps looking up, with the same answer and no IntermediateTooLargeError."""
+    text = P + "SELECT ?p ?a ?n WHERE { ?p :age ?a . ?p :name ?n }"
+    with fstore_view(people(300)) as view:
+        saved = executor.SCAN_ROWS_PER_LOOKUP, executor.LOOKUPS_BEFORE_SCAN
+        executor.SCAN_ROWS_PER_LOOKUP, executor.LOOKUPS_BEFORE_SCAN = 50, 0
+        try:
+            expected, states = run(view, text)
+            assert any(state.table is not None for state in states)  # unlimited: it switches
+            executor_, plan = prepare(as_source(view), parse_query(text), max_held_rows=10)
+            capped = Counter(frozenset(sol.items()) for sol in executor_.solutions(plan))
+        finally:
+            executor.SCAN_ROWS_PER_LOOKUP, executor.LOOKUPS_BEFORE_SCAN = saved
+        states = list(executor_._steps.values())
+    assert states and all(state.table is None and state.scan is None and not state.rows for state in states)
+    assert capped == expected and sum(capped.values()) == 300

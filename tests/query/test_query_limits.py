@@ -5,6 +5,7 @@ Through the API and through `datae query` (exit 128, one line `datae: error: ...
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -190,6 +191,36 @@ def test_under_the_cap_nothing_changes() -> None:
     assert len(list(top)) == 3  # a top-k sort holds only k rows
 
 
+@pytest.mark.parametrize("text", [
+    "SELECT * WHERE { ?a ?p ?b } ORDER BY ?b LIMIT 1000000000",
+    "SELECT * WHERE { ?a ?p ?b } ORDER BY ?b OFFSET 1000000 LIMIT 1",
+])
+def test_a_top_k_sort_past_the_cap_is_capped(text: str) -> None:
+    """ORDER BY with LIMIT keeps offset + limit rows: past the cap that is no bound."""
+    with pytest.raises(IntermediateTooLargeError, match="ORDER BY holds more than 10 rows"):
+        list(execute(_numbers(100), text, max_held_rows=10))
+    assert len(list(execute(_numbers(100), text))) == (100 if "OFFSET" not in text else 0)
+    first = execute(_numbers(8), "SELECT ?b WHERE { ?a ?p ?b } ORDER BY DESC(?b) LIMIT 1000000000", max_held_rows=10)
+    assert [row["b"].lexical for row in first] == [str(i) for i in range(7, -1, -1)]  # under the cap: all of them
+
+
+@pytest.mark.parametrize("aggregate, operator", [
+    ("COUNT(DISTINCT ?b)", "COUNT(DISTINCT)"),
+    ("SUM(DISTINCT ?b)", "SUM(DISTINCT)"),
+    ("COUNT(DISTINCT *)", "COUNT(DISTINCT)"),
+    ("GROUP_CONCAT(?b)", "GROUP_CONCAT"),
+    ("GROUP_CONCAT(DISTINCT ?b)", "GROUP_CONCAT(DISTINCT)"),
+])
+def test_the_values_an_aggregate_keeps_are_capped(aggregate: str, operator: str) -> None:
+    """One group, so GROUP BY's cap on groups never bites: DISTINCT's set of values and
+    GROUP_CONCAT's parts grow with the input and count against max_held_rows."""
+    text = f"SELECT ({aggregate} AS ?x) WHERE {{ ?a ?p ?b }}"
+    with pytest.raises(IntermediateTooLargeError, match=re.escape(operator) + " holds more than 10 rows"):
+        list(execute(_numbers(100), text, max_held_rows=10))
+    assert len(list(execute(_numbers(100), text))) == 1
+    assert len(list(execute(_numbers(10), text, max_held_rows=10))) == 1  # up to the cap: unchanged
+
+
 def test_a_hash_join_table_is_capped() -> None:
     from query.engine import run_query
     from query.limits import Limits
@@ -279,3 +310,154 @@ def test_an_update_where_runs_under_the_limits_and_commits_nothing(store, capsys
     assert out.split() == ["n", "201"]  # nothing was committed
     code, out, _ = _cli(capsys, "query", "--timeout", "30", "DELETE WHERE { <urn:s1> <urn:p> ?o }")
     assert code == 0 and out.rstrip().endswith("+0 -1")
+
+
+# ---------------------------------------------------------------------------- every entry point
+
+
+def _update_repo(tmp_path):
+    import fstore
+
+    repo = fstore.open(str(tmp_path / "repo"))
+    with repo.transaction("main", message="data") as tx:
+        fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), "a")
+    return repo
+
+
+@pytest.mark.parametrize("text", SHAPES.values(), ids=list(SHAPES))
+def test_explain_and_updates_refuse_long_chains_with_a_typed_error(text: str, tmp_path) -> None:
+    """EXPLAIN, an update's WHERE and EXPLAIN of an update plan through query.engine.prepare
+    too: a chain too long for the stack is a QueryTooComplexError there as well."""
+    from query.parser import parse_update
+    from query.source import as_source
+    from query.update_exec import explain_update
+
+    try:
+        explain(_source(), text)
+    except QueryTooComplexError:
+        pass
+    where = text.split("WHERE", 1)[1] if "WHERE" in text else text.removeprefix("ASK")
+    update = "DELETE { <urn:a> <urn:b> <urn:c> } WHERE " + where
+    repo = _update_repo(tmp_path)
+    try:
+        for run in (lambda request: explain_update(as_source(repo.at("main")), request, "main"),
+                    lambda request: _apply(repo, request)):
+            try:
+                run(parse_update(update))
+            except QueryTooComplexError:
+                pass
+    finally:
+        repo.close()
+
+
+def _apply(repo, request) -> None:
+    from query.update_exec import apply_update
+
+    with repo.transaction("main", message="update") as tx:
+        apply_update(tx, request)
+
+
+# ---------------------------------------------------------------------------- table graphs
+
+BIG = "urn:datae:dataset:big"
+
+
+@pytest.fixture
+def tabled(tmp_path):
+    """A commit with one quad, then one adding a 2,500-row table "big" and a 1-row "small"."""
+    import fstore
+    import fstore.tables as tables
+
+    columns = [{"id": "k", "name": "id", "dataType": "integer", "primaryKeyIndex": 0},
+               {"id": "v", "name": "v", "dataType": "text"}]
+    repo = fstore.open(str(tmp_path / "repo"))
+    with repo.transaction("main", message="before") as tx:
+        fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), "a")
+    before = repo.at("main").commit_id
+    with repo.transaction("main", message="tables") as tx:
+        tables.create(tx, "big", columns).insert_many({"id": i, "v": f"v{i}"} for i in range(2500))
+        tables.create(tx, "small", columns).insert({"id": 1, "v": "v1"})
+    yield repo, before
+    repo.close()
+
+
+class _Tripwire:
+    """A check that counts its calls and, once armed, stops the query as a deadline would."""
+
+    def __init__(self, armed: bool) -> None:
+        self.armed = armed
+        self.calls = 0
+
+    def __call__(self) -> None:
+        self.calls += 1
+        if self.armed:
+            raise QueryTimeoutError(1.0)
+
+
+def test_a_table_scan_checks_on_rows_that_do_not_match(tabled) -> None:
+    """A bound object is filtered inside the table's scan: no row comes out to be checked."""
+    from query.algebra import Var
+    from query.tables import TableGraphs
+
+    repo, _ = tabled
+    view = repo.at("main")
+    nothing = (IRI(BIG), Var("s"), Var("p"), Literal("nope"))
+    counting = _Tripwire(armed=False)
+    assert list(TableGraphs(lambda: view, counting).match(nothing)) == []
+    assert counting.calls == 2  # every 1,024 rows read
+    with pytest.raises(QueryTimeoutError):
+        list(TableGraphs(lambda: view, _Tripwire(armed=True)).match(nothing))
+
+
+def test_a_query_deadline_reaches_a_table_scan(tabled, monkeypatch) -> None:
+    """Through engine.prepare: GRAPH <table> { ?s ?p "nope" } checks the deadline as the
+    table is read, so a big table checks more often than a small one (same plan, no rows)."""
+    from query.limits import Deadline
+
+    repo, before = tabled
+    calls = []
+    monkeypatch.setattr(Deadline, "check", lambda self: calls.append(1))
+
+    def checks(table: str, changes: str = "") -> int:
+        calls.clear()
+        text = f'SELECT * {changes} WHERE {{ GRAPH <urn:datae:dataset:{table}> {{ ?s ?p "nope" }} }}'
+        assert list(execute(repo.at("main"), text, timeout=60)) == []
+        return len(calls)
+
+    assert checks("big") >= checks("small") + 2
+    changes = f"CHANGES FROM <{before}> TO <main>"  # a new table: read whole by graph_changes
+    assert checks("big", changes) >= checks("small", changes) + 2
+
+
+def test_changes_across_a_new_table_check_as_they_read(tabled) -> None:
+    """graph_changes reads a table whole when it is on one side only (or the schema
+    changed): its check runs as it reads."""
+    from query.tables import graph_changes
+
+    repo, before = tabled
+    counting = _Tripwire(armed=False)
+    added, removed = graph_changes(repo.at(before), repo.at("main"), IRI(BIG), counting)
+    assert len(added) == 2500 * 3 and removed == [] and counting.calls >= 2
+    with pytest.raises(QueryTimeoutError):
+        graph_changes(repo.at(before), repo.at("main"), IRI(BIG), _Tripwire(armed=True))
+
+
+def test_a_bound_subject_is_estimated_without_reading(tabled, monkeypatch) -> None:
+    """A row IRI is a primary key: one row at most, so the planner's estimates (several
+    per pattern, before any deadline) read nothing, even for a key type without a parser."""
+    from query.algebra import Var
+    from query.tables import TableGraph, TableGraphs
+
+    repo, _ = tabled
+    graph = TableGraphs(lambda: repo.at("main")).graph(IRI(BIG))
+
+    def no_reading(*args):
+        raise AssertionError("estimate read rows")
+
+    monkeypatch.setattr(TableGraph, "_row", no_reading)
+    monkeypatch.setattr(TableGraph, "_scan", no_reading)
+    row, v = IRI(BIG + "/id=7"), IRI(BIG + "#v")
+    assert graph.estimate(row, Var("p"), Var("o"), 1000) == 3  # rdf:type, id, v
+    assert graph.estimate(row, v, Var("o"), 1000) == 1
+    assert graph.estimate(IRI("urn:elsewhere"), v, Var("o"), 1000) == 0
+    assert graph.estimate(Var("s"), IRI(BIG + "#id"), Literal("7", "http://www.w3.org/2001/XMLSchema#integer"), 1000) == 1
