@@ -38,6 +38,7 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
 from fstore import Param
+from fstore.tables import is_dataset_graph
 from nstore.collector import paused_gc
 
 from .aggregates import ERROR, Budget, new_accumulator
@@ -69,7 +70,6 @@ from .planner import (
     ValuesPlan,
 )
 from .source import distinct_graphs
-from .tables import is_table_graph
 from .terms import IRI, EvalError  # noqa: F401 - IRI is used by the doctest
 
 __all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS"]
@@ -325,7 +325,7 @@ class Executor:
         """Whether ``graph`` is a table graph outside the dataset's named graphs: without
         ``FROM NAMED`` those are the store's quad graphs, so ``GRAPH ?g`` with ?g bound to
         a table graph matches nothing (``GRAPH <table>`` or ``FROM NAMED`` read it)."""
-        return self.named_set is None and is_table_graph(graph)
+        return self.named_set is None and is_dataset_graph(graph)
 
     def named_graph_list(self) -> list:
         """The named graphs of the dataset (FROM NAMED, or every graph of the store)."""

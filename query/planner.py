@@ -777,7 +777,7 @@ class Planner:
 
     def _versioned(self, p: Any, bound: frozenset, graph: Any) -> PlanNode:
         from .source import as_source
-        from .tables import is_table_graph
+        from fstore.tables import is_dataset_graph
         from .temporal import changes_parts, footprint, versions_parts
         from .versioning import require
 
@@ -785,7 +785,7 @@ class Planner:
         versions = require(self.versions, clause)
         if type(p) is Versions:
             graphs = {quad[0] for quad in footprint(p.pattern, self.default_graphs)}
-            tables = sorted(str(g) for g in graphs if is_table_graph(g))
+            tables = sorted(str(g) for g in graphs if is_dataset_graph(g))
             if tables:  # they would be empty there: say so rather than answer nothing
                 raise UnsupportedFeatureError(f"VERSIONS over a table graph ({', '.join(tables)})",
                                               "VERSIONS reads quads; for rows use AT <ref>, CHANGES, or `datae table log`")

@@ -36,10 +36,11 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
 
 from fstore import Param
+from fstore.tables import is_dataset_graph
 from fstore.values import canonical, to_rdf
 
 from .algebra import Var
-from .tables import TableGraphs, is_table_graph
+from .tables import TableGraphs
 from .terms import BNode, IRI, Literal
 
 __all__ = ["Source", "FstoreSource", "MemorySource", "as_source", "Bindings", "QuadPattern"]
@@ -149,7 +150,7 @@ class FstoreSource:
     accepts_ranges = True  # match() takes a NumericRange of the object (see query.ranges)
 
     def match(self, pattern: QuadPattern, within: Any = None) -> Iterator[Bindings]:
-        if is_table_graph(pattern[0]):
+        if is_dataset_graph(pattern[0]):
             return self._tables.match(pattern)
         item = self._item
         args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
@@ -160,7 +161,7 @@ class FstoreSource:
         """``match`` planned once for a pattern with ``Param()`` items: the function returned
         takes their values (RDF terms, in pattern order) and yields the bindings of the
         pattern's variables, as ``match`` would with those values in place."""
-        if is_table_graph(pattern[0]):
+        if is_dataset_graph(pattern[0]):
             return self._tables.prepare(pattern)
         item = self._item
         args = [i if type(i) in _STORED_AS_IS or type(i) is Param else item(i) for i in pattern]
@@ -173,7 +174,7 @@ class FstoreSource:
         return run
 
     def count(self, pattern: QuadPattern) -> int:
-        if is_table_graph(pattern[0]):
+        if is_dataset_graph(pattern[0]):
             return self._tables.count(pattern)
         return self._fstore.count(self._reader or self.view, *[self._item(i) for i in pattern])
 
@@ -181,7 +182,7 @@ class FstoreSource:
         """``min(count, cap)``, reading at most ``cap`` matches (cached per view)."""
         key = (tuple(_ANY if type(i) is Var else i for i in pattern), cap)
         found = self.statistics.get(key)
-        if found is None and is_table_graph(pattern[0]):
+        if found is None and is_dataset_graph(pattern[0]):
             found = self.statistics[key] = self._tables.estimate(pattern, cap)  # may exceed cap: a row count
         if found is None:
             args = [self._item(i) for i in pattern]

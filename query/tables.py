@@ -40,17 +40,14 @@ import fstore
 from fstore import Param
 from fstore.tables.access import following_table
 from fstore.tables.dataset import pk_of_path
-from fstore.tables.direct_mapping import RDF_TYPE, DirectMapping, table_of
-from fstore.tables.mapping import FEATURE, GRAPH_PREFIX
+from fstore.tables.direct_mapping import RDF_TYPE, DirectMapping
+from fstore.tables.mapping import FEATURE, dataset_name
 from nstore import Var as StoreVar
 
 from .algebra import Var
 from .terms import IRI
 
-__all__ = ["TableGraphs", "TableGraph", "is_table_graph", "graph_changes", "TABLE_GRAPH_PREFIX"]
-
-TABLE_GRAPH_PREFIX = GRAPH_PREFIX
-"""Graph IRIs under this prefix name tables (``urn:datae:dataset:NAME``)."""
+__all__ = ["TableGraphs", "TableGraph", "graph_changes"]
 
 _TYPE = -1  # the rdf:type "column"
 
@@ -59,15 +56,6 @@ _CHECK_EVERY = 1024  # rows a scan reads between two calls of its check (as quer
 Check = Callable[[], None]
 
 Triple = tuple
-
-
-def is_table_graph(graph: Any) -> bool:
-    """Whether ``graph`` is an IRI naming a table graph (whether or not the table exists).
-
-    >>> is_table_graph(IRI("urn:datae:dataset:towns")), is_table_graph(IRI("urn:x")), is_table_graph(None)
-    (True, False, False)
-    """
-    return type(graph) is IRI and graph.value.startswith(TABLE_GRAPH_PREFIX)
 
 
 class _Known:
@@ -251,7 +239,7 @@ class TableGraphs:
         return self._graphs[iri]
 
     def _open(self, iri: IRI) -> TableGraph | None:
-        name = table_of(iri)
+        name = dataset_name(iri)
         if name is None:
             return None
         now = self._current()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from fstore.tables import is_dataset_graph
 from fstore.values import canonical
 from nstore import Var as StoreVar
 
@@ -47,7 +48,7 @@ from .algebra import (
     Versions,
 )
 from .memory import IndexedSource
-from .tables import graph_changes, is_table_graph
+from .tables import graph_changes
 from .terms import IRI, Literal
 from .versioning import VersionContext
 
@@ -137,14 +138,14 @@ class _Changed(IndexedSource):
     pattern names them, never listed as named graphs (``GRAPH ?g`` does not bind them)."""
 
     def graphs(self) -> list:
-        return [g for g in super().graphs() if not is_table_graph(g)]
+        return [g for g in super().graphs() if not is_dataset_graph(g)]
 
     def match(self, pattern: tuple) -> Any:
         found = super().match(pattern)
         if type(pattern[0]) is not Var:
             return found
         name = pattern[0].name
-        return (b for b in found if not is_table_graph(b[name]))
+        return (b for b in found if not is_dataset_graph(b[name]))
 
 
 def changes_parts(versions: VersionContext, node: Changes, default_graphs: tuple = (None,),
@@ -157,7 +158,7 @@ def changes_parts(versions: VersionContext, node: Changes, default_graphs: tuple
         added, removed = [], []
         for op, quad in versions.diff(node.start, node.end):
             (added if op == "+" else removed).append(quad)
-        tables = {pattern[0] for pattern in footprint(node.pattern, default_graphs) if is_table_graph(pattern[0])}
+        tables = {pattern[0] for pattern in footprint(node.pattern, default_graphs) if is_dataset_graph(pattern[0])}
         if tables:
             before, after = versions.view(node.start), versions.view(node.end)
             for graph in sorted(tables, key=str):

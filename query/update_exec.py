@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 import fstore
+from fstore.tables import is_dataset_graph
 from fstore.values import canonical
 from nstore.errors import DataeError
 
@@ -37,7 +38,6 @@ from .errors import QueryTimeoutError, ReadOnlyGraphError, ResultTooLargeError, 
 from .limits import Deadline, Limits
 from .loading import load_file
 from .source import FstoreSource
-from .tables import is_table_graph
 from .terms import BNode, IRI, is_valid_term
 from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest
 
@@ -128,7 +128,7 @@ def _stored(quad: tuple) -> tuple:
 def writable(graph: Any, operation: str) -> Any:
     """``graph``, or :class:`ReadOnlyGraphError` if it names a table (tables are read-only
     in SPARQL: their graphs are the Direct Mapping of rows, see :mod:`query.tables`)."""
-    if is_table_graph(graph):
+    if is_dataset_graph(graph):
         raise ReadOnlyGraphError(graph, operation)
     return graph
 
@@ -204,7 +204,7 @@ def _graph_quads(tx: Any, target: Any) -> list[tuple]:
         rows = fstore.from_(tx, V("g"), V("s"), V("p"), V("o"))
         quads = [(b["g"], b["s"], b["p"], b["o"]) for b in rows]
         return [q for q in quads if q[0] is not None] if target == "NAMED" else quads
-    if is_table_graph(target):  # ADD / COPY / MOVE from a table: its mapped triples
+    if is_dataset_graph(target):  # ADD / COPY / MOVE from a table: its mapped triples
         pattern = (target, Var("s"), Var("p"), Var("o"))
         return [(target, *(_stored((None, b["s"], b["p"], b["o"]))[1:])) for b in FstoreSource(tx).match(pattern)]
     graph = None if target == "DEFAULT" else canonical(target)

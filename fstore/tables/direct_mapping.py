@@ -54,7 +54,7 @@ from nstore.terms import RDF_NS, XSD, double_lexical, decimal_lexical
 
 from ..values import IRI, Literal
 from .geometry import Geometry
-from .mapping import GRAPH_PREFIX, dataset_graph, dataset_name
+from .mapping import GRAPH_PREFIX, dataset_graph
 from .schema import Column, Schema
 from .types import Interval
 
@@ -67,7 +67,6 @@ __all__ = [
     "DirectMapping",
     "percent_encode",
     "cell_literal",
-    "table_of",
 ]
 
 BASE = GRAPH_PREFIX
@@ -273,13 +272,4 @@ class DirectMapping:
         for predicate, literal, value in zip(self.predicates, self.literals, values):
             if value is not None:
                 yield row, predicate, literal(value)
-
-
-def table_of(graph: Any) -> str | None:
-    """The table name a graph IRI names (``urn:datae:dataset:NAME``), or None.
-
-    >>> table_of(IRI("urn:datae:dataset:hydro/soundings%202")), table_of(IRI("urn:x"))
-    ('hydro/soundings 2', None)
-    """
-    return dataset_name(graph)
 
