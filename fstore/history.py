@@ -20,7 +20,7 @@ from nstore import NStore, Var
 from nstore.dictionary import ABSENT, Dictionary
 from nstore.okvs import Okvs, Transaction, prefix_end
 from nstore.store import Param
-from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack_value, split
+from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
 
 from .heads import Heads, repeated_vars
 from .layout import QUADS, Space
@@ -265,6 +265,15 @@ class History:
         decode = self.decoder(tx, False)
         for items, payload in self.raw_changes_of(tx, seq):
             yield tuple(map(decode, items)), payload == ALIVE  # type: ignore[misc]
+
+    def quads_changed_by(self, tx: Transaction, seqs: Iterable[int]) -> dict[bytes, Quad]:
+        """Every quad commits ``seqs`` wrote a record of, once each, by packed key (in the
+        order first met): what a merge or a graft must settle."""
+        found: dict[bytes, Quad] = {}
+        for seq in seqs:
+            for quad, _ in self.changes_of(tx, seq):
+                found.setdefault(pack(*quad), quad)
+        return found
 
     def packed_changes_of(self, tx: Transaction, seq: int) -> list[bytes]:
         """The records of commit ``seq`` as :meth:`write` returned them (what its id hashes)."""

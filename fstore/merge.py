@@ -199,14 +199,6 @@ def _objects_at(sides: MergeSides, side: str, gsp: tuple) -> dict[bytes, Any]:
 _SIDES = ("base", "ours", "theirs")
 
 
-def _candidates(history: History, tx: OkvsTransaction, commits: Iterable[int]) -> dict[bytes, Quad]:
-    found: dict[bytes, Quad] = {}
-    for seq in commits:
-        for quad, _ in history.changes_of(tx, seq):
-            found.setdefault(pack(*quad), quad)
-    return found
-
-
 def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: int, theirs: int, base: int | None,
                policy: Policy) -> MergeOutcome:
     """Work out a merge of commit ``theirs`` into ``ours`` (both seqs, neither an ancestor of
@@ -217,8 +209,8 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
     anc_theirs = commits.ancestors(tx, theirs)
     anc_base = commits.ancestors(tx, base)
     anc_union = anc_ours | anc_theirs
-    ours_side = _candidates(history, tx, sorted(anc_ours - anc_base))
-    theirs_side = _candidates(history, tx, sorted(anc_theirs - anc_base))
+    ours_side = history.quads_changed_by(tx, sorted(anc_ours - anc_base))
+    theirs_side = history.quads_changed_by(tx, sorted(anc_theirs - anc_base))
 
     # Conflicts: (g, s, p) groups both sides touched whose object sets all differ.
     def group(key_quads: dict[bytes, Quad]) -> dict[bytes, tuple]:

@@ -243,9 +243,8 @@ def _write_merge(repo: Repository, changes: Iterator[tuple[bool, Quad]], first: 
         theirs: set[int] = set()
         for seq in seq_others:
             theirs |= storage.commits.ancestors(tx, seq)
-        for seq in sorted(theirs - anc_first):
-            for quad, _ in tables.changes_of(tx, seq):
-                states.setdefault(pack(*quad), (quad, None))  # None: as at first
+        for key, quad in tables.quads_changed_by(tx, sorted(theirs - anc_first)).items():
+            states.setdefault(key, (quad, None))  # None: as at first
         records = []
         for key in sorted(states):
             quad, alive = states[key]
