@@ -283,9 +283,9 @@ _LINES_PER_WRITE = 4096
 
 def _write_lines(quads: Iterable[tuple], rdf_format: ox.RdfFormat, output: IO[bytes] | None) -> bytes | None:
     if rdf_format == ox.RdfFormat.N_TRIPLES:
-        lines = (quad_line(to_rdf(s), to_rdf(p), to_rdf(o)) for _, s, p, o in _one_graph(quads, rdf_format))
+        lines = (quad_line(s, p, o) for _, s, p, o in _one_graph(quads, rdf_format))
     else:
-        lines = (quad_line(to_rdf(s), to_rdf(p), to_rdf(o), to_rdf(g)) for g, s, p, o in quads)
+        lines = (quad_line(s, p, o, g) for g, s, p, o in quads)
     if output is None:
         return "".join(lines).encode("utf-8")
     while chunk := "".join(islice(lines, _LINES_PER_WRITE)):

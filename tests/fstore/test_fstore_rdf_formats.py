@@ -141,3 +141,33 @@ def test_syntax_errors_of_json_ld_and_rdf_xml_are_typed_and_change_nothing(tmp_p
                 load(tx, str(tmp_path / name))
     assert repo.branches() == {"main": None}
     repo.close()
+
+
+# Every kind of stored value, control characters included: N-Quads and N-Triples are
+# written as text by datae (nstore.ntriples), not by pyoxigraph's serializer.
+any_values = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.binary(max_size=6),
+    st.decimals(allow_nan=False, allow_infinity=False, places=3),
+    st.dates(),
+    st.datetimes(),
+    st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True).map(fstore.BNode),
+    st.builds(lambda text, lang: Literal(text, lang=lang), st.text(max_size=6), st.sampled_from(["en", "de-CH"])),
+    st.builds(lambda text: Literal(text, "http://example.org/type"), st.text(max_size=6)),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.tuples(graphs, iris, predicates, any_values), min_size=1, max_size=8))
+def test_line_formats_say_what_pyoxigraph_says(quads):
+    written = serialize(quads, "nq")
+    expected = ox.serialize([ox.Quad(*(to_oxigraph(v) for v in (s, p, o, g))) for g, s, p, o in quads],
+                            format=ox.RdfFormat.N_QUADS)
+    assert list(ox.parse(written, ox.RdfFormat.N_QUADS)) == list(ox.parse(expected, ox.RdfFormat.N_QUADS))
+    one_graph = [(None, s, p, o) for _, s, p, o in quads]
+    written = serialize(one_graph, "nt")
+    assert [q.triple for q in ox.parse(written, ox.RdfFormat.N_TRIPLES)] == \
+        [ox.Triple(*(to_oxigraph(v) for v in (s, p, o))) for _, s, p, o in one_graph]
