@@ -19,6 +19,7 @@ every node with an outgoing first step.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable, Iterator
 
 from fstore import Param
@@ -74,10 +75,12 @@ def _outside_graph(ex: Any, path: Any, graph: Any, *bound: Any) -> bool:
     matches itself through a zero-length path, but a variable ranges over the graph's
     nodes only (18.4): a value carried in from a join must not match as if it were a
     constant. Any longer path needs the node in the graph anyway."""
-    values = [v for v in bound if v is not None]
-    return bool(values) and _nullable(path) and not all(_in_graph(ex, graph, v) for v in values)
+    if not _nullable(path):
+        return False
+    return any(v is not None and not _in_graph(ex, graph, v) for v in bound)
 
 
+@functools.lru_cache(maxsize=1024)  # asked once per incoming solution: paths are frozen, and few
 def _nullable(path: Any) -> bool:
     """Whether ``path`` matches zero-length paths."""
     kind = type(path)
