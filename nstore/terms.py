@@ -1,14 +1,19 @@
 """RDF terms that datae stores as first-class values: IRIs, literals and blank nodes.
 
 They are plain immutable values (not ``str`` subclasses), so ``IRI("x") != "x"`` and a
-set of tuples never confuses an IRI with a string of the same text.
+set of tuples never confuses an IRI with a string of the same text. A literal that a
+Python value stands for exactly (``to_rdf`` of the value gives the same term back) compares
+and hashes equal to that value, so what a program wrote reads back equal to it:
+``Literal("7", XSD_INTEGER) == 7`` but ``Literal("07", XSD_INTEGER) != 7``.
 
 >>> IRI("http://example.org/a")
 IRI('http://example.org/a')
 >>> Literal("chat", lang="FR")
 Literal('chat', lang='fr')
->>> Literal("a", datatype=XSD_STRING) == Literal("a")
+>>> Literal("a", datatype=XSD_STRING) == Literal("a") == "a"
 True
+>>> Literal("7", XSD_INTEGER) == 7, hash(Literal("7", XSD_INTEGER)) == hash(7)
+(True, True)
 """
 
 from __future__ import annotations
@@ -104,6 +109,7 @@ class BNode:
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 XSD_STRING = IRI(XSD + "string")
+_NOT_VALUES = (IRI, BNode)  # terms that no Python value stands for
 RDF_LANGSTRING = IRI(RDF_NS + "langString")
 
 
@@ -139,7 +145,7 @@ class Literal:
         object.__setattr__(self, "lexical", lexical)
         object.__setattr__(self, "datatype", datatype)
         object.__setattr__(self, "lang", lang)
-        object.__setattr__(self, "_hash", hash((lexical, datatype, lang)))
+        object.__setattr__(self, "_hash", None)
 
     def __setattr__(self, name, value):
         raise AttributeError("Literal is immutable")
@@ -159,10 +165,30 @@ class Literal:
         return (self.lexical, self.datatype.value if self.datatype else "", self.lang or "")
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Literal and other._key() == self._key()
+        if type(other) is Literal:
+            return other._key() == self._key()
+        if type(other) in _NOT_VALUES or other is None:
+            return False
+        if self.lang is None and self.datatype is None:  # the common case: a plain string
+            return isinstance(other, str) and self.lexical == other
+        try:
+            return to_rdf(other) == self  # equal only as the very same RDF term
+        except TypeError:
+            return NotImplemented
 
     def __hash__(self) -> int:
-        return self._hash
+        # Computed on first use: most literals a query makes are never hashed, and finding
+        # the Python value parses the lexical form. A literal equal to a Python value must
+        # hash as that value does; NaN hashes by identity in Python, so it hashes by its key.
+        cached = self._hash
+        if cached is None:
+            native = canonical(self) if self.lang is None else self
+            if native is self or (type(native) is float and native != native):
+                cached = hash(self._key())
+            else:
+                cached = hash(native)
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __lt__(self, other: Literal) -> bool:
         if type(other) is not Literal:
@@ -259,25 +285,33 @@ def to_rdf(value: Any) -> IRI | Literal | BNode | None:
     if kind in (IRI, Literal, BNode) or value is None:
         return value
     if kind is str:
-        return Literal(value)
+        return _exact(Literal(value), value)
     if kind is bool:
-        return Literal("true" if value else "false", XSD_BOOLEAN)
+        return _exact(Literal("true" if value else "false", XSD_BOOLEAN), value)
     if kind is int:
-        return Literal(str(value), XSD_INTEGER)
+        return _exact(Literal(str(value), XSD_INTEGER), value)
     if kind is float:
-        return Literal(double_lexical(value), XSD_DOUBLE)
+        literal = Literal(double_lexical(value), XSD_DOUBLE)
+        return literal if value != value else _exact(literal, value)  # NaN hashes by its key
     if kind is Decimal:
-        return Literal(decimal_lexical(value), XSD_DECIMAL)
+        return _exact(Literal(decimal_lexical(value), XSD_DECIMAL), value)
     if kind is _dt.datetime:
-        return Literal(value.isoformat(), XSD_DATETIME)
+        return _exact(Literal(value.isoformat(), XSD_DATETIME), value)
     if kind is _dt.date:
-        return Literal(value.isoformat(), XSD_DATE)
+        return _exact(Literal(value.isoformat(), XSD_DATE), value)
     if kind is bytes:
-        return Literal(base64.b64encode(value).decode("ascii"), XSD_BASE64)
+        return _exact(Literal(base64.b64encode(value).decode("ascii"), XSD_BASE64), value)
     for base in (bool, int, float, str, bytes, Decimal):  # subclasses (IntEnum, str enums...)
         if isinstance(value, base):
             return to_rdf(base(value))
     raise TypeError(f"no RDF term for a {type(value).__name__}: {value!r:.80}")
+
+
+def _exact(literal: Literal, value: Any) -> Literal:
+    """``literal``, given the hash of the Python value it stands for exactly (what its
+    ``__hash__`` would find by parsing its lexical form again)."""
+    object.__setattr__(literal, "_hash", hash(value))
+    return literal
 
 
 def double_lexical(value: float) -> str:
