@@ -1,10 +1,14 @@
 """`make demo`: the main job of datae on an embedded store and real data.
 
-Imports the 16 schema.org releases in ../shared/testdata/schemaorg as 16 commits (one tag
+Imports the schema.org releases in bench/demo_data/schemaorg as one commit each (one tag
 per release), branches, edits on the branch, merges it back, queries an old commit, shows a
-diff and a blame.
+diff and a blame, imports a real Kart repository and exports a snapshot to Spark. The data
+ships with the repository (bench/demo_data/README.md names its sources and licences).
 
     python -m bench.demo --store ./demo-store
+
+A missing data file, or a step that finds nothing to show, ends the demo with one line
+``demo: error: ...`` and exit status 1: the demo never reports 0 of anything.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import sys
 import tarfile
 import tempfile
 import time
@@ -25,9 +30,10 @@ from fstore import IRI, Var
 from fstore.rdf import load
 from fstore.tables import commands as table_commands
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-SCHEMAORG = SHARED / "testdata" / "schemaorg"
-KART_POINTS = SHARED / "testdata" / "kart" / "points.tgz"
+DATA = Path(__file__).resolve().parent / "demo_data"
+SCHEMAORG = DATA / "schemaorg"
+KART_POINTS = DATA / "kart" / "points.tgz"
+MIN_RELEASES = 2  # a diff, a time-travel query and "changed since" need two releases at least
 GRAPH = IRI("https://schema.org/")
 SCHEMA = "https://schema.org/"
 RDFS_COMMENT = IRI("http://www.w3.org/2000/01/rdf-schema#comment")
@@ -37,12 +43,35 @@ DOMAIN = IRI(SCHEMA + "domainIncludes")
 console = Console(soft_wrap=True)
 
 
+class DemoError(Exception):
+    """The demo cannot go on (its data is missing, or a step found nothing): main prints
+    ``demo: error: <message>`` and exits 1."""
+
+
+def require(found: object, what: str) -> None:
+    """Stop the demo when a step found nothing, instead of printing 0 of it and going on."""
+    if not found:
+        raise DemoError(f"{what}: the demo data in {DATA} is incomplete (see {DATA / 'README.md'})")
+
+
 def release_of(path: Path) -> str:
     return re.search(r"https-([\d.]+)\.nq\.gz", path.name).group(1)
 
 
+def release_files(folder: Path | None = None) -> list[Path]:
+    """The schema.org release files in ``folder`` (:data:`SCHEMAORG`), oldest release
+    first; at least :data:`MIN_RELEASES` of them, or :class:`DemoError`."""
+    folder = SCHEMAORG if folder is None else folder
+    files = sorted(folder.glob("schemaorg-current-https-*.nq.gz"),
+                   key=lambda p: [int(x) for x in release_of(p).split(".")])
+    if len(files) < MIN_RELEASES:
+        raise DemoError(f"found {len(files)} schema.org release file(s) (schemaorg-current-https-*.nq.gz) in "
+                        f"{folder}; the demo needs at least {MIN_RELEASES} (see {DATA / 'README.md'})")
+    return files
+
+
 def import_releases(repo: fstore.Repository) -> list[str]:
-    files = sorted(SCHEMAORG.glob("*.nq.gz"), key=lambda p: [int(x) for x in release_of(p).split(".")])
+    files = release_files()
     tags = []
     start = time.perf_counter()
     for path in files:
@@ -50,6 +79,7 @@ def import_releases(repo: fstore.Repository) -> list[str]:
         with repo.transaction("main", message=f"schema.org release {release}", author="schema.org",
                               allow_empty=True) as tx:
             count = load(tx, path, "nq", graph=GRAPH, replace=True)
+            require(count, f"{path} holds no quads")  # raised inside: the transaction is rolled back
         commit = repo.commit(tx.commit_id)
         repo.tag(f"v{release}", tx.commit_id)
         tags.append(f"v{release}")
@@ -117,14 +147,20 @@ def sparql_demo(repo: fstore.Repository, tags: list[str]) -> None:
 
 
 def tables_demo(repo: fstore.Repository) -> None:
+    if not KART_POINTS.is_file():
+        raise DemoError(f"the Kart repository {KART_POINTS} is missing (see {DATA / 'README.md'})")
     with tempfile.TemporaryDirectory() as scratch:
         with tarfile.open(KART_POINTS) as archive:
             archive.extractall(scratch, filter="data")
         result = table_commands.table_import(repo, str(Path(scratch) / "points"), branch_prefix="kart/")
+    require(result["commits"], f"the Kart repository {KART_POINTS} gave no commits")
     console.print(f"imported Kart's 'points' repository: {result['commits']} commits onto {', '.join(result['branches'])}")
-    name = table_commands.table_list(repo, "kart/main")[0]
+    names = table_commands.table_list(repo, "kart/main")
+    require(names, f"the Kart repository {KART_POINTS} holds no table")
+    name = names[0]
     console.print(table_commands.table_diff_text(repo, "kart/main~1", "kart/main", name), markup=False, highlight=False)
     table = repo.at("kart/main").table(name)
+    require(len(table), f"table {name!r} of {KART_POINTS} has no rows")
     console.print(f"{name}: {len(table)} rows, columns {[c.name for c in table.schema.columns]}")
 
     pk = next(iter(table.rows()))["fid"]
@@ -149,6 +185,7 @@ def spark_demo(repo: fstore.Repository, dest: Path) -> None:
     shutil.rmtree(dest, ignore_errors=True)
     start = time.perf_counter()
     result = export_snapshot(repo, "main", str(dest), partition_on={"quads": ["graph"]})
+    require(result.tables["quads"].rows, f"the export of main to {dest} wrote no quads")
     rows = ", ".join(f"{name} {table.rows}" for name, table in result.tables.items())
     console.print(f"exported commit {result.commit_id[:10]} in {time.perf_counter() - start:.1f}s: {rows} rows")
     console.print(f"metadata (written last): {result.metadata_url()}")
@@ -162,21 +199,35 @@ def spark_demo(repo: fstore.Repository, dest: Path) -> None:
         table = Table(title="Spark SQL: the five most used predicates at main")
         table.add_column("predicate")
         table.add_column("quads", justify="right")
-        for row in top.collect():
+        predicates = top.collect()
+        require(predicates, f"Spark read no quads from {result.metadata_url()}")
+        for row in predicates:
             table.add_row(row["predicate"], str(row["quads"]))
         console.print(table)
     finally:
         spark.stop()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", default="./demo-store")
-    args = parser.parse_args()
-    shutil.rmtree(args.store, ignore_errors=True)
-    repo = fstore.open(args.store)
+    args = parser.parse_args(argv)
+    try:
+        release_files()  # before anything is written: a clone without the data stops here
+        run(args.store)
+    except DemoError as exc:
+        print(f"demo: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
-    console.rule("1. sixteen schema.org releases become sixteen commits")
+
+def run(store: str) -> None:
+    """The demo's nine steps on a new store at ``store`` (any old one is removed)."""
+    shutil.rmtree(store, ignore_errors=True)
+    repo = fstore.open(store)
+
+    releases = len(release_files())
+    console.rule(f"1. {releases} schema.org releases become {releases} commits")
     tags = import_releases(repo)
 
     console.rule("2. a branch, an edit, a merge")
@@ -195,11 +246,13 @@ def main() -> None:
 
     console.rule("3. time travel: one question at several releases")
     changed = [q for op, q in repo.diff(tags[0], "main") if q[2] == DOMAIN]
+    require(changed, f"no schema:domainIncludes changed between {tags[0]} and main")
     prop = changed[0][1]
     show_domains(repo, [tags[0], tags[len(tags) // 2], "main"], prop)
 
     console.rule(f"4. diff {tags[-2]} .. {tags[-1]}")
     changes = list(repo.diff(tags[-2], tags[-1]))
+    require(changes, f"releases {tags[-2]} and {tags[-1]} do not differ")
     for op, quad in changes[:8]:
         console.print(f"  {op} {short(quad[1])} {short(quad[2])} {short(quad[3])}")
     console.print(f"  ... {len(changes)} changes in all")
@@ -220,12 +273,14 @@ def main() -> None:
 
     console.rule("8. integrity")
     problems = repo.verify()
-    console.print(f"verify: {'ok' if not problems else problems}; {repo.stats()}")
+    if problems:
+        raise DemoError(f"verify found {len(problems)} problem(s) in {store}: {problems[0]}")
+    console.print(f"verify: ok; {repo.stats()}")
 
     console.rule("9. Spark: a snapshot of main as a Kartothek dataset, and Spark SQL on it")
-    spark_demo(repo, Path(f"{args.store.rstrip('/')}-spark"))
+    spark_demo(repo, Path(f"{store.rstrip('/')}-spark"))
     repo.close()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

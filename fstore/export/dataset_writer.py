@@ -132,7 +132,9 @@ class DatasetWriter:
         self.previous = previous
         if previous is not None:
             self._keep(previous)
-        self.data_schema = pa.schema([f for f in schema if f.name not in self.partition_on], metadata=schema.metadata)
+        # each data file carries its own pandas metadata: plateau and pandas read a file's types from it
+        self.data_schema = with_pandas_metadata(
+            pa.schema([f for f in schema if f.name not in self.partition_on], metadata=schema.metadata))
 
     # -- the previous version ------------------------------------------------------------
 
@@ -194,10 +196,11 @@ class DatasetWriter:
             if pa.types.is_large_string(arrow_type):
                 arrow_type = pa.string()
             keys = list(entries)
-            table = pa.table({
-                column: pa.array(keys, type=arrow_type),
-                "partition": pa.array([sorted(entries[k]) for k in keys], type=pa.list_(pa.string())),
-            })
+            # pandas metadata: plateau reads an index through pandas (an integer index with a
+            # null would be float64 there, and 2**53 + 1 the same key as 2**53)
+            schema = with_pandas_metadata(pa.schema([(column, arrow_type), ("partition", pa.list_(pa.string()))]))
+            table = pa.table([pa.array(keys, type=arrow_type),
+                              pa.array([sorted(entries[k]) for k in keys], type=pa.list_(pa.string()))], schema=schema)
             key = f"{self.uuid}/indices/{quote(column, safe='')}/{stamp}{INDEX_SUFFIX}"
             self.location.filesystem.create_dir(self.location.path(key.rsplit("/", 1)[0]), recursive=True)
             with self._output(key) as out:
@@ -224,7 +227,8 @@ class DatasetWriter:
         self.written.remove(pending)
 
     def _write_schema(self) -> None:
-        full = with_pandas_metadata(self.schema)
+        # a partition value is never null (see _TableWriter._open), and plateau rebuilds it with numpy's type
+        full = with_pandas_metadata(self.schema, never_null=self.partition_on)
         if self.previous is not None:
             try:
                 if table_schema(self.location, self.previous).equals(full, check_metadata=True):

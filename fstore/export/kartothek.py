@@ -35,7 +35,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 from urllib.parse import quote, unquote
 
 from .errors import ExportError, require
@@ -59,6 +59,7 @@ __all__ = [
     "metadata_key",
     "common_metadata_key",
     "with_pandas_metadata",
+    "nullable_integer_dtypes",
     "partition_segment",
     "label_key",
     "list_datasets",
@@ -72,7 +73,9 @@ __all__ = [
     "verify_dataset",
 ]
 
-FORMAT_VERSION = 2  # 1: one dataset holding every table (plateau could not read it)
+# 1: one dataset holding every table (plateau could not read it); 2: the pandas metadata
+# (in _common_metadata only) left integer columns with nulls to pandas' float64
+FORMAT_VERSION = 3
 METADATA_VERSION = 4
 METADATA_SUFFIX = ".by-dataset-metadata.json"
 INDEX_SUFFIX = ".by-dataset-index.parquet"
@@ -170,12 +173,35 @@ def common_metadata_key(dataset: str) -> str:
     return f"{dataset}/{DATA_TABLE}/_common_metadata"
 
 
-def with_pandas_metadata(schema: Any) -> Any:
+def with_pandas_metadata(schema: Any, never_null: Collection[str] = ()) -> Any:
     """``schema`` with the ``b'pandas'`` metadata pandas writes for it (no index), which
-    plateau needs in ``_common_metadata``; the field types stay as they are."""
-    empty = schema.remove_metadata().empty_table().to_pandas()
-    pandas = pa.Table.from_pandas(empty, schema=schema.remove_metadata(), preserve_index=False).schema.metadata[b"pandas"]
+    plateau needs in ``_common_metadata`` and plateau and pandas read from each data file;
+    the field types stay as they are.
+
+    An integer field that may hold nulls (``nullable``, not in ``never_null``) is described
+    as a pandas nullable integer (``Int64``, ``UInt8`` …): without that, every reader that
+    goes through pandas makes the column float64, where 0 reads as 0.0 and an integer above
+    2**53 loses its value. Fields that cannot be null keep numpy's integers.
+
+    >>> schema = pa.schema([pa.field("k", pa.int64(), nullable=False), ("n", pa.int32())])
+    >>> [c["numpy_type"] for c in with_pandas_metadata(schema).pandas_metadata["columns"]]
+    ['int64', 'Int32']
+    """
+    bare = schema.remove_metadata()
+    empty = bare.empty_table().to_pandas().astype(nullable_integer_dtypes(bare, never_null))
+    pandas = pa.Table.from_pandas(empty, schema=bare, preserve_index=False).schema.metadata[b"pandas"]
     return schema.with_metadata({**(schema.metadata or {}), b"pandas": pandas})
+
+
+def nullable_integer_dtypes(schema: Any, never_null: Collection[str] = ()) -> dict[str, str]:
+    """``{column: pandas nullable integer dtype}`` for the integer fields of ``schema`` that
+    may hold nulls (``nullable`` and not in ``never_null``).
+
+    >>> nullable_integer_dtypes(pa.schema([("a", pa.uint16()), ("b", pa.int8()), ("c", pa.string())]), ["b"])
+    {'a': 'UInt16'}
+    """
+    return {f.name: f"{'U' if pa.types.is_unsigned_integer(f.type) else ''}Int{f.type.bit_width}"
+            for f in schema if pa.types.is_integer(f.type) and f.nullable and f.name not in never_null}
 
 
 def partition_segment(value: Any) -> str:

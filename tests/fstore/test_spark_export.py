@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from urllib.parse import unquote
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
@@ -81,8 +82,10 @@ def plateau_reads(dest, table: str, expected: pa.Table) -> None:
     partition_on = load_metadata(location(dest), table)["partition_keys"]
     for name in expected.schema.names:
         field = expected.schema.field(name)
-        if pa.types.is_integer(field.type) and expected.column(name).null_count == 0 and name not in partition_on:
-            assert str(frame[name].dtype).startswith("int"), name  # typed, never text or base64
+        if pa.types.is_integer(field.type):  # typed (never float, text or base64) and exact
+            assert str(frame[name].dtype).lower().startswith(("int", "uint")), (name, frame[name].dtype)
+            got = [None if v is pd.NA else v for v in frame[name].tolist()]
+            assert sorted(got, key=repr) == sorted(expected.column(name).to_pylist(), key=repr), name
         if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
             want = expected.column(name).to_pylist()
             if name in partition_on:
@@ -207,7 +210,7 @@ def test_metadata_and_layout_follow_kartothek(history_repo, tmp_path):
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in doc["metadata"].items())
     assert doc["metadata"]["datae.source_commit"] == ids["c4"] == repo.head("main")
     assert doc["metadata"]["datae.repository"] == "store" and doc["metadata"]["datae.version"] == "1"
-    assert doc["metadata"]["datae.export_format"] == str(FORMAT_VERSION) == "2"  # the format's version, pinned
+    assert doc["metadata"]["datae.export_format"] == str(FORMAT_VERSION) == "3"  # the format's version, pinned
     assert doc["partition_keys"] == ["graph"]
     # every referenced file exists, carries the dataset prefix and its label; no stray data file
     referenced = set()
