@@ -39,11 +39,12 @@ from query.parser import parse_update
 from query.errors import QueryError, QuerySyntaxError, UnsupportedFeatureError
 from query.terms import NUMERIC_TYPES, XSD_BOOLEAN, BNode, IRI, Literal, numeric
 from query.terms_ox import from_ox
+from tests.locations import SHARED
 
 __all__ = ["SUITE_DIR", "Case", "ensure_suite", "collect", "run_case", "Outcome", "is_update"]
 
 SUITE_DIR = ROOT / ".cache" / "sparql-suite"
-FETCH_SCRIPT = ROOT.parent / "shared" / "scripts" / "get_sparql_suite.sh"
+FETCH_SCRIPT = SHARED / "scripts" / "get_sparql_suite.sh"
 
 MF = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
 QT = "http://www.w3.org/2001/sw/DataAccess/tests/test-query#"

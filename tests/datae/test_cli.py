@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.cli_fixtures import checkout_env
-from tests.locations import SHARED
+from tests.locations import DEMO_DATA
 from tests.cli_fixtures import run_cli
 
-SCHEMAORG = SHARED / "testdata" / "schemaorg"
+SCHEMAORG = DEMO_DATA / "schemaorg"
 V22 = str(SCHEMAORG / "schemaorg-current-https-22.0.nq.gz")
 V30 = str(SCHEMAORG / "schemaorg-current-https-30.0.nq.gz")
 
@@ -170,10 +170,10 @@ def test_table_export_gzips_a_csv_and_refuses_a_gzipped_database(workdir, capsys
 
 def test_table_import_says_what_it_did_and_shows_rows_on_a_terminal(workdir, capsys):
     from tests.cli_fixtures import on_a_terminal
-    from tests.kart_fixtures import KART_DIR, unpack_archive
+    from tests.kart_fixtures import unpack_archive
 
     assert run(capsys, "init")[0] == 0
-    kart = unpack_archive(KART_DIR / "points.tgz", workdir / "kart")
+    kart = unpack_archive(DEMO_DATA / "kart" / "points.tgz", workdir / "kart")
     code, out, _ = run(capsys, "table", "import", str(kart))
     assert code == 0 and re.fullmatch(r"\d+ commits imported \(main [0-9a-f]{10}(, [\w.-]+ [0-9a-f]{10})*\)\n", out), out
     (workdir / "many.csv").write_text("id,name\n" + "".join(f"{n},name {n}\n" for n in range(20_000)))

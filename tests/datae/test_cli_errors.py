@@ -19,10 +19,10 @@ import fstore
 from tests.cli_fixtures import checkout_env
 from datae import cli
 from datae.cli import main
-from tests.kart_fixtures import KART_DIR, unpack_archive
-from tests.locations import SHARED
+from tests.kart_fixtures import unpack_archive
+from tests.locations import DEMO_DATA
 
-SCHEMAORG = SHARED / "testdata" / "schemaorg"
+SCHEMAORG = DEMO_DATA / "schemaorg"
 V22 = SCHEMAORG / "schemaorg-current-https-22.0.nq.gz"
 
 TOWNS = "code,name,pop\nNZ-AUK,Auckland,1700000\nNZ-WGN,Wellington,540000\n"
@@ -105,9 +105,9 @@ CASES: list[tuple[str, list[str], int, list[str]]] = [
 
 
 def damaged_kart_copy(dest: Path, how: str) -> Path:
-    """A copy of Kart's `table` test repository whose one pack file is cut in half,
-    overwritten in the middle, or empty."""
-    work = unpack_archive(KART_DIR / "table.tgz", dest.parent / f"unpack-{how}")
+    """A copy of Kart's `points` test repository (shipped for the demo) whose one pack
+    file is cut in half, overwritten in the middle, or empty."""
+    work = unpack_archive(DEMO_DATA / "kart" / "points.tgz", dest.parent / f"unpack-{how}")
     work = work.rename(dest)
     pack = next((work / ".kart" / "objects" / "pack").glob("*.pack"))
     pack.chmod(0o644)

@@ -14,12 +14,10 @@ import pytest
 import fstore
 from fstore.tables.ingest import load_table
 
-from tests.kart_fixtures import KART_DIR
-from tests.locations import PROJECT
+from tests.locations import PROJECT, shared
 
 VERSIONS = ["18.12.8", "19.8.18", "20.7.3", "22.1.10", "22.3.5", "23.12.11", "24.6.1", "26.2.16"]
 CACHE = PROJECT / ".cache" / "pycountry"
-SCRIPT = KART_DIR.parents[1] / "scripts" / "get_pycountry_versions.sh"
 TABLES = {"iso3166-2": ("3166-2", "code"), "iso3166-1": ("3166-1", "alpha_2")}
 
 
@@ -27,7 +25,8 @@ TABLES = {"iso3166-2": ("3166-2", "code"), "iso3166-1": ("3166-1", "alpha_2")}
 def releases():
     missing = [v for v in VERSIONS if not all((CACHE / v / f"{t}.json").is_file() for t in TABLES)]
     if missing:
-        run = subprocess.run(["bash", str(SCRIPT), str(CACHE), *missing], capture_output=True, text=True, timeout=900)
+        script = shared("scripts", "get_pycountry_versions.sh")
+        run = subprocess.run(["bash", str(script), str(CACHE), *missing], capture_output=True, text=True, timeout=900)
         if run.returncode != 0:
             pytest.skip(f"cannot fetch pycountry releases {missing}: {run.stderr[-500:]}")
     data = {}
