@@ -26,6 +26,7 @@ from nstore.errors import DataeError
 from nstore.lmdbfile import DATA_FILE, compact, exclusive
 
 from .commits import Commit, commit_hash
+from .counts import count_problems
 from .diff import blame_seq, diff_seqs, history_of, versions_of
 from . import merge_state, remotes, sync
 from . import requests as _requests
@@ -564,6 +565,7 @@ class Repository:
                 ids[seq] = record["id"]
             if quick:
                 return problems
+            problems += count_problems(self.storage, tx)  # the counts are not in the id
             heads: dict[int, list[str]] = {}
             for kind in (BRANCH, TAG):
                 for name, seq in self.storage.refs.items(tx, kind):

@@ -30,6 +30,7 @@ from nstore.errors import DataeError, PackError
 from nstore.pack import decode_item, split
 
 from .commits import commit_hash
+from .counts import counts_of, record_counts
 from .layout import QUADS, TABLES
 from .refs import BRANCH, TAG
 
@@ -155,11 +156,25 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
             changes[space].append((tuple(map(value, parts)), record[-1:] == b"\x01", parts))
     except PackError as exc:
         raise SyncError(f"commit {claimed}: a change record is malformed: {exc}") from None
+    claimed_counts = (payload["added"], payload["removed"])
+    if len(parents) < 2:  # a merge's counts need its records in place (see fstore.counts)
+        _check_counts(claimed, claimed_counts, record_counts(records))
     seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,
-                                            payload["added"], payload["removed"])
-    if written != claimed:  # the records hashed to the id, so the state digest differs
-        raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims")
+                                            *claimed_counts)
+    if written != claimed:  # the records hashed to the id, so the state digest or the time's form differs
+        raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims "
+                            f"({storage.commits.get(tx, seq).digest} here, {payload['digest']} sent), or its time "
+                            f"{payload['time']!r} is not in UTC")
+    if len(parents) >= 2:
+        _check_counts(claimed, claimed_counts, counts_of(storage, tx, seq))
     return seq
+
+
+def _check_counts(claimed: str, sent: tuple[int, int], recomputed: tuple[int, int]) -> None:
+    """The counts are not in the id, so a receiver stores only counts it recomputed."""
+    if sent != recomputed:
+        raise TamperedError(f"commit {claimed}: it claims to add {sent[0]} and remove {sent[1]} tuples, but its "
+                            f"records add {recomputed[0]} and remove {recomputed[1]}")
 
 
 # -- the serving side -------------------------------------------------------------------
