@@ -2,16 +2,17 @@
 
 A commit travels as the inputs of its own id (``docs/sync.md``, protocol 1): its
 parents' ids, message, author, time, state digest and its change records (the terms
-themselves, never a store's term ids), and its counts. So the receiver checks each commit before it
-writes anything: the id must hash from what came, every parent must be known (sent
-before, or held), and once its records are written the state digest it recomputes must
-be the one sent. The counts (``added``, ``removed``) are the one thing the id does not
-cover, so they must be what the records give (:mod:`fstore.counts`): what a store keeps
-of a received commit is covered by its id or recomputed here. Commits are written in
-transactions of about ``BATCH_RECORDS`` records (memory stays bounded however much
-travels) and refs move in a last one, as git writes objects before refs: an error, a dropped connection or a crash leaves every ref as it
-was, the commits received so far unreachable (the next fetch does not send them again;
-gc drops them if none does).
+themselves, never a store's term ids), and its counts. So the receiver checks each
+commit before it writes anything: the id must hash from what came, every parent must be
+known (sent before, or held), and once its records are written the state digest it
+recomputes must be the one sent. The counts (``added``, ``removed``) are the one thing
+the id does not cover, so they must be what the records give (:mod:`fstore.counts`):
+what a store keeps of a received commit is covered by its id or recomputed here. Commits
+are written in transactions of about ``BATCH_RECORDS`` records (memory stays bounded
+however much travels) and refs move in a last one, as git writes objects before refs: an
+error, a dropped connection or a crash leaves every ref as it was, the commits received
+so far unreachable (the next fetch does not send them again; gc drops them if none
+does).
 Only what the receiver lacks travels: the sender walks back from the wanted heads and
 stops at commits the receiver has (git's have/want, with the whole set of haves).
 
