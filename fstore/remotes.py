@@ -301,11 +301,13 @@ def _build_folder(top: str) -> Iterator[str]:
     process lives, and removed on any error. A killed clone's lock dies with it, so the
     siblings of ``top`` whose lock can be taken are leftovers of killed clones: removed."""
     parent, name = os.path.split(top)
-    os.makedirs(parent, exist_ok=True)
     _remove_leftovers(parent, f".{name}{_BUILDING}")
     build = os.path.join(parent, f".{name}{_BUILDING}{secrets.token_hex(6)}")
-    os.mkdir(build)  # not mkdtemp: the clone keeps the folder, with the modes umask gives
-    lock = os.open(build, os.O_RDONLY)
+    try:
+        os.mkdir(build)  # not mkdtemp: the clone keeps the folder, with the modes umask gives
+        lock = os.open(build, os.O_RDONLY)
+    except OSError as exc:
+        raise SyncError(f"cannot clone into {top}: cannot make a folder in {parent}: {exc.strerror}") from None
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         yield build

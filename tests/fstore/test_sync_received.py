@@ -300,3 +300,15 @@ def test_a_clone_killed_midway_leaves_nothing_and_the_retry_works(tmp_path, loca
     finally:
         proxy.close()
         server.stop()
+
+
+
+def test_a_clone_into_an_empty_directory_fills_it(pair, tmp_path):
+    """The clone is renamed over the empty directory, and nothing is left beside it."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    fstore.clone(str(pair[0]), empty).close()
+    assert os.path.isfile(empty / "data.mdb") and sorted(os.listdir(tmp_path)) == ["copy", "empty", "origin"]
+    copy = fstore.open(empty)
+    assert copy.verify() == [] and copy.remotes() == {"origin": str(pair[0])}
+    copy.close()
