@@ -165,9 +165,11 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,
                                             *claimed_counts)
     if written != claimed:  # the records hashed to the id, so the state digest or the time's form differs
-        raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims "
-                            f"({storage.commits.get(tx, seq).digest} here, {payload['digest']} sent), or its time "
-                            f"{payload['time']!r} is not in UTC")
+        digest = storage.commits.get(tx, seq).digest
+        if digest != payload["digest"]:
+            raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims "
+                                f"({payload['digest']}; they give {digest})")
+        raise TamperedError(f"commit {claimed}: its time {payload['time']!r} is not in UTC as ids hash it")
     if len(parents) >= 2:
         _check_counts(claimed, claimed_counts, counts_of(storage, tx, seq))
     return seq

@@ -312,3 +312,27 @@ def test_a_clone_into_an_empty_directory_fills_it(pair, tmp_path):
     copy = fstore.open(empty)
     assert copy.verify() == [] and copy.remotes() == {"origin": str(pair[0])}
     copy.close()
+
+
+def test_a_time_not_in_utc_is_refused_as_such(pair):
+    """Every field a receiver stores is covered by the id; a time hashed in another zone
+    than the one ids use (UTC) cannot be stored as it came, so it is refused, by name."""
+    import datetime as dt
+
+    from fstore.commits import commit_hash
+    from fstore.sync import commit_payloads, receive
+
+    origin = store(pair[0])
+    with origin.storage.read() as tx:
+        payload = next(commit_payloads(origin.storage, tx, [origin.storage.refs.head(tx, "main")], set()))
+    origin.close()
+    moved = dt.datetime.fromisoformat(payload["time"]).astimezone(dt.timezone(dt.timedelta(hours=1)))
+    forged = {**payload, "time": moved.isoformat()}
+    forged["id"] = commit_hash([], forged["message"], forged["author"], moved, forged["digest"],
+                               sorted(forged["records"]))
+    target = store(pair[0].parent / "target")
+    with pytest.raises(TamperedError, match="not in UTC"):
+        with target.storage.write() as tx:
+            receive(target.storage, tx, forged)
+    assert target.stats()["commits"] == 0
+    target.close()
