@@ -12,8 +12,11 @@ and :func:`fstore.clone`.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import secrets
 import shutil
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 from urllib.parse import urlsplit
 
@@ -23,7 +26,7 @@ from . import requests as _requests
 from . import sync
 from .location import locate
 from .refs import BRANCH, REMOTE, TAG, check_ref_name
-from .sync import NotFastForwardError, RefUpdate, SyncError
+from .sync import NotFastForwardError, RefUpdate, SyncError, TamperedError
 
 if TYPE_CHECKING:
     from .repository import Repository
@@ -234,37 +237,111 @@ def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags:
 
 def clone_into(url: str, path: str, opener: Callable[[str], Repository], *, local: bool = True,
                token: str | None = None, progress: Progress | None = None) -> Repository:
-    """Make the store at ``path`` a clone of ``url`` (see :func:`fstore.clone`); on any
-    failure ``path`` is left as it was found (absent, or empty)."""
+    """Make the store at ``path`` a clone of ``url`` (see :func:`fstore.clone`). The clone
+    is built in a hidden sibling folder, checked, and renamed into place last, so on any
+    failure, a kill included, ``path`` is left as it was found (absent, or empty); a
+    later clone removes what a killed one left (:func:`_build_folder`)."""
+    path = os.path.abspath(path)
     if os.path.exists(os.path.join(path, DATA_FILE)):
         raise SyncError(f"cannot clone into {path}: a store is there already")
     if os.path.isdir(path) and os.listdir(path):
         raise SyncError(f"cannot clone into {path}: the directory is not empty")
-    created = not os.path.exists(path)
-    on_path = "://" not in url
-    origin_url = os.path.abspath(url) if on_path else url
-    try:
+    origin_url = os.path.abspath(url) if "://" not in url else url
+    top = _topmost_new(path)
+    with _build_folder(top) as build:
+        work = os.path.normpath(os.path.join(build, os.path.relpath(path, top)))
         remote = connect(url, opener, token)
         try:
             offer = _offer(remote)
-            os.makedirs(path, exist_ok=True)
+            os.makedirs(work, exist_ok=True)
             if local:
-                remote.copy_store(path)
+                remote.copy_store(work)
         finally:
             remote.close()
-        repo = opener(path)
+        repo = opener(work)
         try:
             if local:
+                _check_copy(repo, url)
                 _adopt_copy(repo, origin_url, offer["current"])
             else:
                 _fetch_all(repo, origin_url, offer["current"], token, progress)
-        except BaseException:
-            repo.close()
-            raise
-        return repo
+        finally:
+            repo.close()  # reopened at ``path`` once the folder is in place
+        _move_into_place(build, top)
+    return opener(path)
+
+
+def _check_copy(repo: Repository, url: str) -> None:
+    """A copied file is taken on trust by nothing: it must pass ``verify`` (every commit id
+    and its counts, every branch head's state, every index and blob) before the clone is
+    made, as a fetch checks each commit it receives; otherwise TamperedError, and no
+    clone. The states of tagged commits are not read whole: the ids cover their records."""
+    problems = repo.verify(tags=False)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise TamperedError(f"clone of {url}: the copy of its store fails verify, so nothing was cloned: "
+                            f"{problems[0]}{more}; run `datae verify` there")
+
+
+def _topmost_new(path: str) -> str:
+    """The folder a clone into ``path`` creates: ``path``'s highest ancestor (or itself)
+    that does not exist yet, or ``path`` itself if it is an existing empty directory."""
+    top = path
+    while not os.path.exists(os.path.dirname(top)) and os.path.dirname(top) != top:
+        top = os.path.dirname(top)
+    return top
+
+
+_BUILDING = ".clone-"
+
+
+@contextmanager
+def _build_folder(top: str) -> Iterator[str]:
+    """A new hidden sibling of ``top`` to build a clone in, locked (``flock``) while this
+    process lives, and removed on any error. A killed clone's lock dies with it, so the
+    siblings of ``top`` whose lock can be taken are leftovers of killed clones: removed."""
+    parent, name = os.path.split(top)
+    _remove_leftovers(parent, f".{name}{_BUILDING}")
+    build = os.path.join(parent, f".{name}{_BUILDING}{secrets.token_hex(6)}")
+    try:
+        os.mkdir(build)  # not mkdtemp: the clone keeps the folder, with the modes umask gives
+        lock = os.open(build, os.O_RDONLY)
+    except OSError as exc:
+        raise SyncError(f"cannot clone into {top}: cannot make a folder in {parent}: {exc.strerror}") from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield build
     except BaseException:
-        _undo_clone(path, created)
+        shutil.rmtree(build, ignore_errors=True)
         raise
+    finally:
+        os.close(lock)
+
+
+def _remove_leftovers(parent: str, prefix: str) -> None:
+    for entry in os.listdir(parent):
+        if not entry.startswith(prefix):
+            continue
+        folder = os.path.join(parent, entry)
+        try:
+            lock = os.open(folder, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a clone running now
+        finally:
+            os.close(lock)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _move_into_place(build: str, top: str) -> None:
+    """Rename the finished clone to ``top`` (which may be an empty directory: replaced)."""
+    try:
+        os.rename(build, top)
+    except OSError as exc:
+        raise SyncError(f"cannot clone into {top}: {exc.strerror} (something was put there during the clone)") from None
 
 
 def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
@@ -291,12 +368,3 @@ def _fetch_all(repo: Repository, origin_url: str, current: str, token: str | Non
         if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's
             repo.storage.fast_forward(tx, current, None, repo.storage.commits.seq_of(tx, head))
     repo.switch(current)
-
-
-def _undo_clone(path: str, created: bool) -> None:
-    if created:
-        shutil.rmtree(path, ignore_errors=True)
-        return
-    for entry in os.listdir(path) if os.path.isdir(path) else ():
-        target = os.path.join(path, entry)
-        shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else os.remove(target)

@@ -1,15 +1,18 @@
 """The sync protocol, both sides: what a store sends, and how a store receives.
 
 A commit travels as the inputs of its own id (``docs/sync.md``, protocol 1): its
-parents' ids, message, author, time, state digest, counts, and its change records (the
-terms themselves, never a store's term ids). So the receiver checks each commit before it
-writes anything: the id must hash from what came, every parent must be known (sent
-before, or held), and once its records are written the state digest it recomputes must
-be the one sent. Commits are written in transactions of about ``BATCH_RECORDS`` records
-(memory stays bounded however much travels) and refs move in a last one, as git writes
-objects before refs: an error, a dropped connection or a crash leaves every ref as it
-was, the commits received so far unreachable (the next fetch does not send them again;
-gc drops them if none does).
+parents' ids, message, author, time, state digest and its change records (the terms
+themselves, never a store's term ids), and its counts. So the receiver checks each
+commit before it writes anything: the id must hash from what came, every parent must be
+known (sent before, or held), and once its records are written the state digest it
+recomputes must be the one sent. The counts (``added``, ``removed``) are the one thing
+the id does not cover, so they must be what the records give (:mod:`fstore.counts`):
+what a store keeps of a received commit is covered by its id or recomputed here. Commits
+are written in transactions of about ``BATCH_RECORDS`` records (memory stays bounded
+however much travels) and refs move in a last one, as git writes objects before refs: an
+error, a dropped connection or a crash leaves every ref as it was, the commits received
+so far unreachable (the next fetch does not send them again; gc drops them if none
+does).
 Only what the receiver lacks travels: the sender walks back from the wanted heads and
 stops at commits the receiver has (git's have/want, with the whole set of haves).
 
@@ -30,6 +33,7 @@ from nstore.errors import DataeError, PackError
 from nstore.pack import decode_item, split
 
 from .commits import commit_hash
+from .counts import counts_of, record_counts
 from .layout import QUADS, TABLES
 from .refs import BRANCH, TAG
 
@@ -155,11 +159,27 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
             changes[space].append((tuple(map(value, parts)), record[-1:] == b"\x01", parts))
     except PackError as exc:
         raise SyncError(f"commit {claimed}: a change record is malformed: {exc}") from None
+    claimed_counts = (payload["added"], payload["removed"])
+    if len(parents) < 2:  # a merge's counts need its records in place (see fstore.counts)
+        _check_counts(claimed, claimed_counts, record_counts(records))
     seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,
-                                            payload["added"], payload["removed"])
-    if written != claimed:  # the records hashed to the id, so the state digest differs
-        raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims")
+                                            *claimed_counts)
+    if written != claimed:  # the records hashed to the id, so the state digest or the time's form differs
+        digest = storage.commits.get(tx, seq).digest
+        if digest != payload["digest"]:
+            raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims "
+                                f"({payload['digest']}; they give {digest})")
+        raise TamperedError(f"commit {claimed}: its time {payload['time']!r} is not in UTC as ids hash it")
+    if len(parents) >= 2:
+        _check_counts(claimed, claimed_counts, counts_of(storage, tx, seq))
     return seq
+
+
+def _check_counts(claimed: str, sent: tuple[int, int], recomputed: tuple[int, int]) -> None:
+    """The counts are not in the id, so a receiver stores only counts it recomputed."""
+    if sent != recomputed:
+        raise TamperedError(f"commit {claimed}: it claims to add {sent[0]} and remove {sent[1]} tuples, but its "
+                            f"records add {recomputed[0]} and remove {recomputed[1]}")
 
 
 # -- the serving side -------------------------------------------------------------------

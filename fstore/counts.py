@@ -1,0 +1,84 @@
+"""A commit's counts (``added`` / ``removed``), recomputed from its change records.
+
+A commit's id does not hash its counts: they are a summary of its records, kept in the
+commit record so ``log`` need not read the records. So a store never takes counts on
+trust from elsewhere: sync recomputes them for every commit it receives
+(:func:`fstore.sync.receive`), and ``verify`` checks the stored counts of every commit
+(:func:`count_problems`).
+
+The counts are the tuples (quads and table rows) whose state differs between the first
+parent and the commit, the same change the state digest moves by
+(:meth:`fstore.storage.Storage.record_commit`): for a commit with at most one parent its
+alive and dead records (a transaction records only what changes its head); for a merge,
+the tuples whose winning record differs between the two ancestries (O(the changes the
+merge brings in)).
+
+>>> import fstore, tempfile
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="m", author="a") as tx:
+...     fstore.add(tx, fstore.IRI("urn:g"), fstore.IRI("urn:s"), fstore.IRI("urn:p"), 1)
+>>> with repo.storage.read() as tx:
+...     seq = repo.storage.refs.head(tx, "main")
+...     counts_of(repo.storage, tx, seq), count_problems(repo.storage, tx)
+((1, 0), [])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from nstore.errors import DataeError
+
+from .history import ALIVE
+
+if TYPE_CHECKING:
+    from nstore.okvs import Transaction as OkvsTransaction
+
+    from .storage import Storage
+
+__all__ = ["record_counts", "counts_of", "count_problems"]
+
+
+def record_counts(records: Iterable[bytes]) -> tuple[int, int]:
+    """``(added, removed)`` of a commit with at most one parent, from its packed change
+    records (each ends with its state byte, ``docs/sync.md``)."""
+    added = removed = 0
+    for record in records:
+        if record[-1:] == ALIVE:
+            added += 1
+        else:
+            removed += 1
+    return added, removed
+
+
+def counts_of(storage: Storage, tx: OkvsTransaction, seq: int) -> tuple[int, int]:
+    """``(added, removed)`` of commit ``seq``, recomputed from the change records."""
+    parents = storage.commits.parents(tx, seq)
+    if len(parents) < 2:
+        return record_counts(payload for space in storage.spaces for _, payload in space.raw_changes_of(tx, seq))
+    ancestors = storage.commits.ancestors
+    before, after = ancestors(tx, parents[0]), ancestors(tx, seq)
+    added = removed = 0
+    for space in storage.spaces:
+        for _, _, alive in space.state_changes(tx, before, after):
+            if alive:
+                added += 1
+            else:
+                removed += 1
+    return added, removed
+
+
+def count_problems(storage: Storage, tx: OkvsTransaction) -> list[str]:
+    """Each commit whose stored counts are not what its change records give (for
+    verify; commits whose records cannot be read are verify's other checks' business)."""
+    problems = []
+    for seq, record in storage.commits.all(tx):
+        try:
+            counts = counts_of(storage, tx, seq)
+        except DataeError:
+            continue
+        if counts != (record["added"], record["removed"]):
+            problems.append(f"commit #{seq} ({record['id']}): it is stored as adding {record['added']} and removing "
+                            f"{record['removed']} tuples, but its change records add {counts[0]} and remove "
+                            f"{counts[1]}")
+    return problems
