@@ -34,6 +34,7 @@ about twice the better of the two (the ski-rental argument). The state lasts for
 from __future__ import annotations
 
 import heapq
+import sys
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
@@ -758,9 +759,13 @@ class Executor:
             previous = sol
 
     def _slice(self, node: SlicePlan, hint: Solution, graph: Any) -> Iterator[Solution]:
-        stop = None if node.limit is None else node.offset + node.limit
-        return islice(self.run(node.child, hint, graph), node.offset, stop)
-
+        # islice takes at most sys.maxsize, more rows than any result has: a larger LIMIT
+        # is no limit and a larger OFFSET leaves nothing (SPARQL counts are unbounded).
+        offset = node.offset
+        if offset >= sys.maxsize:
+            return iter(())
+        stop = None if node.limit is None or node.limit >= sys.maxsize - offset else offset + node.limit
+        return islice(self.run(node.child, hint, graph), offset, stop)
 
     def _sources(self, node: SourcesPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         """CHANGES / VERSIONS: the pattern over each part's source (planned for it), each
