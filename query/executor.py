@@ -74,7 +74,8 @@ from .planner import (
 from .source import distinct_graphs
 from .terms import IRI, EvalError, Literal  # noqa: F401 - IRI is used by the doctest
 
-__all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS"]
+__all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS",
+           "LONG_BINDING"]
 
 Solution = dict
 

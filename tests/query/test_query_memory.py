@@ -280,3 +280,21 @@ def test_the_server_refuses_the_attack_and_keeps_answering(tmp_path) -> None:
         assert status == 503 and b"CONCAT would make a value of" in body
     finally:
         server.stop()
+
+
+def test_serve_takes_both_memory_limits(tmp_path) -> None:
+    import fstore
+    from tests.server_fixtures import Server
+
+    fstore.open(tmp_path / "store" / ".datae").close()
+    server = Server(tmp_path / "store" / ".datae", "--max-value-length", "100", "--max-held-bytes", "100000")
+    try:
+        accept = {"Accept": "application/sparql-results+json"}
+        status, _, body = server.request("GET", "/sparql?" + urllib.parse.urlencode({"query": doubling(7)}), headers=accept)
+        assert status == 503 and b"CONCAT would make a value of 128 characters, more than 100" in body
+        status, _, body = server.request("GET", "/sparql?" + urllib.parse.urlencode({"query": doubling(6)}), headers=accept)
+        assert status == 200 and len(json.loads(body)["results"]["bindings"]) == 1
+    finally:
+        server.stop()
+    code = main(["--repo", str(tmp_path / "store" / ".datae"), "serve", "--max-held-bytes", "-1"])
+    assert code == 128
