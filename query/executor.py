@@ -277,14 +277,14 @@ class _Held:
         self.held = 0
 
     def __iter__(self) -> Iterator[Solution]:
-        operator, take = self.operator, self.memory.take
+        operator, take, size_of, every = self.operator, self.memory.take, row_size, TAKE_EVERY
         limit = self.limit if self.limit is not None else sys.maxsize
         pending = 0  # counted, not yet taken: taken TAKE_EVERY bytes at a time
         for count, row in enumerate(self.rows, 1):
             if count > limit:
                 raise IntermediateTooLargeError(operator, limit)
-            pending += row_size(row)
-            if pending >= TAKE_EVERY:
+            pending += size_of(row)
+            if pending >= every:
                 self.held += pending  # first: take counts it even when it raises
                 take(pending, operator)
                 pending = 0
@@ -297,33 +297,20 @@ class _Held:
         self.held = 0
 
 
-class _Released:
+def _released(rows: list, memory: Memory, size: int) -> Iterator[Solution]:
     """``rows``, giving ``size`` bytes back to ``memory`` once they are all read, or when
-    the reader lets go of them (even unread: a LIMIT 0 never starts reading)."""
+    the reader lets go of them, even unread (a LIMIT 0 never starts reading)."""
+    stream = _releasing(rows, memory, size)
+    next(stream)  # into its try: closing or collecting it now gives the bytes back
+    return stream
 
-    __slots__ = ("rows", "memory", "size")
 
-    def __init__(self, rows: list, memory: Memory, size: int) -> None:
-        self.rows = iter(rows)
-        self.memory, self.size = memory, size
-
-    def __iter__(self) -> "_Released":
-        return self
-
-    def __next__(self) -> Solution:
-        try:
-            return next(self.rows)
-        except StopIteration:
-            self.release()
-            raise
-
-    def release(self) -> None:
-        self.memory.give(self.size)
-        self.size = 0
-        self.rows = iter(())
-
-    def __del__(self) -> None:
-        self.release()
+def _releasing(rows: list, memory: Memory, size: int) -> Iterator[Any]:
+    try:
+        yield None
+        yield from rows
+    finally:
+        memory.give(size)
 
 
 class Executor:
@@ -886,7 +873,7 @@ class Executor:
         if memory is None:
             return iter(ordered)
         memory.give(key_bytes[0])  # the keys are gone with the sort
-        return _Released(ordered, memory, held.held)
+        return _released(ordered, memory, held.held)
 
     def _top_k(self, rows: Iterator[Solution], k: int, sort_key: Callable, key_bytes: list) -> Iterator[Solution]:
         """``heapq.nsmallest(k, rows, key=sort_key)``, with the bytes of the rows in the heap
@@ -926,7 +913,7 @@ class Executor:
         except BaseException:
             memory.give(held)
             raise
-        return _Released([entry[2] for entry in heap], memory, held)
+        return _released([entry[2] for entry in heap], memory, held)
 
     def _project(self, node: ProjectPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         names = node.vars

@@ -324,8 +324,10 @@ def _concat(*terms: Any, memory: Any = None) -> Literal:
         parts.append(text)
         langs.add(lang)
     lang = langs.pop() if len(langs) == 1 else None
-    if memory is not None:
-        memory.check_length(sum(map(len, parts)), "CONCAT")  # before the join allocates it
+    if memory is not None:  # before the join allocates it
+        length = sum(map(len, parts))
+        if length > memory.max_value_length:
+            memory.check_length(length, "CONCAT")
     return _like("".join(parts), lang)
 
 
