@@ -71,8 +71,8 @@ class Budget:
 
     def settle(self, operator: str) -> None:
         """Take what was counted from the query's memory (when GROUP BY's input ends)."""
+        pending, self.pending = self.pending, 0
         if self.memory is not None:
-            pending, self.pending = self.pending, 0
             self.held += pending
             self.memory.take(pending, operator)
 
