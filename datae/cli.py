@@ -290,7 +290,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise Fatal("--timeout, --max-results and --max-held-rows must be positive")
     path = store_path(args)
     config = ServerConfig(str(path), token=read_token_file(args.token_file) if args.token_file else None,
-                          read_only=args.read_only, limits=Limits(args.timeout, args.max_results, args.max_held_rows))
+                          read_only=args.read_only,
+                          limits=Limits(args.timeout, args.max_results, args.max_held_rows, **memory_limits(args)))
     if config.token is None and not config.read_only and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"datae serve: warning: anyone who reaches {args.host} can write (give --token-file or --read-only)",
               file=sys.stderr)
@@ -473,7 +474,7 @@ def query_limits(args: argparse.Namespace) -> Any:
 
     if (args.timeout is not None and args.timeout <= 0) or args.max_held_rows <= 0:
         raise Fatal("--timeout and --max-held-rows must be positive")
-    return Limits(timeout=args.timeout, max_rows=None, max_held_rows=args.max_held_rows)
+    return Limits(timeout=args.timeout, max_rows=None, max_held_rows=args.max_held_rows, **memory_limits(args))
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -671,11 +672,23 @@ def query_limit_options(p: argparse.ArgumentParser) -> None:
 
 def held_rows_option(p: argparse.ArgumentParser) -> None:
     """``--max-held-rows``: the cap on rows one query operator (ORDER BY, GROUP BY,
-    DISTINCT, a hash join) holds in memory (query.limits)."""
-    from query.limits import MAX_HELD_ROWS
+    DISTINCT, a hash join) holds in memory; ``--max-held-bytes`` and
+    ``--max-value-length``: the query's memory budget (query.limits)."""
+    from query.limits import MAX_HELD_BYTES, MAX_HELD_ROWS, MAX_VALUE_LENGTH
 
     p.add_argument("--max-held-rows", type=int, default=MAX_HELD_ROWS, metavar="ROWS",
                    help=f"refuse a query whose sort, grouping, DISTINCT or join holds more rows (default {MAX_HELD_ROWS})")
+    p.add_argument("--max-held-bytes", type=int, default=MAX_HELD_BYTES, metavar="BYTES",
+                   help=f"refuse a query whose held values take more bytes (default {MAX_HELD_BYTES})")
+    p.add_argument("--max-value-length", type=int, default=MAX_VALUE_LENGTH, metavar="CHARS",
+                   help=f"refuse a query that makes a longer value with CONCAT, REPLACE... (default {MAX_VALUE_LENGTH})")
+
+
+def memory_limits(args: argparse.Namespace) -> dict[str, int]:
+    """``--max-held-bytes`` and ``--max-value-length`` as ``Limits`` fields (positive)."""
+    if args.max_held_bytes <= 0 or args.max_value_length <= 0:
+        raise Fatal("--max-held-bytes and --max-value-length must be positive")
+    return {"max_held_bytes": args.max_held_bytes, "max_value_length": args.max_value_length}
 
 
 class Parser(argparse.ArgumentParser):

@@ -17,13 +17,15 @@ Literal('3', datatype='http://www.w3.org/2001/XMLSchema#integer')
 
 from __future__ import annotations
 
+import sys
 from abc import ABC, abstractmethod
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .algebra import Aggregate
-from .errors import IntermediateTooLargeError
+from .errors import IntermediateTooLargeError, ValueTooLongError
 from .expressions import arithmetic, order_key
+from .limits import TAKE_EVERY, VALUE_OVERHEAD, Memory, row_size, value_size
 from .terms import DEC, FLT, INT, XSD_INTEGER, EvalError, Literal, make_numeric, numeric, to_float32
 
 __all__ = ["new_accumulator", "ERROR", "Accumulator", "Budget"]
@@ -35,7 +37,9 @@ _ZERO = Literal("0", XSD_INTEGER)
 class Budget:
     """The values the accumulators of one GROUP BY may keep between them (DISTINCT's
     sets, GROUP_CONCAT's parts): the groups are capped by ``max_held_rows``, but one group
-    can keep a value per solution, so these count against the same cap.
+    can keep a value per solution, so these count against the same cap (``limit``; None:
+    any), and their bytes against the query's ``memory`` (a :class:`query.limits.Memory`;
+    ``held`` is what they took, which GROUP BY gives back when done).
 
     >>> from query.algebra import Var
     >>> acc = new_accumulator(Aggregate("COUNT", Var("x"), distinct=True), Budget(2))
@@ -45,17 +49,32 @@ class Budget:
     query.errors.IntermediateTooLargeError: COUNT(DISTINCT) holds more than 2 rows (the limit on rows held in memory); narrow the query or raise the limit (max_held_rows, --max-held-rows)
     """
 
-    __slots__ = ("left", "limit")
+    __slots__ = ("left", "limit", "memory", "held", "pending", "max_length")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int | None, memory: Memory | None = None) -> None:
         self.limit = limit
-        self.left = limit
+        self.left = limit if limit is not None else sys.maxsize
+        self.memory = memory
+        self.held = 0  # taken from memory
+        self.pending = 0  # counted, taken TAKE_EVERY bytes at a time (and by settle)
+        length = memory.max_value_length if memory is not None else None
+        self.max_length = length if length is not None else sys.maxsize
 
-    def take(self, operator: str) -> None:
-        """Account for one more value kept (an error past the cap)."""
+    def take(self, operator: str, size: int = 0) -> None:
+        """Account for one more value kept, of ``size`` bytes (an error past either cap)."""
         self.left -= 1
         if self.left < 0:
             raise IntermediateTooLargeError(operator, self.limit)
+        self.pending += size
+        if self.pending >= TAKE_EVERY:
+            self.settle(operator)
+
+    def settle(self, operator: str) -> None:
+        """Take what was counted from the query's memory (when GROUP BY's input ends)."""
+        pending, self.pending = self.pending, 0
+        if self.memory is not None:
+            self.held += pending
+            self.memory.take(pending, operator)
 
 
 class Accumulator(ABC):
@@ -73,8 +92,12 @@ class Accumulator(ABC):
         if self.seen is not None:
             if value in self.seen:
                 return
-            if self.budget is not None:
-                self.budget.take(f"{self.name}(DISTINCT)")
+            budget = self.budget
+            if budget is not None:
+                size = 0
+                if budget.memory is not None:  # COUNT(DISTINCT *) keeps solutions
+                    size = row_size(dict(value)) if type(value) is frozenset else value_size(value)
+                budget.take(f"{self.name}(DISTINCT)", size)
             self.seen.add(value)
         self._add(value)
 
@@ -223,7 +246,7 @@ class _Sample(Accumulator):
 
 
 class _GroupConcat(Accumulator):
-    __slots__ = ("parts", "langs", "separator", "failed")
+    __slots__ = ("parts", "langs", "separator", "failed", "length")
 
     def __init__(self, distinct: bool, separator: str) -> None:
         super().__init__(distinct)
@@ -231,6 +254,7 @@ class _GroupConcat(Accumulator):
         self.langs: set = set()
         self.separator = separator
         self.failed = False
+        self.length = -len(separator)  # of the result: the parts and the separators between them
 
     def add(self, value: Any) -> None:
         if value is ERROR or value is None:
@@ -241,8 +265,14 @@ class _GroupConcat(Accumulator):
         if type(value) is not Literal:
             self.failed = True
             return
-        if self.budget is not None and self.seen is None:  # with DISTINCT the set counts
-            self.budget.take("GROUP_CONCAT")
+        budget = self.budget
+        if budget is not None:
+            length = len(value.lexical)
+            self.length += len(self.separator) + length
+            if self.length > budget.max_length:
+                raise ValueTooLongError("GROUP_CONCAT", self.length, budget.max_length)
+            if self.seen is None:  # with DISTINCT the set counts
+                budget.take("GROUP_CONCAT", VALUE_OVERHEAD + length)
         self.parts.append(value.lexical)
         self.langs.add(value.lang)
 

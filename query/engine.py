@@ -23,7 +23,7 @@ from .algebra import BNode, Query, Var
 from .errors import IntermediateTooLargeError, QueryEvaluationError
 from .executor import Executor
 from .expressions import ExprContext
-from .limits import Deadline, LimitedSource, Limits
+from .limits import Deadline, LimitedSource, Limits, Memory, value_size
 from .nesting import guard_recursion
 from .parser import parse_query
 from .planner import DEFAULT, Planner, explain_plan
@@ -36,12 +36,15 @@ __all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]
 
 
 def prepare(source: Any, query: Query, versions: VersionContext | None = None, *,
-            deadline: Deadline | None = None, max_held_rows: int | None = None) -> tuple[Executor, Any]:
+            deadline: Deadline | None = None, max_held_rows: int | None = None,
+            memory: Memory | None = None) -> tuple[Executor, Any]:
     """An executor and the physical plan of ``query`` over ``source`` (over the view at the
     query's ``AT`` ref if it has one). With a ``deadline``, store reads, the rows between
     operators and REGEX stop at it; operators that hold rows in memory hold at most
-    ``max_held_rows`` (None: any number). Every caller (queries, updates' WHERE, EXPLAIN)
-    plans through here, so a chain too long to plan is a QueryTooComplexError for all."""
+    ``max_held_rows`` (None: any number), and the bytes of their values and the length of
+    a value a function makes are within ``memory`` (None: any). Every caller (queries,
+    updates' WHERE, EXPLAIN) plans through here, so a chain too long to plan is a
+    QueryTooComplexError for all."""
     if query.at is not None:
         source = as_source(require(versions, "AT").view(query.at))
     ctx = ExprContext(base=query.base)
@@ -50,14 +53,15 @@ def prepare(source: Any, query: Query, versions: VersionContext | None = None, *
         source = LimitedSource(source, deadline)
         check = deadline.check
         ctx.deadline = deadline
-    executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check, max_held_rows=max_held_rows)
+    executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check, max_held_rows=max_held_rows, memory=memory)
     planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs), versions=versions)
     with guard_recursion("planning"):
         return executor, planner.plan(query.pattern)
 
 
 def execute(source_or_view: Any, text: str, *, base: str | None = None, versions: VersionContext | None = None,
-            timeout: float | None = None, max_held_rows: int | None = None) -> Result:
+            timeout: float | None = None, max_held_rows: int | None = None, max_held_bytes: int | None = None,
+            max_value_length: int | None = None) -> Result:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) and return its :class:`Result`.
 
     ``source_or_view`` is anything with the :mod:`query.source` protocol, or an fstore view
@@ -68,23 +72,37 @@ def execute(source_or_view: Any, text: str, *, base: str | None = None, versions
     ``timeout`` (seconds, counted from this call, reading the result included) stops the
     query with a :class:`~query.errors.QueryTimeoutError`; ``max_held_rows`` caps the rows
     ORDER BY, GROUP BY, DISTINCT, a hash join or MINUS hold (an
-    :class:`~query.errors.IntermediateTooLargeError`). See docs/query.md, "Limits".
+    :class:`~query.errors.IntermediateTooLargeError`); ``max_held_bytes`` the bytes of the
+    values they and a solution hold between them (a :class:`~query.errors.MemoryLimitError`)
+    and ``max_value_length`` the characters of a value CONCAT, REPLACE, GROUP_CONCAT...
+    make (a :class:`~query.errors.ValueTooLongError`). None, the default: no limit. See
+    docs/query.md, "Limits".
+
+    >>> from query.source import MemorySource
+    >>> doubled = "SELECT ?y WHERE { BIND('aaaa' AS ?x) BIND(CONCAT(?x, ?x) AS ?y) }"
+    >>> execute(MemorySource([]), doubled, max_value_length=6).rows
+    Traceback (most recent call last):
+    ...
+    query.errors.ValueTooLongError: CONCAT would make a value of 8 characters, more than 6 (the limit on the length of a value); narrow the query or raise the limit (max_value_length, --max-value-length)
     """
     if versions is None:
         versions = VersionContext.of(source_or_view)
-    limits = Limits(timeout=timeout, max_rows=None, max_held_rows=max_held_rows)
+    limits = Limits(timeout=timeout, max_rows=None, max_held_rows=max_held_rows, max_held_bytes=max_held_bytes,
+                    max_value_length=max_value_length)
     return run_query(as_source(source_or_view), parse_query(text, base=base), versions=versions, limits=limits)
 
 
 def run_query(source: Any, query: Query, *, versions: VersionContext | None = None,
               limits: Limits | None = None, deadline: Deadline | None = None) -> Result:
     """Evaluate a parsed query. Under ``limits`` the query stops at ``deadline`` (default:
-    its timeout from now) and holds at most ``limits.max_held_rows`` rows in an operator;
-    the cap on the result's own rows is :func:`query.limits.collect`'s."""
+    its timeout from now), holds at most ``limits.max_held_rows`` rows in an operator and
+    keeps within its memory budget (``max_held_bytes``, ``max_value_length``); the caps
+    on the result's own rows are :func:`query.limits.collect`'s."""
     if limits is not None and deadline is None:
         deadline = limits.deadline()
     held = limits.max_held_rows if limits is not None else None
-    executor, plan = prepare(source, query, versions, deadline=deadline, max_held_rows=held)
+    memory = limits.memory() if limits is not None else None
+    executor, plan = prepare(source, query, versions, deadline=deadline, max_held_rows=held, memory=memory)
     solutions = _read_together(executor.source, executor.solutions(plan))
     names = [v.name for v in query.vars]
     if query.form == "SELECT":
@@ -116,6 +134,7 @@ def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -
     out: dict = {}
     ctx = executor.ctx
     held = executor.max_held_rows
+    memory = executor.memory
     for sol in solutions:
         fresh: dict = {}
         for triple in template:
@@ -134,6 +153,8 @@ def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -
             s, p, o = items
             if s is None or p is None or o is None or type(s) is Literal or type(p) is not IRI:
                 continue
+            if memory is not None and (s, p, o) not in out:
+                memory.take(value_size(s) + value_size(p) + value_size(o), "CONSTRUCT")
             out[(s, p, o)] = None
         if held is not None and len(out) > held:
             raise IntermediateTooLargeError("CONSTRUCT", held)
@@ -153,11 +174,15 @@ def _describe(query: Query, solutions: Iterator[dict], executor: Executor) -> li
         else:
             resources[target] = None
     out: dict = {}
+    memory = executor.memory
     for resource in resources:
         if type(resource) is Literal:
             continue
         for b in executor.match(DEFAULT, resource, Var(".p"), Var(".o")):
-            out[(resource, b[".p"], b[".o"])] = None
+            triple = (resource, b[".p"], b[".o"])
+            if memory is not None and triple not in out:
+                memory.take(sum(map(value_size, triple)), "DESCRIBE")
+            out[triple] = None
     return list(out)
 
 

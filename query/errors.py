@@ -23,6 +23,8 @@ __all__ = [
     "QueryTimeoutError",
     "ResultTooLargeError",
     "IntermediateTooLargeError",
+    "ValueTooLongError",
+    "MemoryLimitError",
     "UpdateError",
     "ReadOnlyGraphError",
     "LoadError",
@@ -124,6 +126,40 @@ class IntermediateTooLargeError(ResultTooLargeError):
         self.limit = limit
         super().__init__(f"{operator} holds more than {limit:,} rows (the limit on rows held in memory); "
                          "narrow the query or raise the limit (max_held_rows, --max-held-rows)")
+
+
+class ValueTooLongError(ResultTooLargeError):
+    """A function (``CONCAT``, ``REPLACE``, ``GROUP_CONCAT``...) would make a value longer
+    than allowed; ``function`` names it, ``length`` is the length it would have (characters
+    of a string) and ``limit`` the cap. Refused before the value is made.
+
+    >>> str(ValueTooLongError("CONCAT", 33_554_432, 16_777_216))
+    'CONCAT would make a value of 33,554,432 characters, more than 16,777,216 (the limit on the length of a value); narrow the query or raise the limit (max_value_length, --max-value-length)'
+    """
+
+    def __init__(self, function: str, length: int, limit: int) -> None:
+        self.function = function
+        self.length = length
+        self.limit = limit
+        super().__init__(f"{function} would make a value of {length:,} characters, more than {limit:,} (the limit on "
+                         "the length of a value); narrow the query or raise the limit (max_value_length, --max-value-length)")
+
+
+class MemoryLimitError(IntermediateTooLargeError):
+    """The values a query holds (in the rows of its sorts, groups, DISTINCT, hash tables,
+    result, or one solution's own values) would take more bytes than allowed; ``operator``
+    names what would hold them and ``limit`` is the cap in bytes.
+
+    >>> str(MemoryLimitError("ORDER BY", 1_000_000))
+    'ORDER BY would hold more than 1,000,000 bytes of values (the limit on the memory a query holds); narrow the query or raise the limit (max_held_bytes, --max-held-bytes)'
+    """
+
+    def __init__(self, operator: str, limit: int) -> None:
+        self.operator = operator
+        self.limit = limit
+        ResultTooLargeError.__init__(self, f"{operator} would hold more than {limit:,} bytes of values (the limit on the "
+                                     "memory a query holds); narrow the query or raise the limit (max_held_bytes, "
+                                     "--max-held-bytes)")
 
 
 class UpdateError(QueryError):

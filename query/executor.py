@@ -34,6 +34,7 @@ about twice the better of the two (the ski-rental argument). The state lasts for
 from __future__ import annotations
 
 import heapq
+import sys
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
@@ -45,6 +46,7 @@ from .aggregates import ERROR, Budget, new_accumulator
 from .algebra import Dataset, Var
 from .errors import IntermediateTooLargeError
 from .expressions import ExprContext, compile_expr, filter_passes, order_key
+from .limits import TAKE_EVERY, Memory, row_size, value_size
 from .nesting import guard_recursion
 from .paths import eval_path
 from .planner import (
@@ -70,9 +72,10 @@ from .planner import (
     ValuesPlan,
 )
 from .source import distinct_graphs
-from .terms import IRI, EvalError  # noqa: F401 - IRI is used by the doctest
+from .terms import IRI, EvalError, Literal  # noqa: F401 - IRI is used by the doctest
 
-__all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS"]
+__all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS",
+           "LONG_BINDING"]
 
 Solution = dict
 
@@ -97,16 +100,27 @@ _PARAM = object()  # a Param in the cache key of a prepared read (Params are all
 ADAPTIVE_STEPS = True
 """Whether lookup steps may switch to hash joins (False: always nested loops)."""
 
+LONG_BINDING = 4096
+"""Characters a BIND (or a SELECT expression) may add to a solution before the solution's
+whole size is checked against the query's memory budget: the check costs a pass over
+the solution, so short values skip it, and a chain of BINDs that doubles a string is
+caught as soon as its values are long."""
+
 
 class _StepState:
     """What an adaptive step has learnt: the scan of its whole pattern so far, and the hash
     table once that scan has ended. The scan stops for good at ``limit`` rows (max_held_rows):
     the step then keeps looking up, which gives the same solutions without holding any."""
 
-    __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit", "limit")
+    __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit", "limit", "memory", "held",
+                 "pending")
 
-    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int, limit: int | None = None) -> None:
+    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int, limit: int | None = None,
+                 memory: Memory | None = None) -> None:
         self.limit = limit
+        self.memory = memory  # the scan's rows count against it too; past it, the step gives up as past limit
+        self.held = 0  # bytes taken from memory
+        self.pending = 0  # counted, taken TAKE_EVERY bytes at a time
         self.lookups = 0
         self.wait = wait
         self.credit = 0
@@ -137,9 +151,12 @@ class _StepState:
     def _read(self, n: int) -> bool:
         scan = self.scan
         rows = self.rows
+        memory = self.memory
         for _ in range(n):
             row = next(scan, None)
             if row is None:
+                if memory is not None and not self._fits():
+                    return self._give_up()
                 self.scan = None
                 table: dict = {}
                 keys = self.keys
@@ -154,10 +171,31 @@ class _StepState:
                 self.rows = []
                 return True
             if len(rows) == self.limit:  # one more than the cap: the hash join is not worth it
-                self.scan = None
-                self.rows = []
-                return False
+                return self._give_up()
+            if memory is not None:
+                self.pending += row_size(row)
+                if self.pending >= TAKE_EVERY and not self._fits():
+                    return self._give_up()
             rows.append(row)
+        return False
+
+    def _fits(self) -> bool:
+        """Take the bytes counted so far, if the query's budget has room for them."""
+        memory = self.memory
+        pending, self.pending = self.pending, 0
+        if memory.limit is not None and memory.held + pending > memory.limit:
+            return False
+        memory.held += pending
+        self.held += pending
+        return True
+
+    def _give_up(self) -> bool:
+        """Stop scanning for good (the step keeps looking up): its rows and bytes go."""
+        self.scan = None
+        self.rows = []
+        if self.memory is not None:
+            self.memory.give(self.held)
+            self.held = 0
         return False
 
 
@@ -227,16 +265,68 @@ def _capped(rows: Iterable[Solution], limit: int, operator: str) -> Iterator[Sol
         yield row
 
 
+class _Held:
+    """The rows an operator keeps, counted as they are read: at most ``limit`` of them
+    (None: any) and their bytes taken from ``memory`` (``held`` so far; :meth:`release`
+    gives them back when the operator lets them go)."""
+
+    __slots__ = ("rows", "operator", "limit", "memory", "held")
+
+    def __init__(self, rows: Iterable[Solution], operator: str, limit: int | None, memory: Memory) -> None:
+        self.rows, self.operator, self.limit, self.memory = rows, operator, limit, memory
+        self.held = 0
+
+    def __iter__(self) -> Iterator[Solution]:
+        operator, take, size_of, every = self.operator, self.memory.take, row_size, TAKE_EVERY
+        limit = self.limit if self.limit is not None else sys.maxsize
+        pending = 0  # counted, not yet taken: taken TAKE_EVERY bytes at a time
+        for count, row in enumerate(self.rows, 1):
+            if count > limit:
+                raise IntermediateTooLargeError(operator, limit)
+            pending += size_of(row)
+            if pending >= every:
+                self.held += pending  # first: take counts it even when it raises
+                take(pending, operator)
+                pending = 0
+            yield row
+        self.held += pending
+        take(pending, operator)
+
+    def release(self) -> None:
+        self.memory.give(self.held)
+        self.held = 0
+
+
+def _released(rows: list, memory: Memory, size: int) -> Iterator[Solution]:
+    """``rows``, giving ``size`` bytes back to ``memory`` once they are all read, or when
+    the reader lets go of them, even unread (a LIMIT 0 never starts reading)."""
+    stream = _releasing(rows, memory, size)
+    next(stream)  # into its try: closing or collecting it now gives the bytes back
+    return stream
+
+
+def _releasing(rows: list, memory: Memory, size: int) -> Iterator[Any]:
+    try:
+        yield None
+        yield from rows
+    finally:
+        memory.give(size)
+
+
 class Executor:
     """Runs plans against a source for one query (its dataset and expression context);
     ``check``, if given, is called as rows flow between operators (e.g. a deadline)."""
 
     def __init__(self, source: Any, *, dataset: Dataset | None = None, ctx: ExprContext | None = None,
-                 check: Callable[[], None] | None = None, max_held_rows: int | None = None) -> None:
+                 check: Callable[[], None] | None = None, max_held_rows: int | None = None,
+                 memory: Memory | None = None) -> None:
         self.source = source
         self.check = check  # called every _CHECK_EVERY rows an operator yields (a deadline)
         self.max_held_rows = max_held_rows  # rows one materialising operator may hold (None: any)
+        self.memory = memory  # the query's memory budget (None: none), shared by its operators
         self.ctx = ctx or ExprContext()
+        if memory is not None:
+            self.ctx.memory = memory
         self.ctx.exists = self.exists
         dataset = dataset or Dataset()
         self.dataset = dataset
@@ -350,8 +440,11 @@ class Executor:
 
     def held(self, rows: Iterable[Solution], operator: str) -> Iterable[Solution]:
         """``rows``, which ``operator`` keeps in memory: an IntermediateTooLargeError past
-        :attr:`max_held_rows` of them."""
+        :attr:`max_held_rows` of them, a MemoryLimitError past the query's memory budget
+        (then a :class:`_Held`, whose ``release`` gives their bytes back)."""
         limit = self.max_held_rows
+        if self.memory is not None:
+            return _Held(rows, operator, limit, self.memory)
         if limit is None:
             return rows
         return _capped(rows, limit, operator)
@@ -540,7 +633,7 @@ class Executor:
             else:
                 wait = max(LOOKUPS_BEFORE_SCAN, int(step.scan_est / SCAN_ROWS_PER_LOOKUP))
             scan = self.match(graph, triple.s, triple.p, triple.o, step.object_range)
-            state = self._steps[key] = _StepState(scan, keys, others, wait, self.max_held_rows)
+            state = self._steps[key] = _StepState(scan, keys, others, wait, self.max_held_rows, self.memory)
         return state
 
     def _path(self, node: PathPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
@@ -630,14 +723,24 @@ class Executor:
     def _extend(self, node: ExtendPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         bindings = [(name, self._compile(expr, graph)) for name, expr, _ in node.bindings]
         ctx = self.ctx
+        memory = self.memory
         for sol in self.run(node.child, hint, graph):
             ctx.new_row()
             new = dict(sol)
+            grown = 0
             for name, f in bindings:
                 try:
-                    new[name] = f(new)
+                    value = new[name] = f(new)
                 except EvalError:
-                    pass
+                    continue
+                if memory is not None:  # value_size's text, inlined: this runs once per binding
+                    kind = type(value)
+                    if kind is Literal:
+                        grown += len(value.lexical)
+                    elif kind is IRI:
+                        grown += len(value.value)
+            if grown > LONG_BINDING:
+                memory.check(row_size(new), "BIND")  # a solution is held while it flows
             yield new
 
     def _values(self, node: ValuesPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
@@ -663,8 +766,21 @@ class Executor:
         aggregates = [(name, agg, self._compile(agg.arg, graph) if agg.arg is not None else None) for name, agg, _ in node.aggregates]
         arguments = [agg.arg.name if type(agg.arg) is Var else None for _, agg, _ in node.aggregates]
         groups: dict = {}
-        with paused_gc():  # the whole input is read before the first group comes out
-            self._accumulate(self.run(node.child, hint, graph), groups, keys, key_names, aggregates, arguments)
+        limit = self.max_held_rows
+        budget = Budget(limit, self.memory) if limit is not None or self.memory is not None else None
+        try:
+            with paused_gc():  # the whole input is read before the first group comes out
+                self._accumulate(self.run(node.child, hint, graph), groups, keys, key_names, aggregates, arguments,
+                                 budget)
+            if budget is not None:
+                budget.settle("GROUP BY")
+            yield from self._groups(groups, keys, aggregates)
+        finally:
+            if budget is not None and self.memory is not None:
+                self.memory.give(budget.held)
+
+    def _groups(self, groups: dict, keys: list, aggregates: list) -> Iterator[Solution]:
+        """The solutions of GROUP BY's groups, once its input is read."""
         if not groups and not keys:
             groups[()] = [new_accumulator(agg) for _, agg, _ in aggregates]
         for key, accumulators in groups.items():
@@ -680,10 +796,11 @@ class Executor:
             yield out
 
     def _accumulate(self, solutions: Iterator[Solution], groups: dict, keys: list, key_names: list | None,
-                    aggregates: list, arguments: list) -> None:
-        """Feed each solution to the accumulators of its group (made on first sight)."""
+                    aggregates: list, arguments: list, budget: Budget | None) -> None:
+        """Feed each solution to the accumulators of its group (made on first sight); the
+        values the groups keep count against ``budget`` (their keys' bytes too)."""
         limit = self.max_held_rows if self.max_held_rows is not None else -1
-        budget = Budget(limit) if limit >= 0 else None  # the values the groups keep, capped too
+        memory = self.memory
         for sol in solutions:
             if key_names is not None:
                 key = tuple([sol.get(name) for name in key_names])
@@ -699,6 +816,10 @@ class Executor:
             if accumulators is None:
                 if len(groups) == limit:
                     raise IntermediateTooLargeError("GROUP BY", limit)
+                if memory is not None:
+                    size = sum(map(value_size, key))
+                    budget.held += size
+                    memory.take(size, "GROUP BY")
                 accumulators = groups[key] = [new_accumulator(agg, budget) for _, agg, _ in aggregates]
             for accumulator, (_, agg, f), argument in zip(accumulators, aggregates, arguments):
                 if argument is not None:
@@ -714,15 +835,28 @@ class Executor:
 
     def _order(self, node: OrderPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         conditions = [(self._compile(expr, graph), asc) for expr, _, asc in node.conditions]
+        memory = self.memory
+        # The values an ORDER BY expression computes are kept in the sort keys: counted
+        # (a plain variable's value is the row's own, counted with the row).
+        computed = memory is not None and any(type(expr) is not Var for expr, _, _ in node.conditions)
+        key_bytes = [0, 0]  # taken for the keys so far; the last key's size
 
         def sort_key(sol: Solution) -> tuple:
             parts = []
+            size = 0
             for f, asc in conditions:
                 try:
-                    k = order_key(f(sol))
+                    value = f(sol)
+                    if computed:
+                        size += value_size(value)
+                    k = order_key(value)
                 except EvalError:
                     k = (0,)
                 parts.append(k if asc else _Reverse(k))
+            if size:
+                key_bytes[0] += size
+                key_bytes[1] = size
+                memory.take(size, "ORDER BY")
             return tuple(parts)
 
         rows = self.run(node.child, hint, graph)
@@ -731,8 +865,55 @@ class Executor:
             # A top-k heap holds k rows: within the cap it needs no count; past it (a huge
             # LIMIT or OFFSET) the full sort counts them, with the same rows in the same order.
             if node.top_k is not None and (limit is None or node.top_k <= limit):
-                return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
-            return iter(sorted(self.held(rows, "ORDER BY"), key=sort_key))
+                if memory is None:
+                    return iter(heapq.nsmallest(node.top_k, rows, key=sort_key))
+                return self._top_k(rows, node.top_k, sort_key, key_bytes)
+            held = self.held(rows, "ORDER BY")
+            ordered = sorted(held, key=sort_key)
+        if memory is None:
+            return iter(ordered)
+        memory.give(key_bytes[0])  # the keys are gone with the sort
+        return _released(ordered, memory, held.held)
+
+    def _top_k(self, rows: Iterator[Solution], k: int, sort_key: Callable, key_bytes: list) -> Iterator[Solution]:
+        """``heapq.nsmallest(k, rows, key=sort_key)``, with the bytes of the rows in the heap
+        taken from the query's memory as they enter and given back as they leave it (its
+        algorithm, written out: the heap's contents are what is held)."""
+        memory = self.memory
+        held = 0  # the bytes of the rows and keys in the heap (sort_key takes a key's)
+        heap: list = []
+        try:
+            for order, row in zip(range(k), rows):
+                key_bytes[1] = 0
+                key = sort_key(row)
+                size = row_size(row)
+                memory.take(size, "ORDER BY")
+                size += key_bytes[1]
+                held += size
+                heap.append((key, order, row, size))
+            if heap:
+                heapq._heapify_max(heap)
+                top = heap[0][0]
+                order = k
+                for row in rows:
+                    key_bytes[1] = 0
+                    key = sort_key(row)
+                    if key < top:
+                        size = row_size(row)
+                        memory.take(size, "ORDER BY")
+                        size += key_bytes[1]
+                        dropped = heapq._heapreplace_max(heap, (key, order, row, size))[3]
+                        memory.give(dropped)
+                        held += size - dropped
+                        top = heap[0][0]
+                        order += 1
+                    else:
+                        memory.give(key_bytes[1])  # a key that never enters the heap
+            heap.sort()
+        except BaseException:
+            memory.give(held)
+            raise
+        return _released([entry[2] for entry in heap], memory, held)
 
     def _project(self, node: ProjectPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         names = node.vars
@@ -742,13 +923,28 @@ class Executor:
     def _distinct(self, node: DistinctPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         seen = set()
         limit = self.max_held_rows if self.max_held_rows is not None else -1
-        for sol in self.run(node.child, hint, graph):
-            key = frozenset(sol.items())
-            if key not in seen:
-                if len(seen) == limit:
-                    raise IntermediateTooLargeError("DISTINCT", limit)
-                seen.add(key)
-                yield sol
+        memory = self.memory
+        held = pending = 0  # taken from memory; counted, taken TAKE_EVERY bytes at a time
+        try:
+            for sol in self.run(node.child, hint, graph):
+                key = frozenset(sol.items())
+                if key not in seen:
+                    if len(seen) == limit:
+                        raise IntermediateTooLargeError("DISTINCT", limit)
+                    if memory is not None:
+                        pending += row_size(sol)
+                        if pending >= TAKE_EVERY:
+                            held += pending
+                            memory.take(pending, "DISTINCT")
+                            pending = 0
+                    seen.add(key)
+                    yield sol
+            if memory is not None:
+                held += pending
+                memory.take(pending, "DISTINCT")
+        finally:
+            if memory is not None:
+                memory.give(held)
 
     def _reduced(self, node: ReducedPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         previous = None
@@ -758,9 +954,13 @@ class Executor:
             previous = sol
 
     def _slice(self, node: SlicePlan, hint: Solution, graph: Any) -> Iterator[Solution]:
-        stop = None if node.limit is None else node.offset + node.limit
-        return islice(self.run(node.child, hint, graph), node.offset, stop)
-
+        # islice takes at most sys.maxsize, more rows than any result has: a larger LIMIT
+        # is no limit and a larger OFFSET leaves nothing (SPARQL counts are unbounded).
+        offset = node.offset
+        if offset >= sys.maxsize:
+            return iter(())
+        stop = None if node.limit is None or node.limit >= sys.maxsize - offset else offset + node.limit
+        return islice(self.run(node.child, hint, graph), offset, stop)
 
     def _sources(self, node: SourcesPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         """CHANGES / VERSIONS: the pattern over each part's source (planned for it), each
@@ -773,7 +973,8 @@ class Executor:
             ctx = ExprContext(base=self.ctx.base)
             ctx.now = self.ctx.now
             ctx.deadline = self.ctx.deadline
-            sub = Executor(source, dataset=self.dataset, ctx=ctx, check=self.check, max_held_rows=self.max_held_rows)
+            sub = Executor(source, dataset=self.dataset, ctx=ctx, check=self.check, max_held_rows=self.max_held_rows,
+                           memory=self.memory)
             plan = Planner(source, ctx, default_graphs=tuple(sub.default_graphs)).plan(node.pattern, frozenset(inner), graph)
             for sol in sub.run(plan, inner, graph):
                 for extra in wanted:

@@ -89,6 +89,7 @@ class ExprContext:
         self.bnode_counter = 0
         self.bnode_prefix = "e" + uuid.uuid4().hex[:8]
         self.deadline: Any = None  # a query.limits.Deadline: REGEX and REPLACE stop at it
+        self.memory: Any = None  # a query.limits.Memory: the longest value CONCAT & co may make
 
     def new_row(self) -> None:
         """Start a new solution: ``BNODE("x")`` gives a new blank node from here on."""

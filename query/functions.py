@@ -257,18 +257,31 @@ def _strlen(term: Any) -> Literal:
     return _integer(len(_string(term)[0]))
 
 
-def _ucase(term: Any) -> Literal:
+def _ucase(term: Any, memory: Any = None) -> Literal:
     text, lang = _string(term)
-    return _like(text.upper(), lang)
+    result = text.upper()  # at most 3 characters a character ("ﬃ" is "FFI")
+    if memory is not None:
+        memory.check_length(len(result), "UCASE")
+    return _like(result, lang)
 
 
-def _lcase(term: Any) -> Literal:
+def _lcase(term: Any, memory: Any = None) -> Literal:
     text, lang = _string(term)
-    return _like(text.lower(), lang)
+    result = text.lower()
+    if memory is not None:
+        memory.check_length(len(result), "LCASE")
+    return _like(result, lang)
 
 
-def _encode_for_uri(term: Any) -> Literal:
+_URI_UNRESERVED = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"
+
+
+def _encode_for_uri(term: Any, memory: Any = None) -> Literal:
     text, _ = _string(term)
+    if memory is not None and 12 * len(text) > (memory.max_value_length or 1 << 62):
+        # Up to 12 characters a character: count the result's length before making it.
+        encoded = text.encode("utf-8")
+        memory.check_length(len(encoded) + 2 * len(encoded.translate(None, _URI_UNRESERVED)), "ENCODE_FOR_URI")
     return Literal(quote(text, safe=""))
 
 
@@ -303,7 +316,7 @@ def _strafter(a: Any, b: Any) -> Literal:
     return _like(sa[index + len(sb) :], lang)
 
 
-def _concat(*terms: Any) -> Literal:
+def _concat(*terms: Any, memory: Any = None) -> Literal:
     parts = []
     langs = set()
     for term in terms:
@@ -311,6 +324,10 @@ def _concat(*terms: Any) -> Literal:
         parts.append(text)
         langs.add(lang)
     lang = langs.pop() if len(langs) == 1 else None
+    if memory is not None:  # before the join allocates it
+        length = sum(map(len, parts))
+        if length > memory.max_value_length:
+            memory.check_length(length, "CONCAT")
     return _like("".join(parts), lang)
 
 
@@ -393,7 +410,8 @@ def _regex(text: Any, pattern: Any, flags: Any = None, *, deadline: Any = None) 
 _REPLACEMENT_RE = re.compile(r"\\(.)|\$(\d)|\\$|\$")
 
 
-def _replace(text: Any, pattern: Any, replacement: Any, flags: Any = None, *, deadline: Any = None) -> Literal:
+def _replace(text: Any, pattern: Any, replacement: Any, flags: Any = None, *, deadline: Any = None,
+             memory: Any = None) -> Literal:
     subject, lang = _string(text)
     compiled = _regex_compile(_simple(pattern), _simple(flags) if flags is not None else "")
     template = _simple(replacement)
@@ -414,14 +432,21 @@ def _replace(text: Any, pattern: Any, replacement: Any, flags: Any = None, *, de
         last = m.end()
     pieces.append(template[last:])
 
+    length = len(subject)  # the result's length so far, were the rest left as it is
+
     def expand(match: regex.Match) -> str:
+        nonlocal length
         out = []
         for piece in pieces:
             if type(piece) is int:
                 out.append((match.group(piece) or "") if piece <= compiled.groups else "")
             else:
                 out.append(piece)
-        return "".join(out)
+        text = "".join(out)
+        if memory is not None:  # stop at the match that makes it too long, not after
+            length += len(text) - (match.end() - match.start())
+            memory.check_length(length, "REPLACE")
+        return text
 
     try:
         return _like(compiled.sub(expand, subject, timeout=_time_left(deadline)), lang)
@@ -527,6 +552,11 @@ FUNCTION_ARITY = {name: (low, high) for name, (_, low, high) in _STRICT.items()}
 
 
 _STOPPABLE = frozenset({"REGEX", "REPLACE"})  # the functions that take the query's deadline
+_GROWING = frozenset({"CONCAT", "REPLACE", "UCASE", "LCASE", "ENCODE_FOR_URI"})
+"""The functions whose value can be longer than their arguments: they take the query's
+:class:`~query.limits.Memory` and refuse to make a value past its ``max_value_length``.
+The others make values no longer than an argument (STR, SUBSTR, STRAFTER, casts...) or of
+a bounded length (hashes, numbers: an integer has at most 4,300 digits in Python)."""
 
 
 def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
@@ -599,6 +629,9 @@ def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
     deadline = getattr(ctx, "deadline", None)
     if deadline is not None and name in _STOPPABLE:
         fn = functools.partial(fn, deadline=deadline)
+    memory = getattr(ctx, "memory", None)
+    if memory is not None and memory.max_value_length is not None and name in _GROWING:
+        fn = functools.partial(fn, memory=memory)
     if not low <= len(args) <= high:
         raise QuerySyntaxError(f"{name} takes {low}{'' if low == high else '-' + str(high)} arguments, not {len(args)}")
     if len(args) == 1:

@@ -1,4 +1,6 @@
-"""Bounds on a running query: a time limit and a cap on the solutions it returns.
+"""Bounds on a running query: a time limit, caps on the solutions it holds and returns,
+and a memory budget (:class:`Memory`: the bytes of the values it holds, the length of a
+value it makes).
 
 The deadline is checked as rows come out of the store (:class:`LimitedSource` wraps a
 source, :mod:`query.source`) and as they flow between the operators of a plan (the
@@ -7,7 +9,10 @@ query stops within a few thousand rows of its deadline whatever its plan. REGEX 
 timeout (:mod:`query.functions`), so a backtracking pattern stops at the deadline too.
 ``max_held_rows`` caps what one operator holds (:meth:`query.executor.Executor.held`);
 :func:`query.engine.run_query` applies both, and :func:`collect` reads a result's rows
-under the cap on the result (``max_rows``). docs/query.md, "Limits", has the whole story.
+under the cap on the result (``max_rows``). ``max_held_bytes`` and ``max_value_length``
+make the query's :class:`Memory`, which the operators that hold rows charge with the sizes
+of their values (:func:`row_size`) and the string functions consult before making a value.
+docs/query.md, "Limits", has the whole story.
 
 >>> from query import MemorySource, IRI, Literal, execute
 >>> quads = [(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i))) for i in range(10)]
@@ -25,10 +30,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from .errors import QueryTimeoutError, ResultTooLargeError
+from nstore.terms import IRI, BNode, Literal
+
+from .errors import MemoryLimitError, QueryTimeoutError, ResultTooLargeError, ValueTooLongError
 from .results import Result
 
-__all__ = ["MAX_HELD_ROWS", "Limits", "Deadline", "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect"]
+__all__ = ["MAX_HELD_ROWS", "MAX_HELD_BYTES", "MAX_VALUE_LENGTH", "VALUE_OVERHEAD", "TAKE_EVERY", "Limits", "Deadline", "Memory",
+           "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect", "value_size", "row_size"]
 
 _CHECK_EVERY = 1024
 
@@ -37,19 +45,48 @@ MAX_HELD_ROWS = 2_000_000
 variables, and a minute or more of sorting in Python, beyond which a query is more
 likely a mistake (a cross product) than a need."""
 
+MAX_HELD_BYTES = 1 << 30
+"""The default budget of one query's held values, in bytes as :func:`value_size` counts
+them (1 GiB): 2,000,000 held rows of five values of 40 characters are 720 MB; a budget
+that real queries meet only where ``max_held_rows`` would stop them too."""
+
+MAX_VALUE_LENGTH = 1 << 24
+"""The default cap on the length of a value a function makes (16 Mi characters): far
+beyond any label, text or GROUP_CONCAT a query needs, and 26 doublings of a one-character
+string by CONCAT (the attack this stops) get no further than 24."""
+
+TAKE_EVERY = 1 << 16
+"""Bytes an operator counts on its own before it takes them from the query's budget in
+one step (fewer calls; a query overshoots its budget by at most this, per operator)."""
+
+VALUE_OVERHEAD = 32
+"""Bytes counted per value besides its text: a row of many empty values still costs
+memory (a term object and its slot in the row), and counts."""
+
 
 @dataclass(frozen=True)
 class Limits:
     """``timeout`` seconds (None: none), ``max_rows`` solutions or triples in the result
-    (None: any; :func:`collect` applies it) and ``max_held_rows`` rows held in memory by
-    one operator: ORDER BY, GROUP BY, DISTINCT, a hash join's table, MINUS (None: any)."""
+    (None: any; :func:`collect` applies it), ``max_held_rows`` rows held in memory by
+    one operator: ORDER BY, GROUP BY, DISTINCT, a hash join's table, MINUS (None: any),
+    ``max_held_bytes`` bytes of the values a query holds (its operators' rows, one
+    solution's values, the result :func:`collect` reads) and ``max_value_length``
+    characters of a value a function makes (None: any; see :class:`Memory`)."""
 
     timeout: float | None = 30.0
     max_rows: int | None = 100_000
     max_held_rows: int | None = MAX_HELD_ROWS
+    max_held_bytes: int | None = MAX_HELD_BYTES
+    max_value_length: int | None = MAX_VALUE_LENGTH
 
     def deadline(self) -> Deadline:
         return Deadline(None if self.timeout is None else time.monotonic() + self.timeout, self.timeout)
+
+    def memory(self) -> Memory | None:
+        """A fresh :class:`Memory` for one query (None: neither memory limit is set)."""
+        if self.max_held_bytes is None and self.max_value_length is None:
+            return None
+        return Memory(self.max_held_bytes, self.max_value_length)
 
 
 @dataclass(frozen=True)
@@ -77,6 +114,95 @@ class Deadline:
         if left <= 0:
             raise QueryTimeoutError(self.seconds)
         return left
+
+
+def value_size(value: Any) -> int:
+    """The bytes a value is counted as holding: the characters of its text (a literal's
+    lexical form, an IRI, a blank node's label, a stored string or bytes) plus
+    :data:`VALUE_OVERHEAD`; a number or date only the overhead.
+
+    >>> value_size(Literal("abc")), value_size(IRI("urn:x")), value_size(7)
+    (35, 37, 32)
+    """
+    kind = type(value)
+    if kind is IRI:
+        return VALUE_OVERHEAD + len(value.value)
+    if kind is Literal:
+        return VALUE_OVERHEAD + len(value.lexical)
+    if kind is str or kind is bytes:
+        return VALUE_OVERHEAD + len(value)
+    if kind is BNode:
+        return VALUE_OVERHEAD + len(value.id)
+    return VALUE_OVERHEAD
+
+
+def row_size(row: dict) -> int:
+    """The bytes a solution is counted as holding: its values' :func:`value_size`.
+
+    >>> row_size({"s": IRI("urn:x"), "o": Literal("abc")})
+    72
+    """
+    size = VALUE_OVERHEAD * len(row)
+    for value in row.values():
+        kind = type(value)  # value_size, inlined: this runs once per held row
+        if kind is IRI:
+            size += len(value.value)
+        elif kind is Literal:
+            size += len(value.lexical)
+        elif kind is str or kind is bytes:
+            size += len(value)
+        elif kind is BNode:
+            size += len(value.id)
+    return size
+
+
+class Memory:
+    """One query's memory budget: the bytes of values its operators hold between them
+    (``max_held_bytes``; None: any) and the longest value a function may make
+    (``max_value_length`` characters; None: any).
+
+    An operator that holds rows takes their :func:`row_size` as it keeps them and gives it
+    back when it lets them go (a sort or DISTINCT when done; a hash table
+    lasts the query). A solution that grows past what is left (a chain of BINDs) is
+    refused by :meth:`check`; a function that would make a too-long value by
+    :meth:`check_length`, before it makes it.
+
+    >>> memory = Memory(100, 10)
+    >>> memory.take(60, "ORDER BY"); memory.check(40, "BIND"); memory.give(60); memory.held
+    0
+    >>> memory.take(101, "DISTINCT")
+    Traceback (most recent call last):
+    ...
+    query.errors.MemoryLimitError: DISTINCT would hold more than 100 bytes of values (the limit on the memory a query holds); narrow the query or raise the limit (max_held_bytes, --max-held-bytes)
+    """
+
+    __slots__ = ("limit", "held", "max_value_length")
+
+    def __init__(self, max_held_bytes: int | None = MAX_HELD_BYTES, max_value_length: int | None = MAX_VALUE_LENGTH) -> None:
+        self.limit = max_held_bytes
+        self.max_value_length = max_value_length
+        self.held = 0
+
+    def take(self, size: int, operator: str) -> None:
+        """Hold ``size`` more bytes: a :class:`MemoryLimitError` past the budget (the
+        bytes stay counted: the query stops)."""
+        self.held += size
+        if self.limit is not None and self.held > self.limit:
+            raise MemoryLimitError(operator, self.limit)
+
+    def give(self, size: int) -> None:
+        """Let ``size`` bytes go (what a finished operator held)."""
+        self.held -= size
+
+    def check(self, size: int, operator: str) -> None:
+        """A :class:`MemoryLimitError` if ``size`` more bytes would not fit (nothing taken)."""
+        if self.limit is not None and self.held + size > self.limit:
+            raise MemoryLimitError(operator, self.limit)
+
+    def check_length(self, length: int, function: str) -> None:
+        """A :class:`ValueTooLongError` if ``function`` may not make a value of ``length``."""
+        if self.max_value_length is not None and length > self.max_value_length:
+            raise ValueTooLongError(function, length, self.max_value_length)
 
 
 class LimitedSource:
@@ -119,7 +245,9 @@ class LimitedSource:
 
 
 def collect(result: Result, limits: Limits, deadline: Deadline | None = None) -> Result:
-    """``result``, its rows (or triples) read now under ``limits``."""
+    """``result``, its rows (or triples) read now under ``limits``: at most ``max_rows`` of
+    them, and the bytes of their values within ``max_held_bytes`` (the rows a result
+    keeps are held like a sort's)."""
     deadline = deadline or limits.deadline()
     cap = limits.max_rows
     if result.form in ("CONSTRUCT", "DESCRIBE"):
@@ -128,9 +256,15 @@ def collect(result: Result, limits: Limits, deadline: Deadline | None = None) ->
         return result
     if result.form != "SELECT":
         return result
-    for count, _ in enumerate(result, 1):  # the result keeps the rows it reads
+    budget = limits.max_held_bytes
+    held = 0
+    for count, row in enumerate(result, 1):  # the result keeps the rows it reads
         if cap is not None and count > cap:
             raise ResultTooLargeError(f"the result has more than {cap} rows (the limit)")
+        if budget is not None:
+            held += row_size(row)
+            if held > budget:
+                raise MemoryLimitError("the result", budget)
         if count % _CHECK_EVERY == 0:
             deadline.check()
     return result

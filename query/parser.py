@@ -20,6 +20,7 @@ query.errors.UnknownPrefixError: line 1, column 21: unknown prefix 'ex:' (declar
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,20 @@ class _Node:
     def __init__(self, node: Any, triples: list) -> None:
         self.node = node
         self.triples = triples
+
+
+def _count(digits: str) -> int:
+    """A LIMIT or OFFSET, capped at ``sys.maxsize``: no result has that many rows, so every
+    larger count means the same (no limit; nothing left after the offset), and a number of
+    any length is read without ``int()``'s 4,300-digit limit.
+
+    >>> _count("0042"), _count("9" * 5000) == sys.maxsize
+    (42, True)
+    """
+    significant = digits.lstrip("0")
+    if len(significant) > len(str(sys.maxsize)):
+        return sys.maxsize
+    return min(int(significant or "0"), sys.maxsize)
 
 
 class _Tag:
@@ -668,10 +683,10 @@ class _QueryTransformer(UpdateRules, Transformer):
         return _Tag("order", list(items))
 
     def limit_clause(self, items: list) -> _Tag:
-        return _Tag("limit", int(items[0]))
+        return _Tag("limit", _count(items[0]))
 
     def offset_clause(self, items: list) -> _Tag:
-        return _Tag("offset", int(items[0]))
+        return _Tag("offset", _count(items[0]))
 
     def limit_offset_clauses(self, items: list) -> list:
         return list(items)

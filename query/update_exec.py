@@ -66,12 +66,13 @@ def apply_update(tx: Any, request: UpdateRequest, limits: Limits | None = None, 
     stats = UpdateStats()
     deadline = limits.deadline() if limits is not None else None
     held = limits.max_held_rows if limits is not None else None
+    memory = limits.memory() if limits is not None else None
     for op in request.operations:
         try:
             if type(op) is Load:  # the one operation that reads outside the store
                 _load(tx, op, stats, load_dir)
             elif type(op) is Modify:
-                _modify(tx, op, request, stats, deadline=deadline, max_held_rows=held)
+                _modify(tx, op, request, stats, deadline=deadline, max_held_rows=held, memory=memory)
             else:
                 _APPLY[type(op)](tx, op, request, stats)
         except (QueryTimeoutError, ResultTooLargeError):
@@ -163,7 +164,7 @@ def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateS
 
 
 def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, *,
-            deadline: Deadline | None = None, max_held_rows: int | None = None) -> None:
+            deadline: Deadline | None = None, max_held_rows: int | None = None, memory: Any = None) -> None:
     from .engine import prepare
 
     # WITH <table> may give the WHERE clause its default graph; a template quad without a
@@ -175,7 +176,7 @@ def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, *,
             writable(quad[0], op.form)
 
     executor, plan = prepare(FstoreSource(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base),
-                             deadline=deadline, max_held_rows=max_held_rows)
+                             deadline=deadline, max_held_rows=max_held_rows, memory=memory)
     # the whole WHERE first, then the changes
     solutions = list(executor.held(executor.solutions(plan), f"the WHERE of {op.form}"))
     deleted = [q for sol in solutions for q in instantiate(op.delete, sol, op.with_graph, {})]

@@ -1,0 +1,300 @@
+"""A query's memory budget (issue 24, item 6): the length of a value a function makes
+(``max_value_length``) and the bytes of the values a query holds (``max_held_bytes``) are
+capped, with a typed error, through execute, run_query/collect (the server's path), the
+CLI and a real `datae serve` that keeps answering other queries meanwhile.
+
+The attack this closes: an 808-byte query doubling a string 26 times with chained
+``BIND(CONCAT(?x, ?x) AS ?y)`` made `datae serve` hold 2.1 GB and answer 200 after 9 s."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+
+import pytest
+
+from datae.cli import main
+from query import IRI, Literal, MemorySource, execute, explain
+from query.errors import IntermediateTooLargeError, MemoryLimitError, QueryError, ResultTooLargeError, ValueTooLongError
+from query.limits import MAX_HELD_BYTES, MAX_VALUE_LENGTH, Limits, Memory, collect, row_size, value_size
+from query.parser import parse_query
+from query.engine import run_query
+from query.terms import XSD_INTEGER
+
+
+def doubling(times: int, select: str = "*") -> str:
+    """The attack: a one-character string doubled ``times`` times by a chain of BINDs."""
+    binds = " ".join(f"BIND(CONCAT(?x{i}, ?x{i}) AS ?x{i + 1})" for i in range(times))
+    return f'SELECT {select} WHERE {{ BIND("a" AS ?x0) {binds} }}'
+
+
+def _rows(text: str, source: MemorySource | None = None, **limits) -> list:
+    result = execute(source or MemorySource([]), text, **limits)
+    return list(result) if result.form == "SELECT" else list(result.triples)
+
+
+def _numbers(n: int, width: int = 1) -> MemorySource:
+    return MemorySource([(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i).zfill(width), XSD_INTEGER))
+                         for i in range(n)])
+
+
+# ---------------------------------------------------------------------------- the attack
+
+
+def test_the_doubling_attack_is_refused_under_the_default_limits() -> None:
+    text = doubling(26)
+    assert len(text) < 900
+    with pytest.raises(ValueTooLongError) as caught:
+        collect(run_query(MemorySource([]), parse_query(text), limits=Limits()), Limits())
+    error = caught.value
+    assert (error.function, error.limit) == ("CONCAT", MAX_VALUE_LENGTH) and error.length == 2 * MAX_VALUE_LENGTH
+    assert isinstance(error, ResultTooLargeError) and isinstance(error, QueryError)
+    assert "max_value_length" in str(error) and "--max-value-length" in str(error)
+
+
+def test_doubling_within_the_limit_runs_and_is_right() -> None:
+    rows = _rows(doubling(10, "(STRLEN(?x10) AS ?n)"), max_value_length=1024, max_held_bytes=1 << 20)
+    assert rows == [{"n": Literal("1024", XSD_INTEGER)}]
+    with pytest.raises(ValueTooLongError, match="CONCAT would make a value of 2,048 characters, more than 1,024"):
+        _rows(doubling(11), max_value_length=1024)
+
+
+def test_many_long_binds_in_one_solution_are_held_bytes() -> None:
+    """Each value under the length cap, but the solution holds them all: the budget counts."""
+    long = "BIND(CONCAT(?x10, ?x10) AS ?y{i})"
+    text = doubling(10)[:-1] + " ".join(long.format(i=i) for i in range(40)) + " }"
+    assert len(_rows(text, max_value_length=1 << 20)) == 1  # no byte budget: it runs
+    with pytest.raises(MemoryLimitError, match="BIND would hold more than 50,000 bytes") as caught:
+        _rows(text, max_value_length=1 << 20, max_held_bytes=50_000)
+    assert isinstance(caught.value, IntermediateTooLargeError) and caught.value.operator == "BIND"
+
+
+# ---------------------------------------------------------------------------- every function that grows a value
+
+GROWING = {
+    "CONCAT": 'BIND(CONCAT(?s, ?s, ?s) AS ?y)',
+    "REPLACE": 'BIND(REPLACE(?s, "a", "aaa") AS ?y)',
+    "UCASE": 'BIND(UCASE(?t) AS ?y)',
+    "LCASE": 'BIND(LCASE(?u) AS ?y)',
+    "ENCODE_FOR_URI": 'BIND(ENCODE_FOR_URI(?e) AS ?y)',
+    "GROUP_CONCAT": None,
+}
+
+
+def _growing_query(function: str) -> str:
+    if function == "GROUP_CONCAT":
+        return 'SELECT (GROUP_CONCAT(?o; SEPARATOR="--") AS ?y) WHERE { ?s ?p ?o }'
+    return ('SELECT ?y WHERE { BIND("' + "a" * 40 + '" AS ?s) BIND("' + "ß" * 40 + '" AS ?t) BIND("' + "İ" * 40
+            + '" AS ?u) BIND("' + "€" * 40 + '" AS ?e) ' + GROWING[function] + " }")
+
+
+@pytest.mark.parametrize("function", sorted(GROWING))
+def test_a_function_refuses_to_make_a_value_past_the_length_cap(function: str) -> None:
+    source = _numbers(40, width=2)
+    unbounded = _rows(_growing_query(function), source)
+    length = len(unbounded[0]["y"].lexical)
+    assert length > 40  # each of them grows its argument
+    assert _rows(_growing_query(function), source, max_value_length=length) == unbounded  # at the cap: the same
+    with pytest.raises(ValueTooLongError) as caught:
+        _rows(_growing_query(function), source, max_value_length=length - 1)
+    assert (caught.value.function, caught.value.length, caught.value.limit) == (function, length, length - 1)
+
+
+def test_replace_stops_at_the_match_that_makes_it_too_long() -> None:
+    """REPLACE counts what it removes too: shrinking a long string is not refused."""
+    text = 'SELECT ?y WHERE { BIND("' + "ab" * 50 + '" AS ?s) BIND(REPLACE(?s, "b", "") AS ?y) }'
+    assert _rows(text, max_value_length=100)[0]["y"].lexical == "a" * 50
+    grow = text.replace('"b", ""', '"b", "bbbb"')
+    with pytest.raises(ValueTooLongError, match="REPLACE"):
+        _rows(grow, max_value_length=100)
+
+
+# ---------------------------------------------------------------------------- the bytes operators hold
+
+HELD = {
+    "ORDER BY": "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b ?d",
+    "ORDER BY (top k)": "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY ?b ?d LIMIT 500",
+    "ORDER BY (an expression)": "SELECT ?a WHERE { ?a ?p ?b } ORDER BY (CONCAT(STR(?b), STR(?a), STR(?a), STR(?a)))",
+    "DISTINCT": "SELECT DISTINCT ?a ?c WHERE { ?a ?p ?b . ?c ?q ?d }",
+    "GROUP BY": "SELECT ?a ?c (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d } GROUP BY ?a ?c",
+    "COUNT(DISTINCT)": "SELECT (COUNT(DISTINCT ?k) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d BIND(CONCAT(STR(?a), STR(?c)) AS ?k) }",
+    "GROUP_CONCAT": "SELECT (GROUP_CONCAT(?k) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d BIND(CONCAT(STR(?a), STR(?c)) AS ?k) }",
+    "a hash join's table": "SELECT * WHERE { { ?a ?p ?b } UNION { ?a ?q ?b } { ?c ?p ?d } UNION { ?c ?q ?d } }",
+    "MINUS": "SELECT * WHERE { ?a ?p ?b MINUS { ?c ?q ?d FILTER(?c != <urn:none>) } }",
+    "CONSTRUCT": "CONSTRUCT { ?a <urn:x> ?c } WHERE { ?a ?p ?b . ?c ?q ?d }",
+    "DESCRIBE": "DESCRIBE ?a WHERE { ?a ?p ?b }",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELD))
+def test_operators_that_hold_rows_count_their_bytes(case: str) -> None:
+    """Under a byte budget too small for what the operator holds (and a row cap far above
+    it): a MemoryLimitError naming the operator; with room, the unbounded answer."""
+    source = _numbers(60)
+    if case.startswith("a hash join"):
+        assert "(hash)" in explain(source, HELD[case])
+    unbounded = _rows(HELD[case], source)
+    assert _rows(HELD[case], source, max_held_bytes=1 << 30) == unbounded
+    with pytest.raises(MemoryLimitError) as caught:
+        _rows(HELD[case], source, max_held_bytes=2_000, max_held_rows=10**9)
+    assert caught.value.operator == case.split(" (")[0] or caught.value.operator in case
+    assert caught.value.limit == 2_000
+
+
+def test_a_top_k_sort_holds_only_its_heap() -> None:
+    """LIMIT 3 over 3,600 rows: the heap's three rows, not the input, count."""
+    text = "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY DESC(?b) ?d LIMIT 3"
+    source = _numbers(60)
+    assert _rows(text, source, max_held_bytes=1_000) == _rows(text, source)
+
+
+@pytest.mark.parametrize("inner", [
+    "SELECT (COUNT(*) AS ?n) WHERE { { SELECT DISTINCT ?c WHERE { ?c ?q ?d } } }",
+    "SELECT ?c WHERE { ?c ?q ?d } ORDER BY ?d",
+    "SELECT ?c WHERE { ?c ?q ?d } ORDER BY ?d LIMIT 30",
+    "SELECT ?c (COUNT(*) AS ?n) WHERE { ?c ?q ?d } GROUP BY ?c",
+])
+def test_an_operator_gives_its_bytes_back_when_done(inner: str) -> None:
+    """An EXISTS runs its sub-select once per outer solution: each run holds its rows, all
+    runs together far more than the budget; nothing is refused, the answer unchanged."""
+    text = f"SELECT ?a WHERE {{ ?a ?p ?b FILTER EXISTS {{ {inner} }} }}"
+    source = _numbers(40)
+    one_run = 40 * row_size({"c": IRI("urn:s10"), "q": IRI("urn:p"), "d": Literal("10", XSD_INTEGER)})
+    assert len(_rows(text, source, max_held_bytes=3 * one_run)) == 40
+    with pytest.raises(MemoryLimitError):  # and the budget is not so large that it could not bite
+        _rows(text, source, max_held_bytes=one_run // 4)
+
+
+def test_the_result_collected_counts_against_the_budget() -> None:
+    source = _numbers(200)
+    text = "SELECT ?a ?b WHERE { ?a ?p ?b }"
+    limits = Limits(timeout=None, max_rows=None, max_held_rows=None, max_held_bytes=5_000)
+    with pytest.raises(MemoryLimitError, match="the result would hold more than 5,000 bytes"):
+        collect(run_query(source, parse_query(text), limits=limits), limits)
+    roomy = Limits(timeout=None, max_rows=None, max_held_rows=None)
+    assert len(list(collect(run_query(source, parse_query(text), limits=roomy), roomy))) == 200
+
+
+def test_sizes_and_the_budget() -> None:
+    assert value_size(Literal("abc")) == value_size(Literal("xyz", XSD_INTEGER)) == 35
+    assert row_size({"a": IRI("urn:x"), "b": Literal("")}) == value_size(IRI("urn:x")) + value_size(Literal(""))
+    memory = Memory(100, None)
+    memory.take(100, "x")
+    with pytest.raises(MemoryLimitError):
+        memory.check(1, "BIND")
+    memory.give(100)
+    memory.check(100, "BIND")
+    memory.check_length(10**9, "CONCAT")  # no length cap
+    assert Limits().memory() is not None and Limits(max_held_bytes=None, max_value_length=None).memory() is None
+    assert (Limits().max_held_bytes, Limits().max_value_length) == (MAX_HELD_BYTES, MAX_VALUE_LENGTH)
+
+
+def test_no_limits_by_default_in_execute() -> None:
+    """execute() without limits runs unbounded, as before: 2^20 characters are made."""
+    assert _rows(doubling(20, "(STRLEN(?x20) AS ?n)")) == [{"n": Literal(str(1 << 20), XSD_INTEGER)}]
+
+
+def test_an_update_where_runs_under_the_memory_budget(tmp_path) -> None:
+    import fstore
+    from query.session import Session
+
+    repo = fstore.open(tmp_path / "store" / ".datae")
+    try:
+        session = Session(repo, None, "tester", Limits(max_value_length=1000))
+        text = 'INSERT { <urn:s> <urn:p> ?x11 } WHERE { ' + doubling(11).split("WHERE {", 1)[1]
+        with pytest.raises(ValueTooLongError):
+            session.run(text)
+        assert session.run("ASK { ?s ?p ?o }").ask is False  # nothing committed
+    finally:
+        repo.close()
+
+
+# ---------------------------------------------------------------------------- the CLI
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATAE_AUTHOR", "tester")
+    assert main(["init"]) == 0
+    (tmp_path / "data.nt").write_text("".join(f"<urn:s{i}> <urn:p> <urn:o{i}> .\n" for i in range(50)))
+    assert main(["import", "data.nt", "-m", "data"]) == 0
+    capsys.readouterr()
+    return tmp_path
+
+
+def test_cli_refuses_the_attack_in_one_line(store, capsys) -> None:
+    code = main(["query", doubling(26)])
+    out, err = capsys.readouterr()
+    assert (code, out) == (128, "") and err.count("\n") == 1
+    assert err.startswith("datae: error: CONCAT would make a value of 33,554,432 characters")
+
+
+def test_cli_takes_both_memory_limits(store, capsys) -> None:
+    code = main(["query", "--max-value-length", "100", doubling(7)])
+    _, err = capsys.readouterr()
+    assert code == 128 and err.startswith("datae: error: CONCAT would make a value of 128 characters, more than 100")
+    code = main(["query", "--max-held-bytes", "1000", "SELECT * WHERE { ?s ?p ?o } ORDER BY ?o"])
+    _, err = capsys.readouterr()
+    assert code == 128 and err.startswith("datae: error: ORDER BY would hold more than 1,000 bytes") and err.count("\n") == 1
+    code = main(["query", "--format", "csv", "--max-held-bytes", "100000", "SELECT * WHERE { ?s ?p ?o } ORDER BY ?o"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and len(out.splitlines()) == 51
+    code = main(["query", "--max-held-bytes", "0", "ASK {}"])
+    _, err = capsys.readouterr()
+    assert code == 128 and "must be positive" in err
+
+
+# ---------------------------------------------------------------------------- a real server
+
+
+def test_the_server_refuses_the_attack_and_keeps_answering(tmp_path) -> None:
+    """Over HTTP: the attack (select its value, as the report did) and, at the same time,
+    a trivial query. The attack gets the typed error's status (503) and message; the
+    trivial query is answered (no timing asserted)."""
+    from tests.server_fixtures import Server
+
+    import fstore
+
+    fstore.open(tmp_path / "store" / ".datae").close()
+    server = Server(tmp_path / "store" / ".datae")
+    try:
+        attack_path = "/sparql?" + urllib.parse.urlencode({"query": doubling(26)})
+        trivial_path = "/sparql?" + urllib.parse.urlencode({"query": "ASK { }"})
+        accept = {"Accept": "application/sparql-results+json"}
+        answers: dict = {}
+
+        def attack() -> None:
+            answers["attack"] = server.request("GET", attack_path, headers=accept)
+
+        attackers = [threading.Thread(target=attack) for _ in range(2)]
+        for thread in attackers:
+            thread.start()
+        answers["trivial"] = server.request("GET", trivial_path, headers=accept)
+        for thread in attackers:
+            thread.join(120)
+        status, _, body = answers["trivial"]
+        assert status == 200 and json.loads(body)["boolean"] is True
+        status, _, body = answers["attack"]
+        assert status == 503 and b"CONCAT would make a value of" in body
+    finally:
+        server.stop()
+
+
+def test_serve_takes_both_memory_limits(tmp_path) -> None:
+    import fstore
+    from tests.server_fixtures import Server
+
+    fstore.open(tmp_path / "store" / ".datae").close()
+    server = Server(tmp_path / "store" / ".datae", "--max-value-length", "100", "--max-held-bytes", "100000")
+    try:
+        accept = {"Accept": "application/sparql-results+json"}
+        status, _, body = server.request("GET", "/sparql?" + urllib.parse.urlencode({"query": doubling(7)}), headers=accept)
+        assert status == 503 and b"CONCAT would make a value of 128 characters, more than 100" in body
+        status, _, body = server.request("GET", "/sparql?" + urllib.parse.urlencode({"query": doubling(6)}), headers=accept)
+        assert status == 200 and len(json.loads(body)["results"]["bindings"]) == 1
+    finally:
+        server.stop()
+    code = main(["--repo", str(tmp_path / "store" / ".datae"), "serve", "--max-held-bytes", "-1"])
+    assert code == 128
