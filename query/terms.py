@@ -148,7 +148,10 @@ def _parse_numeric(lexical: str, kind: int, datatype: IRI) -> Any:
     if kind == INT:
         if not _INTEGER_RE.match(text):
             return None
-        value = int(text)
+        try:
+            value = int(text)
+        except ValueError:  # past Python's 4,300 digits: no value here, as the store holds none
+            return None
         bounds = _RANGES.get(datatype.value[len(XSD):])
         if bounds is not None:
             low, high = bounds

@@ -123,3 +123,20 @@ def test_the_servers_query_path_serves_a_huge_limit(store) -> None:
             assert len(list(run_operation(repo, operation, Limits()))) == rows
     finally:
         repo.close()
+
+
+def test_an_integer_literal_too_long_to_read_is_a_sparql_error_not_a_crash(tmp_path):
+    """An integer of more than 4,300 digits in a query (the store refuses to hold one) has
+    no value: comparing it is a SPARQL error, so the FILTER drops the row."""
+    import fstore
+    from fstore import IRI
+    from query import execute
+
+    repo = fstore.open(tmp_path / "r")
+    with repo.transaction("main", message="m") as tx:
+        fstore.add(tx, None, IRI("urn:s"), IRI("urn:p"), 5)
+    huge = "9" * 5000
+    view = repo.at("main")
+    assert list(execute(view, f"SELECT ?o WHERE {{ ?s <urn:p> ?o FILTER(?o < {huge}) }}")) == []
+    assert len(list(execute(view, f"SELECT ?o WHERE {{ ?s <urn:p> ?o FILTER(!(?o < {huge}) || true) }}"))) == 1
+    repo.close()
