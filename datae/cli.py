@@ -123,7 +123,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         out(f"{read} quads read; nothing changed on {branch}")
     else:
         commit = repo.commit(tx.commit_id)
-        out(f"[{branch} {commit.short_id}] {commit.message}")
+        out(f"[{branch} {commit.short_id}] {subject(commit.message)}")
         out(f" {read} quads read, {commit.added} added, {commit.removed} removed")
     repo.close()
     return 0
@@ -201,12 +201,17 @@ def cmd_branch(args: argparse.Namespace) -> int:
     else:
         current = repo.current_branch
         for name, head in sorted(repo.branches().items()):
-            out(f"{'*' if name == current else ' '} {name:<20} {(head or '(no commits)')[:10]}")
+            out(f"{'*' if name == current else ' '} {name:<20} {short_head(head)}")
         if args.all:
             for name, head in sorted(repo.remote_branches().items()):
-                out(f"  {'remotes/' + name:<20} {(head or '(no commits)')[:10]}")
+                out(f"  {'remotes/' + name:<20} {short_head(head)}")
     repo.close()
     return 0
+
+
+def short_head(head: str | None) -> str:
+    """A branch's head as listed: its short id, or ``(no commits)`` (never cut short)."""
+    return head[:10] if head else "(no commits)"
 
 
 def cmd_remote(args: argparse.Namespace) -> int:
@@ -310,7 +315,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     with open_repo(args) as repo:
         status = repo.status()
         merging = repo.merge_state()
-    out(f"On branch {status['branch']} at {(status['head'] or '(no commits)')[:10]}")
+    head = status["head"]
+    out(f"On branch {status['branch']} at {head[:10]}" if head else f"On branch {status['branch']}, no commits yet")
     if merging is not None:
         out(f"merging {merging.other} into {merging.into}: {merging.unresolved} unresolved conflict(s)")
     for name, counts in sorted(status["tracking"].items()):
@@ -349,19 +355,29 @@ def cmd_log(args: argparse.Namespace) -> int:
             out(joins)
         tags = f" (tag: {', '.join(sorted(tags_by_commit[commit.id]))})" if commit.id in tags_by_commit else ""
         if args.oneline:
-            out(f"{lane}{commit.short_id} {commit.message}{tags}")
+            out(f"{lane}{commit.short_id} {subject(commit.message)}{tags}")
             continue
         text = [f"commit {commit.id}{tags}"]
         if len(commit.parents) > 1:
             text.append("Merge: " + " ".join(p[:10] for p in commit.parents))
         text += [f"Author: {commit.author}", f"Date:   {commit.time.isoformat()}",
-                 f"Changes: +{commit.added} -{commit.removed}", "", f"    {commit.message}", ""]
+                 f"Changes: +{commit.added} -{commit.removed}", "",
+                 *(f"    {line}" for line in commit.message.splitlines() or [""]), ""]
         through = lane.replace("*", "|")  # the lanes go on beside the commit's other lines
         out(f"{lane}{text[0]}")
         for line in text[1:]:
             out(f"{through}{line}".rstrip())
     repo.close()
     return 0
+
+
+def subject(message: str) -> str:
+    """A commit message's first line, as ``log --oneline`` shows it (git's subject).
+
+    >>> subject("Fix the thing\\n\\nBecause it was broken")
+    'Fix the thing'
+    """
+    return message.splitlines()[0] if message else ""
 
 
 def graph_rows(commits: Iterable[fstore.Commit]) -> Iterator[tuple[str | None, str, fstore.Commit]]:
@@ -464,7 +480,7 @@ def blame_line(repo: fstore.Repository, ref: str, graph: object, triple: tuple[o
     present = fstore.ask(repo.at(ref), graph, *triple)
     where = f" in {'the default graph' if graph is None else format_term(graph)}" if name_graph else ""
     return f"{commit.short_id} ({commit.author} {commit.time.date()}) {'added' if present else 'removed'}{where}: " \
-           f"{commit.message}"
+           f"{subject(commit.message)}"
 
 
 def query_limits(args: argparse.Namespace) -> Any:
