@@ -30,7 +30,7 @@ from ..files import is_gzipped, without_gz
 from ..progress import Progress
 from .changes import table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
-from .dataset import list_datasets, pk_of_path
+from .dataset import key_order, list_datasets
 from .errors import ExportTargetError, TableImportError
 from .frames import import_dataframe
 from .kart_export import export_kart_tree
@@ -210,8 +210,8 @@ def table_show(repo: Repository, ref: str, name: str, *, limit: int | None = 20,
 def _first_by_key(features: Iterable[tuple[str, bytes]], limit: int | None) -> list[tuple[str, bytes]]:
     """The first ``limit`` (all if None) of ``(path, blob)`` pairs by the primary key each
     path encodes: one pass, memory O(limit)."""
-    def key(feature: tuple[str, bytes]) -> tuple[Any, ...]:
-        return pk_of_path(feature[0])
+    def key(feature: tuple[str, bytes]) -> bytes:
+        return key_order(feature[0])
 
     if limit is None:
         return sorted(features, key=key)
