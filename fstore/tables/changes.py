@@ -49,7 +49,8 @@ from .schema import SchemaDiff
 if TYPE_CHECKING:
     from ..repository import Repository
 
-__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_diffs", "table_log", "table_blame", "raw_diff"]
+__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_diffs", "tables_changed", "table_log", "table_blame",
+           "raw_diff"]
 
 
 def raw_diff(repo: Repository, a: str, b: str, name: str | None = None) -> Iterator[tuple[str, tuple]]:
@@ -174,6 +175,15 @@ def table_diffs(repo: Repository, seq_a: int | None, seq_b: int | None, *, pytho
         names = sorted({dataset_name(quad[0]) for _, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, None,
                                                                         repo.storage.tables)} - {None})
         return {name: _diff_at(repo, otx, seq_a, seq_b, name, python, "at either commit") for name in names}
+
+
+def tables_changed(repo: Repository, a: str | None, b: str, *, python: bool = True) -> dict[str, TableDiff]:
+    """:func:`table_diffs` between refs: every table that changed from ref ``a`` (None:
+    before the first commit, as for a root commit's ``show``) to ref ``b``, by name."""
+    with repo.storage.read() as otx:
+        seq_a = None if a is None else repo.storage.resolve(otx, a)
+        seq_b = repo.storage.resolve(otx, b)
+    return table_diffs(repo, seq_a, seq_b, python=python)
 
 
 def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, name: str, python: bool,
