@@ -151,7 +151,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
     """``datae pull [REMOTE [BRANCH]]``: conflicts stop it as ``datae merge`` does."""
     with open_repo(args) as repo:
         try:
-            head = repo.pull(args.remote, args.branch, token=token(args))
+            head = repo.pull(args.remote, args.branch, token=token(args), author=args.author or default_author())
         except fstore.ConflictsRecorded as stopped:
             return _stopped(stopped)
         out(f"{repo.current_branch} is at {(head or '')[:10]}")
