@@ -523,11 +523,7 @@ def query_limits(args: argparse.Namespace) -> Any:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    text = args.query
-    if text == "-" or (text is None and args.file is None):
-        text = sys.stdin.read()
-    elif args.file:
-        text = Path(args.file).read_text()
+    text = query_text(args)
     limits = query_limits(args)
     repo = open_repo(args)
     try:
@@ -538,6 +534,22 @@ def cmd_query(args: argparse.Namespace) -> int:
     finally:
         repo.close()
     return 0
+
+
+def query_text(args: argparse.Namespace) -> str:
+    """The statement ``datae query`` runs: QUERY, ``-f FILE`` or stdin (QUERY ``-``, or
+    neither given), once; an empty one is refused rather than run as nothing."""
+    if args.query is not None and args.file is not None:
+        raise Fatal("give the query once: QUERY or -f FILE, not both")
+    if args.file is not None:
+        text, where = Path(args.file).read_text(), args.file
+    elif args.query is None or args.query == "-":
+        text, where = sys.stdin.read(), "stdin"
+    else:
+        text, where = args.query, "QUERY"
+    if not text.strip():
+        raise Fatal(f"no query in {where}: give one as QUERY, with -f FILE, or on stdin")
+    return text
 
 
 GRAPH_FORMS = ("CONSTRUCT", "DESCRIBE")

@@ -157,3 +157,17 @@ def test_a_merge_made_by_pull_has_the_author(tmp_path, capsys, monkeypatch):
     assert run(capsys, "--repo", str(b), "query", 'INSERT DATA { <urn:e> <urn:p> "5" }', "-m", "e")[0] == 0
     assert run(capsys, "--repo", str(b), "pull", "--author", "bob")[0] == 0
     assert "Author: bob\n" in run(capsys, "--repo", str(b), "log", "-n", "1")[1]
+
+
+def test_query_refuses_an_empty_or_twice_given_statement(workdir, capsys, monkeypatch):
+    import io
+
+    for argv, stdin, where in ((["query"], "", "stdin"), (["query", "-"], "  \n", "stdin"), (["query", " "], "", "QUERY")):
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        code, out, err = run(capsys, *argv)
+        assert code == 128 and out == "" and err == f"datae: error: no query in {where}: give one as QUERY, " \
+                                                    "with -f FILE, or on stdin\n"
+    (workdir / "q.rq").write_text('INSERT DATA { <urn:s> <urn:p> "from the file" }')
+    code, out, err = run(capsys, "query", 'INSERT DATA { <urn:s> <urn:p> "given" }', "-f", "q.rq")
+    assert code == 128 and "QUERY or -f FILE, not both" in err
+    assert run(capsys, "log", "--oneline")[1] == ""  # nothing was committed
