@@ -10,6 +10,7 @@ import sqlite3
 
 import pytest
 
+import fstore
 from datae.cli import main
 from tests.cli_fixtures import run_cli
 
@@ -183,3 +184,30 @@ def test_serve_on_a_busy_port_names_the_port(workdir, capsys):
         code, _, err = run(capsys, "serve", "--port", str(port))
     assert code == 128 and err.count("\n") == 1
     assert err.startswith(f"datae: error: cannot listen on 127.0.0.1 port {port}: Address already in use")
+
+
+def test_repl_diff_and_log_print_as_the_command_does(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    import fstore.tables as tables
+    from datae.repl import Repl
+    from fstore import IRI
+
+    with fstore.open(tmp_path / "repo") as repo:
+        for graph in (None, IRI("urn:g")):  # one triple in two graphs: two changes
+            with repo.transaction("main", message="quad\n\nwith a body") as tx:
+                fstore.add(tx, graph, IRI("urn:s"), IRI("urn:p"), "o")
+        with repo.transaction("main", message="table") as tx:
+            tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}]).insert({"k": 1})
+        first = repo.commit("main~2").id
+        out = io.StringIO()
+        shell = Repl(repo, None, Console(file=out, width=200, color_system=None), author="t")
+        shell.handle(f".diff {first}")
+        assert out.getvalue().splitlines() == ['+ <urn:s> <urn:p> "o" <urn:g> .',
+                                               "table t: 1 inserted, 0 updated, 0 deleted", '+ {"k": 1}']
+        out.truncate(0), out.seek(0)
+        shell.handle(".log")
+        assert [line.split(" ", 1)[1].rsplit(" (", 1)[0] for line in out.getvalue().splitlines()] == [
+            "table", "quad", "quad"]
