@@ -1029,9 +1029,11 @@ def build_parser() -> argparse.ArgumentParser:
     t = tables.add_parser("schema", help="a table's schema.json")
     t.add_argument("name")
     t.add_argument("--at")
-    t = tables.add_parser("diff", help="rows inserted (+), deleted (-) and cells updated (~) from A to B "
-                          "(default: the current branch), as datae diff A [B] prints them: A [B] NAME")
-    t.add_argument("words", nargs="+", metavar="A [B] NAME")
+    t = tables.add_parser("diff", usage="datae table diff [-h] A [B] NAME",
+                          help="rows inserted (+), deleted (-) and cells updated (~) from A to B "
+                          "(default: the current branch), as datae diff A [B] prints them")
+    t.add_argument("words", nargs="+", metavar="A [B] NAME", help="the refs as datae diff takes them, then the table "
+                   "(the older NAME A [B] still reads when it is not ambiguous)")
     t = tables.add_parser("log", help="the commits that changed one row")
     t.add_argument("name")
     t.add_argument("pk")

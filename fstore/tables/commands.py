@@ -196,14 +196,16 @@ def table_show(repo: Repository, ref: str, name: str, *, limit: int | None = 20,
     """The first ``limit`` rows in primary-key order (or the row ``pk``) as a text table."""
     t = repo.at(ref).table(name)
     names = t.schema.column_names
+    total = len(t)
     if pk is not None:
         row = t.get(pk, python=False)
-        rows = [] if row is None else [row]
+        if row is None:
+            return f"(no row with key {pk!r} in {name}: {total} row{'s' if total != 1 else ''})"
+        rows = [row]
     else:
         in_key_order = _first_by_key(t.features(), limit)
         rows = [t.reader.stored(path, blob) for path, blob in in_key_order]
     body = _grid(names, [[_cell(r[n]) for n in names] for r in rows])
-    total = len(t)
     more = f", showing {len(rows)}" if len(rows) < total else ""
     return f"{body}\n({total} row{'s' if total != 1 else ''}{more})"
 

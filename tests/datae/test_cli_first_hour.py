@@ -211,3 +211,10 @@ def test_repl_diff_and_log_print_as_the_command_does(tmp_path):
         shell.handle(".log")
         assert [line.split(" ", 1)[1].rsplit(" (", 1)[0] for line in out.getvalue().splitlines()] == [
             "table", "quad", "quad"]
+
+
+def test_table_show_of_a_missing_key_says_so(workdir, capsys):
+    table_history(workdir, capsys)
+    code, out, _ = run(capsys, "table", "show", "t", "--pk", "99")
+    assert code == 0 and out == "(no row with key 99 in t: 4 rows)\n"
+    assert run(capsys, "table", "show", "t", "--pk", "10")[1].splitlines()[2].split() == ["10", "TEN"]
