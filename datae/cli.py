@@ -742,17 +742,28 @@ def table_diff_words(repo: fstore.Repository, words: list[str]) -> tuple[str, st
     if len(readings) == 2 and readings[0] != readings[1]:
         raise Fatal(f"table diff {' '.join(words)} is ambiguous: table {last[0]!r} from {last[1]} to {last[2]}, "
                     f"or table {first[0]!r} from {first[1]} to {first[2]}; name the refs by commit id")
-    return readings[0] if readings else last  # no reading fits: the errors of the documented one
+    if readings:
+        return readings[0]
+    # no reading names a table: the one whose refs resolve says which table is missing
+    return first if not _resolves(repo, last[1], last[2]) and _resolves(repo, first[1], first[2]) else last
+
+
+def _resolves(repo: fstore.Repository, *refs: str) -> bool:
+    try:
+        for ref in refs:
+            repo.resolve(ref)
+    except DataeError:
+        return False
+    return True
 
 
 def _names_table(repo: fstore.Repository, name: str, a: str, b: str) -> bool:
     """Whether refs ``a`` and ``b`` resolve and table ``name`` is at one of them."""
     from fstore.tables.commands import table_list
 
-    try:
-        return any(name in table_list(repo, ref) for ref in (a, b) if repo.resolve(ref) is not None)
-    except DataeError:
+    if not _resolves(repo, a, b):
         return False
+    return any(name in table_list(repo, ref) for ref in (a, b) if repo.resolve(ref) is not None)
 
 
 def import_summary(result: dict[str, Any]) -> str:

@@ -106,6 +106,10 @@ def test_table_diff_takes_refs_as_diff_does(workdir, capsys):
         assert code == 0 and out.splitlines() == TABLE_CHANGES, (argv, err)
     code, out, err = run(capsys, "table", "diff", first, second, "nope")
     assert code == 128 and out == "" and err == f"datae: error: no table named 'nope' at '{first}' or '{second}'\n"
+    code, out, err = run(capsys, "table", "diff", "nope", first, second)  # the old order: the same error
+    assert code == 128 and out == "" and err == f"datae: error: no table named 'nope' at '{first}' or '{second}'\n"
+    code, out, err = run(capsys, "table", "diff", first, "nope-ref", "t")
+    assert code == 128 and "unknown ref 'nope-ref'" in err
     run(capsys, "branch", "t", first)  # now "t" is a ref as well as a table: A B NAME still reads one way
     assert run(capsys, "table", "diff", first, second, "t")[1].splitlines() == TABLE_CHANGES
     code, out, err = run(capsys, "table", "diff", "t", "main", "t")  # from t to main, or from main to t?
