@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import errno
 import os
 import sys
 import traceback
@@ -39,7 +40,7 @@ from fstore.rdf import FORMAT_NAMES, FORMATS, KEEP_GRAPHS, format_of, load, seri
 from nstore.errors import DataeError
 from nstore.okvs import parse_size
 
-from query.session import Session
+from query.session import Session, default_author
 from query.termsyntax import format_term, parse_term
 
 from .progress import counting_progress, table_progress, transfer_progress
@@ -123,7 +124,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         out(f"{read} quads read; nothing changed on {branch}")
     else:
         commit = repo.commit(tx.commit_id)
-        out(f"[{branch} {commit.short_id}] {commit.message}")
+        out(f"[{branch} {commit.short_id}] {subject(commit.message)}")
         out(f" {read} quads read, {commit.added} added, {commit.removed} removed")
     repo.close()
     return 0
@@ -201,12 +202,17 @@ def cmd_branch(args: argparse.Namespace) -> int:
     else:
         current = repo.current_branch
         for name, head in sorted(repo.branches().items()):
-            out(f"{'*' if name == current else ' '} {name:<20} {(head or '(no commits)')[:10]}")
+            out(f"{'*' if name == current else ' '} {name:<20} {short_head(head)}")
         if args.all:
             for name, head in sorted(repo.remote_branches().items()):
-                out(f"  {'remotes/' + name:<20} {(head or '(no commits)')[:10]}")
+                out(f"  {'remotes/' + name:<20} {short_head(head)}")
     repo.close()
     return 0
+
+
+def short_head(head: str | None) -> str:
+    """A branch's head as listed: its short id, or ``(no commits)`` (never cut short)."""
+    return head[:10] if head else "(no commits)"
 
 
 def cmd_remote(args: argparse.Namespace) -> int:
@@ -295,7 +301,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if config.token is None and not config.read_only and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"datae serve: warning: anyone who reaches {args.host} can write (give --token-file or --read-only)",
               file=sys.stderr)
-    serve(config, args.host, args.port, announce=lambda line: print(line, flush=True))
+    try:
+        serve(config, args.host, args.port, announce=lambda line: print(line, flush=True))
+    except OSError as exc:
+        if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            raise
+        # the socket's own message names neither the address nor the port
+        raise Fatal(f"cannot listen on {args.host} port {args.port}: {exc.strerror}"
+                    + (" (another server has it: choose another --port, or 0 for a free one)"
+                       if exc.errno == errno.EADDRINUSE else "")) from None
     return 0
 
 
@@ -311,7 +325,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     with open_repo(args) as repo:
         status = repo.status()
         merging = repo.merge_state()
-    out(f"On branch {status['branch']} at {(status['head'] or '(no commits)')[:10]}")
+    head = status["head"]
+    out(f"On branch {status['branch']} at {head[:10]}" if head else f"On branch {status['branch']}, no commits yet")
     if merging is not None:
         out(f"merging {merging.other} into {merging.into}: {merging.unresolved} unresolved conflict(s)")
     for name, counts in sorted(status["tracking"].items()):
@@ -350,19 +365,29 @@ def cmd_log(args: argparse.Namespace) -> int:
             out(joins)
         tags = f" (tag: {', '.join(sorted(tags_by_commit[commit.id]))})" if commit.id in tags_by_commit else ""
         if args.oneline:
-            out(f"{lane}{commit.short_id} {commit.message}{tags}")
+            out(f"{lane}{commit.short_id} {subject(commit.message)}{tags}")
             continue
         text = [f"commit {commit.id}{tags}"]
         if len(commit.parents) > 1:
             text.append("Merge: " + " ".join(p[:10] for p in commit.parents))
         text += [f"Author: {commit.author}", f"Date:   {commit.time.isoformat()}",
-                 f"Changes: +{commit.added} -{commit.removed}", "", f"    {commit.message}", ""]
+                 f"Changes: +{commit.added} -{commit.removed}", "",
+                 *(f"    {line}" for line in commit.message.splitlines() or [""]), ""]
         through = lane.replace("*", "|")  # the lanes go on beside the commit's other lines
         out(f"{lane}{text[0]}")
         for line in text[1:]:
             out(f"{through}{line}".rstrip())
     repo.close()
     return 0
+
+
+def subject(message: str) -> str:
+    """A commit message's first line, as ``log --oneline`` shows it (git's subject).
+
+    >>> subject("Fix the thing\\n\\nBecause it was broken")
+    'Fix the thing'
+    """
+    return message.splitlines()[0] if message else ""
 
 
 def graph_rows(commits: Iterable[fstore.Commit]) -> Iterator[tuple[str | None, str, fstore.Commit]]:
@@ -403,22 +428,44 @@ def edges(moves: Sequence[tuple[int, int]]) -> str:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    repo = open_repo(args)
-    changes = repo.diff(args.a, args.b or repo.current_branch)
-    if args.stat:
-        for line in diff_stat(changes):
-            out(line)
-    else:
-        for op, quad in changes:
-            out(f"{op} " + " ".join(format_term(v) for v in quad[1:])
-                + (f" {format_term(quad[0])}" if quad[0] is not None else "") + " .")
-    repo.close()
+    from fstore.tables.changes import tables_changed
+
+    with open_repo(args) as repo:
+        b = args.b or repo.current_branch
+        changes = list(repo.diff(args.a, b))
+        tables = tables_changed(repo, args.a, b, python=False)
+    lines = diff_stat(changes, tables) if args.stat else change_lines(changes, tables)
+    for line in lines:
+        out(line)
     return 0
 
 
-def diff_stat(changes: Iterable[tuple[str, tuple]]) -> list[str]:
+def format_quad(op: str, quad: tuple) -> str:
+    """A quad change as ``datae diff`` and ``show`` print it.
+
+    >>> from fstore import IRI
+    >>> format_quad("+", (None, IRI("urn:s"), IRI("urn:p"), IRI("urn:o")))
+    '+ <urn:s> <urn:p> <urn:o> .'
+    """
+    graph = "" if quad[0] is None else f" {format_term(quad[0])}"
+    return f"{op} " + " ".join(format_term(v) for v in quad[1:]) + graph + " ."
+
+
+def change_lines(quads: Iterable[tuple[str, tuple]], tables: dict[str, Any]) -> Iterator[str]:
+    """What ``diff`` and ``show`` print of some changes: the quads, then each changed
+    table (a ``TableDiff`` of stored values) in the one format of table changes."""
+    from fstore.tables.commands import table_changes_lines
+
+    for op, quad in quads:
+        yield format_quad(op, quad)
+    for name in sorted(tables):
+        yield from table_changes_lines(tables[name])
+
+
+def diff_stat(changes: Iterable[tuple[str, tuple]], tables: dict[str, Any] | None = None) -> list[str]:
     """``diff --stat``: quads added and removed per graph, then the totals (as git's
-    files changed, insertions, deletions)."""
+    files changed, insertions, deletions); then rows inserted, deleted and updated per
+    changed table, and their totals."""
     counts: dict[str, list[int]] = {}
     for op, quad in changes:
         name = "(default graph)" if quad[0] is None else format_term(quad[0])
@@ -428,6 +475,14 @@ def diff_stat(changes: Iterable[tuple[str, tuple]]) -> list[str]:
     added, removed = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
     lines.append(f" {len(counts)} graph{'' if len(counts) == 1 else 's'} changed, {added} quad{'' if added == 1 else 's'} "
                  f"added, {removed} removed")
+    if tables:
+        width = max(len(name) for name in tables) + len("table ")
+        lines += [f" {'table ' + name:<{width}} | +{len(d.inserted)} -{len(d.deleted)} ~{len(d.updated)}"
+                  for name, d in sorted(tables.items())]
+        inserted, deleted, updated = (sum(len(getattr(d, kind)) for d in tables.values())
+                                      for kind in ("inserted", "deleted", "updated"))
+        lines.append(f" {len(tables)} table{'' if len(tables) == 1 else 's'} changed, {inserted} row"
+                     f"{'' if inserted == 1 else 's'} inserted, {deleted} deleted, {updated} updated")
     return lines
 
 
@@ -465,7 +520,7 @@ def blame_line(repo: fstore.Repository, ref: str, graph: object, triple: tuple[o
     present = fstore.ask(repo.at(ref), graph, *triple)
     where = f" in {'the default graph' if graph is None else format_term(graph)}" if name_graph else ""
     return f"{commit.short_id} ({commit.author} {commit.time.date()}) {'added' if present else 'removed'}{where}: " \
-           f"{commit.message}"
+           f"{subject(commit.message)}"
 
 
 def query_limits(args: argparse.Namespace) -> Any:
@@ -478,11 +533,7 @@ def query_limits(args: argparse.Namespace) -> Any:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    text = args.query
-    if text == "-" or (text is None and args.file is None):
-        text = sys.stdin.read()
-    elif args.file:
-        text = Path(args.file).read_text()
+    text = query_text(args)
     limits = query_limits(args)
     repo = open_repo(args)
     try:
@@ -493,6 +544,22 @@ def cmd_query(args: argparse.Namespace) -> int:
     finally:
         repo.close()
     return 0
+
+
+def query_text(args: argparse.Namespace) -> str:
+    """The statement ``datae query`` runs: QUERY, ``-f FILE`` or stdin (QUERY ``-``, or
+    neither given), once; an empty one is refused rather than run as nothing."""
+    if args.query is not None and args.file is not None:
+        raise Fatal("give the query once: QUERY or -f FILE, not both")
+    if args.file is not None:
+        text, where = Path(args.file).read_text(), args.file
+    elif args.query is None or args.query == "-":
+        text, where = sys.stdin.read(), "stdin"
+    else:
+        text, where = args.query, "QUERY"
+    if not text.strip():
+        raise Fatal(f"no query in {where}: give one as QUERY, with -f FILE, or on stdin")
+    return text
 
 
 GRAPH_FORMS = ("CONSTRUCT", "DESCRIBE")
@@ -612,10 +679,10 @@ def cmd_table(args: argparse.Namespace) -> int:
             heads = ", ".join(f"{name} {sha[:10]}" for name, sha in result["branches"].items())
             out(f"{result['commits']} commits written to Kart repository {args.kart} (branches: {heads})")
         elif args.table_command == "export":
-            dest = export_dest(args)
+            name, dest = export_name_and_dest(args, commands.table_list(repo, ref))
             if not dest:
                 raise Fatal("name a destination: a file, a directory, or --kart DIR")
-            written = commands.table_export(repo, ref, dest, name=args.name, format=args.format)
+            written = commands.table_export(repo, ref, dest, name=name, format=args.format)
             for name, rows in written.items():
                 out(f"{name}: {rows} rows written to {dest}")
         elif args.table_command == "list":
@@ -626,7 +693,8 @@ def cmd_table(args: argparse.Namespace) -> int:
         elif args.table_command == "schema":
             out(commands.table_schema(repo, ref, args.name))
         elif args.table_command == "diff":
-            out(commands.table_diff_text(repo, args.a, args.b or repo.current_branch, args.name))
+            name, a, b = table_diff_words(repo, args.words)
+            out(commands.table_diff_text(repo, a, b, name))
         elif args.table_command == "log":
             out(commands.table_log_text(repo, ref, args.name, _pk(args.pk)))
         elif args.table_command == "blame":
@@ -638,9 +706,65 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def export_dest(args: argparse.Namespace) -> str | None:
     """``datae table export``'s destination: DEST or ``-o``, not both."""
-    if args.dest and args.output:
-        raise Fatal("give the destination once: DEST or -o, not both")
-    return args.dest or args.output
+    return export_name_and_dest(args, [])[1]
+
+
+def export_name_and_dest(args: argparse.Namespace, tables: list[str]) -> tuple[str | None, str | None]:
+    """``datae table export [NAME] [DEST]``: the table (NAME first, as every ``table``
+    command takes it; ``--name`` still says it too) and the destination (DEST or ``-o``).
+    One word alone is DEST (``table export towns.csv``), or NAME when ``-o`` gives DEST
+    and one of ``tables`` (those at the ref) is so named."""
+    words = [word for word in (args.first, args.dest) if word is not None]
+    if len(words) == 2:
+        name, dest = words
+    elif words and args.output and words[0] in tables:
+        name, dest = words[0], None
+    else:
+        name, dest = None, (words[0] if words else None)
+    if dest and args.output:
+        raise Fatal(f"give the destination once: DEST or -o, not both ({dest!r} names no table at this ref)"
+                    if len(words) == 1 else "give the destination once: DEST or -o, not both")
+    if name and args.name and name != args.name:
+        raise Fatal(f"give the table once: {name!r} or --name {args.name!r}, not both")
+    return name or args.name, dest or args.output
+
+
+def table_diff_words(repo: fstore.Repository, words: list[str]) -> tuple[str, str, str]:
+    """``datae table diff A [B] NAME`` as ``diff A [B]`` takes refs (B: the current
+    branch), the table last; the older ``NAME A [B]`` still reads when only that reading
+    names a table and refs. Returns ``(name, a, b)``; a reading of both is an error naming
+    both."""
+    if not 2 <= len(words) <= 3:
+        raise Fatal("table diff takes A [B] NAME: the refs as diff takes them, then the table")
+    current = repo.current_branch
+    last = (words[-1], words[0], words[1] if len(words) == 3 else current)
+    first = (words[0], words[1], words[2] if len(words) == 3 else current)
+    readings = [reading for reading in (last, first) if _names_table(repo, *reading)]
+    if len(readings) == 2 and readings[0] != readings[1]:
+        raise Fatal(f"table diff {' '.join(words)} is ambiguous: table {last[0]!r} from {last[1]} to {last[2]}, "
+                    f"or table {first[0]!r} from {first[1]} to {first[2]}; name the refs by commit id")
+    if readings:
+        return readings[0]
+    # no reading names a table: the one whose refs resolve says which table is missing
+    return first if not _resolves(repo, last[1], last[2]) and _resolves(repo, first[1], first[2]) else last
+
+
+def _resolves(repo: fstore.Repository, *refs: str) -> bool:
+    try:
+        for ref in refs:
+            repo.resolve(ref)
+    except DataeError:
+        return False
+    return True
+
+
+def _names_table(repo: fstore.Repository, name: str, a: str, b: str) -> bool:
+    """Whether refs ``a`` and ``b`` resolve and table ``name`` is at one of them."""
+    from fstore.tables.commands import table_list
+
+    if not _resolves(repo, a, b):
+        return False
+    return any(name in table_list(repo, ref) for ref in (a, b) if repo.resolve(ref) is not None)
 
 
 def import_summary(result: dict[str, Any]) -> str:
@@ -652,10 +776,6 @@ def import_summary(result: dict[str, Any]) -> str:
     return "\n".join(f"{name}: " + ", ".join(f"{counts[what]:,} {what}" for what in
                                              ("inserted", "updated", "deleted", "unchanged"))
                      for name, counts in result.items())
-
-
-def default_author() -> str:
-    return os.environ.get("DATAE_AUTHOR") or os.environ.get("USER") or "unknown"
 
 
 # -- parser --------------------------------------------------------------------------
@@ -806,6 +926,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("pull", merging.cmd_pull, "fetch a remote, then merge its branch into the current one")
     p.add_argument("remote", nargs="?", default="origin")
     p.add_argument("branch", nargs="?")
+    p.add_argument("--author", help="the merge commit's author (default: $DATAE_AUTHOR, else $USER)")
     token_options(p)
 
     p = command("serve", cmd_serve, "serve the store over HTTP: sync for http:// remotes, SPARQL at /sparql, "
@@ -911,10 +1032,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "history of their own (default: grafted onto --branch, or the current branch, if it has commits)")
     t = tables.add_parser("export", help="to a .csv / .sqlite / .gpkg file, Kart V3 dataset trees in a directory, "
                           "or (--kart) a Kart repository with the tables' history")
+    t.add_argument("first", nargs="?", metavar="NAME", help="the table (default: the one table there is; a Kart "
+                   "tree directory: every table)")
     t.add_argument("dest", nargs="?", help="a .csv file (.csv.gz: gzip-compressed), a .sqlite / .gpkg file, or a "
                    "directory for Kart V3 dataset trees")
     t.add_argument("-o", "--output", metavar="DEST", help="the same as DEST, as datae export takes it")
-    t.add_argument("--name")
+    t.add_argument("--name", help="the same as NAME")
     t.add_argument("--format", choices=["csv", "sqlite", "gpkg", "kart"])
     t.add_argument("--at")
     t.add_argument("--kart", metavar="DIR", help="write a Kart (Datasets V3) git repository: one commit per commit "
@@ -930,10 +1053,11 @@ def build_parser() -> argparse.ArgumentParser:
     t = tables.add_parser("schema", help="a table's schema.json")
     t.add_argument("name")
     t.add_argument("--at")
-    t = tables.add_parser("diff", help="rows inserted (+), deleted (-) and cells updated (~) from A to B")
-    t.add_argument("name")
-    t.add_argument("a")
-    t.add_argument("b", nargs="?")
+    t = tables.add_parser("diff", usage="datae table diff [-h] A [B] NAME",
+                          help="rows inserted (+), deleted (-) and cells updated (~) from A to B "
+                          "(default: the current branch), as datae diff A [B] prints them")
+    t.add_argument("words", nargs="+", metavar="A [B] NAME", help="the refs as datae diff takes them, then the table "
+                   "(the older NAME A [B] still reads when it is not ambiguous)")
     t = tables.add_parser("log", help="the commits that changed one row")
     t.add_argument("name")
     t.add_argument("pk")

@@ -23,7 +23,7 @@ from fstore.merge_state import items_of
 
 from query.termsyntax import format_term
 
-from .cli import EXIT_CONFLICT, Fatal, default_author, open_repo, out, token
+from .cli import EXIT_CONFLICT, Fatal, default_author, open_repo, out, subject, token
 
 __all__ = ["cmd_merge", "cmd_conflicts", "cmd_resolve", "cmd_pull", "format_item"]
 
@@ -103,7 +103,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
             return 0
         commit = repo.commit(result)
         if len(commit.parents) == 2 and commit.parents[0] == before:
-            out(f"Merge made: [{into} {commit.short_id}] {commit.message} (+{commit.added} -{commit.removed})")
+            out(f"Merge made: [{into} {commit.short_id}] {subject(commit.message)} (+{commit.added} -{commit.removed})")
         else:
             out(f"Fast-forward {into} to {result[:10]}")
     return 0
@@ -113,13 +113,15 @@ def _continue(repo: fstore.Repository, args: argparse.Namespace) -> int:
     state = repo.merge_state()
     author = args.author or (state.author if state is not None and state.author else default_author())
     commit = repo.commit(repo.merge_continue(message=args.message, author=author))
-    out(f"Merge made: [{state.into} {commit.short_id}] {commit.message} (+{commit.added} -{commit.removed})")
+    out(f"Merge made: [{state.into} {commit.short_id}] {subject(commit.message)} (+{commit.added} -{commit.removed})")
     return 0
 
 
 def _abort(repo: fstore.Repository) -> int:
     state = repo.merge_abort()
-    out(f"Merge of {state.other} into {state.into} aborted; {state.into} is at {state.ours[:10]}")
+    # not state.ours: commits may have gone onto the branch while the merge was stopped
+    head = repo.head(state.into)
+    out(f"Merge of {state.other} into {state.into} aborted; {state.into} is at {(head or '(no commits)')[:10]}")
     return 0
 
 
@@ -149,7 +151,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
     """``datae pull [REMOTE [BRANCH]]``: conflicts stop it as ``datae merge`` does."""
     with open_repo(args) as repo:
         try:
-            head = repo.pull(args.remote, args.branch, token=token(args))
+            head = repo.pull(args.remote, args.branch, token=token(args), author=args.author or default_author())
         except fstore.ConflictsRecorded as stopped:
             return _stopped(stopped)
         out(f"{repo.current_branch} is at {(head or '')[:10]}")

@@ -35,14 +35,15 @@ from rich.markdown import Markdown
 
 import fstore
 from fstore import IRI, Var
+from fstore.tables.changes import tables_changed
 from nstore.errors import DataeError
 
 from query.errors import QuerySyntaxError
 from query.results import Result
 from query.session import Session, default_author
-from query.termsyntax import format_term
 from query.versioning import VersionContext
 
+from .cli import change_lines, subject
 from .repl_text import (
     DOT_ARGUMENTS, DOT_COMMANDS, GRAPH_FORMATS, HELP, KEYWORDS, ROW_FORMATS, Prepared, completion_candidates, declared, input_complete, needs_pager,
     prepare_statement, split_prologue,
@@ -196,13 +197,13 @@ class Repl:
                     self.console.print(f"{'*' if name == current else ' '} {name} {(head or '')[:10]}", highlight=False)
             elif command == ".log":
                 for commit in self.repo.log(self.session.ref, limit=int(args[0]) if args else 10):
-                    self.console.print(f"{commit.short_id} {commit.message} (+{commit.added} -{commit.removed})",
+                    self.console.print(f"{commit.short_id} {subject(commit.message)} (+{commit.added} -{commit.removed})",
                                        markup=False, highlight=False)
             elif command == ".diff":
                 if not args:
                     raise ValueError(".diff needs a ref: .diff A [B]")
                 b = args[1] if len(args) > 1 else self.session.ref
-                lines = [f"{op} " + " ".join(format_term(v) for v in quad[1:]) for op, quad in self.repo.diff(args[0], b)]
+                lines = list(change_lines(self.repo.diff(args[0], b), tables_changed(self.repo, args[0], b, python=False)))
                 if lines:
                     self.show("\n".join(lines))
             elif command == ".format":

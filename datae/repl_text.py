@@ -82,7 +82,7 @@ PREFIX and BASE declarations are kept for the session: a later statement that us
 | `.at REF` | read another branch, tag or commit |
 | `.branch [NAME]` | list branches, or switch to one |
 | `.log [N]` | the last N commits (10) |
-| `.diff A [B]` | the quads that differ from A to B (the session's ref) |
+| `.diff A [B]` | the quads and table rows that differ from A to B (the session's ref), as `datae diff` prints them |
 | `.format table\\|json\\|csv\\|tsv` | how SELECT results are shown |
 | `.format table\\|nq\\|trig\\|jsonld\\|nt\\|ttl\\|rdf` | how CONSTRUCT and DESCRIBE results are shown |
 | `.prefixes` | the session's PREFIX and BASE declarations |

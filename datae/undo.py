@@ -11,36 +11,21 @@ them). What each does, and why ``reset`` has no working tree to touch: ``docs/ve
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any
 
-from query.termsyntax import format_term
-
-from .cli import default_author, open_repo, out
+from .cli import change_lines, default_author, format_quad, open_repo, out
 
 __all__ = ["cmd_show", "cmd_revert", "cmd_reset", "format_quad"]
 
 
-def format_quad(op: str, quad: tuple) -> str:
-    """A quad change as ``datae diff`` prints it.
-
-    >>> from fstore import IRI
-    >>> format_quad("+", (None, IRI("urn:s"), IRI("urn:p"), IRI("urn:o")))
-    '+ <urn:s> <urn:p> <urn:o> .'
-    """
-    graph = "" if quad[0] is None else f" {format_term(quad[0])}"
-    return f"{op} " + " ".join(format_term(v) for v in quad[1:]) + graph + " ."
-
-
-def _row(row: dict[str, Any]) -> str:
-    return json.dumps(row, ensure_ascii=False, default=str)
-
-
 def cmd_show(args: argparse.Namespace) -> int:
     """``datae show [REF]``."""
+    from fstore.tables.changes import tables_changed
+
     with open_repo(args) as repo:
         shown = repo.show(args.ref or repo.current_branch)
-    commit = shown.commit
+        commit = shown.commit
+        # stored values, as diff and table diff print them (shown.tables holds Python values)
+        tables = tables_changed(repo, commit.parents[0] if commit.parents else None, commit.id, python=False)
     out(f"commit {commit.id}")
     if len(commit.parents) > 1:
         out("Merge: " + " ".join(p[:10] for p in commit.parents))
@@ -50,18 +35,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     for line in commit.message.splitlines() or [""]:
         out(f"    {line}")
     out()
-    for op, quad in shown.quads:
-        out(format_quad(op, quad))
-    for name, diff in shown.tables.items():
-        out(f"table {name}: {len(diff.inserted)} inserted, {len(diff.updated)} updated, {len(diff.deleted)} deleted"
-            + (" (schema changed)" if diff.schema else ""))
-        for row in diff.inserted:
-            out(f"+ {_row(row)}")
-        for row in diff.deleted:
-            out(f"- {_row(row)}")
-        for change in diff.updated:
-            pk = change.pk[0] if len(change.pk) == 1 else list(change.pk)
-            out(f"~ {pk}: " + ", ".join(f"{column}: {old!r} -> {new!r}" for column, (old, new) in change.cells.items()))
+    for line in change_lines(shown.quads, tables):
+        out(line)
     return 0
 
 

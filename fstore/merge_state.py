@@ -188,7 +188,9 @@ def continue_merge(repo: Repository, message: str | None, author: str | None, ti
 
 
 def abort(repo: Repository) -> MergeState:
-    """Forget the merge in progress (nothing was committed: the branch is as before)."""
+    """Forget the merge in progress; returns its state. The merge committed nothing, so
+    the branch stays where it is now: at ``ours`` unless commits went onto it while the
+    merge was stopped (they stay), so its head, not ``ours``, says where it is."""
     with repo.storage.write() as tx:
         merge = _current(repo.storage, tx)
         repo.storage.clear_merge(tx)

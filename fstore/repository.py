@@ -244,10 +244,11 @@ class Repository:
                             progress=progress)
 
     def pull(self, remote: str = "origin", branch: str | None = None, *, policy: Policy = "record",
-             token: str | None = None) -> str | None:
+             token: str | None = None, author: str | None = None) -> str | None:
         """Fetch ``remote`` and merge its ``branch`` (default: the current branch's name)
         into the current branch; returns the new head. Conflicts stop it as the merge in
-        progress (``ConflictsRecorded``; see :meth:`merge`), unless another ``policy``."""
+        progress (``ConflictsRecorded``; see :meth:`merge`), unless another ``policy``.
+        ``author``: of the merge commit, if one is made."""
         into = self.current_branch
         with self.storage.read() as tx:
             merge_state.refuse_while_merging(self.storage, tx, f"pull {remote!r}")
@@ -257,7 +258,7 @@ class Repository:
             ours, theirs = self.storage.refs.head(tx, into), self.storage.resolve(tx, other)
             if ours is not None and theirs is not None and self.storage.commits.merge_base(tx, ours, theirs) is None:
                 raise sync.SyncError(f"cannot pull {other} into {into}: their histories share no commit")
-        return self.merge(into, other, policy=policy)
+        return self.merge(into, other, policy=policy, author=author)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""

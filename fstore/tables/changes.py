@@ -40,7 +40,7 @@ from ..commits import Commit
 from ..diff import diff_seqs, history_of
 from ..history import winner
 from .access import legend_finder, seq_source
-from .dataset import DatasetState, RowReader, find_dataset, pk_of_path, pk_tuple
+from .dataset import DatasetState, RowReader, find_dataset, key_order, pk_of_path, pk_tuple
 from .errors import ColumnNotFoundError, TableNotFoundError
 from .mapping import FEATURE, dataset_graph, dataset_name
 from .packing import pack
@@ -49,7 +49,8 @@ from .schema import SchemaDiff
 if TYPE_CHECKING:
     from ..repository import Repository
 
-__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_diffs", "table_log", "table_blame", "raw_diff"]
+__all__ = ["RowChange", "TableDiff", "LogEntry", "table_diff", "table_diffs", "tables_changed", "table_log", "table_blame",
+           "raw_diff"]
 
 
 def raw_diff(repo: Repository, a: str, b: str, name: str | None = None) -> Iterator[tuple[str, tuple]]:
@@ -93,13 +94,18 @@ class RowChange:
 class TableDiff:
     """The changes of one table from commit ``a`` to ``b``. Inserted rows are in b's
     schema, deleted ones in a's; updates list the cells that changed (by column id, named
-    as in b). ``schema`` is the schema diff (None if the table is missing on a side)."""
+    as in b). ``schema`` is the schema diff (None if the table is missing on a side).
+    ``changes`` holds every row's change (insert, delete, update) in one list; it and each
+    of the three lists are in primary-key order. ``pk_columns``: the key's column names
+    (as in b, else a)."""
 
     table: str
     inserted: list[dict[str, Any]] = field(default_factory=list)
     deleted: list[dict[str, Any]] = field(default_factory=list)
     updated: list[RowChange] = field(default_factory=list)
     schema: SchemaDiff | None = None
+    changes: list[RowChange] = field(default_factory=list)
+    pk_columns: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.inserted or self.deleted or self.updated or self.schema)
@@ -155,7 +161,7 @@ def _cells(old_reader: RowReader, new_reader: RowReader, path: str, old: bytes, 
 
 def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = True) -> TableDiff:
     """Rows of table ``name`` inserted, deleted and updated from ref ``a`` to ref ``b``
-    (rows in Python values, or stored values with ``python=False``), in feature-path
+    (rows in Python values, or stored values with ``python=False``), in primary-key
     order. :class:`TableNotFoundError` if the table is at neither."""
     with repo.storage.read() as otx:
         seq_a, seq_b = repo.storage.resolve(otx, a), repo.storage.resolve(otx, b)
@@ -171,6 +177,15 @@ def table_diffs(repo: Repository, seq_a: int | None, seq_b: int | None, *, pytho
         return {name: _diff_at(repo, otx, seq_a, seq_b, name, python, "at either commit") for name in names}
 
 
+def tables_changed(repo: Repository, a: str | None, b: str, *, python: bool = True) -> dict[str, TableDiff]:
+    """:func:`table_diffs` between refs: every table that changed from ref ``a`` (None:
+    before the first commit, as for a root commit's ``show``) to ref ``b``, by name."""
+    with repo.storage.read() as otx:
+        seq_a = None if a is None else repo.storage.resolve(otx, a)
+        seq_b = repo.storage.resolve(otx, b)
+    return table_diffs(repo, seq_a, seq_b, python=python)
+
+
 def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, name: str, python: bool,
              where: str) -> TableDiff:
     graph = dataset_graph(name)
@@ -180,22 +195,29 @@ def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, n
     result = TableDiff(name)
     if at_a.state is not None and at_b.state is not None:
         result.schema = at_a.state.schema.diff(at_b.state.schema) or None
+    result.pk_columns = [c.name for c in (at_b.state or at_a.state).schema.pk_columns]
     changes: dict[str, list[Any]] = {}
     for op, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo.storage.tables):
         changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
-    for path, (old, new) in changes.items():
+    for path, (old, new) in sorted(changes.items(), key=lambda change: key_order(change[0])):
         if old is None and new is not None:
             read = at_b.reader.python if python else at_b.reader.stored
-            result.inserted.append(read(path, new))
+            row = read(path, new)
+            result.inserted.append(row)
+            result.changes.append(RowChange(pk_of_path(path), None, row))
         elif new is None and old is not None:
             read = at_a.reader.python if python else at_a.reader.stored
-            result.deleted.append(read(path, old))
+            row = read(path, old)
+            result.deleted.append(row)
+            result.changes.append(RowChange(pk_of_path(path), row, None))
         elif old is not None and new is not None:
             cells = _cells(at_a.reader, at_b.reader, path, old, new, python)
             if cells:
                 read_a = at_a.reader.python if python else at_a.reader.stored
                 read_b = at_b.reader.python if python else at_b.reader.stored
-                result.updated.append(RowChange(pk_of_path(path), read_a(path, old), read_b(path, new), cells))
+                change = RowChange(pk_of_path(path), read_a(path, old), read_b(path, new), cells)
+                result.updated.append(change)
+                result.changes.append(change)
     return result
 
 

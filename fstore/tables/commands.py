@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..files import is_gzipped, without_gz
 from ..progress import Progress
-from .changes import table_blame, table_diff, table_log
+from .changes import TableDiff, table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
-from .dataset import list_datasets, pk_of_path
+from .dataset import key_order, list_datasets
 from .errors import ExportTargetError, TableImportError
 from .frames import import_dataframe
 from .kart_export import export_kart_tree
@@ -50,6 +50,7 @@ __all__ = [
     "table_show",
     "table_schema",
     "table_diff_text",
+    "table_changes_lines",
     "table_log_text",
     "table_blame_text",
     "import_dataframe",
@@ -195,14 +196,16 @@ def table_show(repo: Repository, ref: str, name: str, *, limit: int | None = 20,
     """The first ``limit`` rows in primary-key order (or the row ``pk``) as a text table."""
     t = repo.at(ref).table(name)
     names = t.schema.column_names
+    total = len(t)
     if pk is not None:
         row = t.get(pk, python=False)
-        rows = [] if row is None else [row]
+        if row is None:
+            return f"(no row with key {pk!r} in {name}: {total} row{'s' if total != 1 else ''})"
+        rows = [row]
     else:
         in_key_order = _first_by_key(t.features(), limit)
         rows = [t.reader.stored(path, blob) for path, blob in in_key_order]
     body = _grid(names, [[_cell(r[n]) for n in names] for r in rows])
-    total = len(t)
     more = f", showing {len(rows)}" if len(rows) < total else ""
     return f"{body}\n({total} row{'s' if total != 1 else ''}{more})"
 
@@ -210,8 +213,8 @@ def table_show(repo: Repository, ref: str, name: str, *, limit: int | None = 20,
 def _first_by_key(features: Iterable[tuple[str, bytes]], limit: int | None) -> list[tuple[str, bytes]]:
     """The first ``limit`` (all if None) of ``(path, blob)`` pairs by the primary key each
     path encodes: one pass, memory O(limit)."""
-    def key(feature: tuple[str, bytes]) -> tuple[Any, ...]:
-        return pk_of_path(feature[0])
+    def key(feature: tuple[str, bytes]) -> bytes:
+        return key_order(feature[0])
 
     if limit is None:
         return sorted(features, key=key)
@@ -224,13 +227,33 @@ def table_schema(repo: Repository, ref: str, name: str) -> str:
 
 
 def table_diff_text(repo: Repository, a: str, b: str, name: str) -> str:
-    """A diff for people and scripts: ``schema:`` lines, then one JSON object per row —
-    ``+`` an inserted row, ``-`` a deleted row, ``~`` an updated row's key columns and each
-    changed cell as ``[old, new]`` — values typed (see :func:`typed_value`)."""
-    d = table_diff(repo, a, b, name, python=False)
-    lines = []
-    if d.schema:
-        s = d.schema
+    """Table ``name``'s changes from ref ``a`` to ref ``b`` as :func:`table_changes_lines`
+    prints them (what ``datae table diff`` prints)."""
+    return "\n".join(table_changes_lines(table_diff(repo, a, b, name, python=False)))
+
+
+def table_changes_lines(diff: TableDiff) -> list[str]:
+    """The one format of a table's changes, for people and scripts (``datae diff``,
+    ``show`` and ``table diff``): a ``table NAME:`` line with the counts, ``schema:``
+    lines, then one JSON object per row in primary-key order — ``+`` an inserted row,
+    ``-`` a deleted row, ``~`` an updated row's key columns and each changed cell as
+    ``[old, new]``. ``diff`` holds stored values (``python=False``); they are printed
+    typed (:func:`typed_value`).
+
+    >>> from fstore.tables.changes import RowChange
+    >>> d = TableDiff("t", changes=[RowChange((1,), None, {"k": 1, "v": "a"}),
+    ...                             RowChange((2,), {"k": 2, "v": "b"}, {"k": 2, "v": "c"}, {"v": ("b", "c")})],
+    ...               pk_columns=["k"])
+    >>> d.inserted, d.updated = [d.changes[0].new], [d.changes[1]]
+    >>> print("\\n".join(table_changes_lines(d)))
+    table t: 1 inserted, 1 updated, 0 deleted
+    + {"k": 1, "v": "a"}
+    ~ {"k": 2, "v": ["b", "c"]}
+    """
+    lines = [f"table {diff.table}: {len(diff.inserted)} inserted, {len(diff.updated)} updated, "
+             f"{len(diff.deleted)} deleted"]
+    if diff.schema:
+        s = diff.schema
         for label, items in (("added", s.added), ("dropped", s.dropped), ("moved", s.reordered)):
             if items:
                 lines.append(f"schema: {label} {', '.join(items)}")
@@ -238,17 +261,15 @@ def table_diff_text(repo: Repository, a: str, b: str, name: str) -> str:
             lines.append(f"schema: renamed {old} -> {new}")
         for _cid, (old, new) in s.type_changed.items():
             lines.append(f"schema: {new.name} {old.data_type}{old.extra_type_info or ''} -> {new.data_type}{new.extra_type_info or ''}")
-    for row in d.inserted:
-        lines.append(_json_line("+", {k: typed_value(v) for k, v in row.items()}))
-    for row in d.deleted:
-        lines.append(_json_line("-", {k: typed_value(v) for k, v in row.items()}))
-    pk_names = [c.name for c in repo.at(b).table(name).schema.pk_columns] if d.updated else []
-    for change in d.updated:
-        keys = {k: typed_value(change.new[k]) for k in pk_names}
-        cells = {k: [typed_value(o), typed_value(n)] for k, (o, n) in change.cells.items()}
-        lines.append(_json_line("~", {**keys, **cells}))
-    lines.append(f"({len(d.inserted)} inserted, {len(d.updated)} updated, {len(d.deleted)} deleted)")
-    return "\n".join(lines)
+    for change in diff.changes:
+        if change.old is None or change.new is None:
+            mark, row = ("+", change.new) if change.old is None else ("-", change.old)
+            lines.append(_json_line(mark, {k: typed_value(v) for k, v in row.items()}))
+        else:
+            keys = {k: typed_value(change.new[k]) for k in diff.pk_columns}
+            cells = {k: [typed_value(o), typed_value(n)] for k, (o, n) in change.cells.items()}
+            lines.append(_json_line("~", {**keys, **cells}))
+    return lines
 
 
 def table_log_text(repo: Repository, ref: str, name: str, pk: Any) -> str:

@@ -292,7 +292,8 @@ def infer_key(table: str, path: str, header: Sequence[str], *, encoding: str = "
 def export_csv(table: Any, dest: str | os.PathLike[str] | IO[str]) -> int:
     """Write a table (``view.table(name)`` or a writer) as CSV to a text stream or a file
     (gzip-compressed when named ``.gz``, whole or not at all: :func:`fstore.files.open_output`);
-    returns rows written. Streams: memory stays flat."""
+    returns rows written, in primary-key order (``rows()``: the table's stored rows are
+    held to sort them; the file is written as a stream)."""
     if hasattr(dest, "write"):
         return _write_csv(table, dest)
     with open_output(dest, text=True) as stream:

@@ -28,6 +28,7 @@ from operator import itemgetter
 from typing import Any
 
 from nstore import Var
+from nstore.pack import pack as pack_key
 
 from ..history import Quad
 from .errors import DatasetCorruptError, FeatureError, LegendError, PrimaryKeyError, SchemaError, TableNotFoundError
@@ -58,6 +59,8 @@ __all__ = [
     "list_datasets",
     "pk_tuple",
     "pk_of_path",
+    "key_order",
+    "in_key_order",
     "table_at",
 ]
 
@@ -177,6 +180,25 @@ def pk_tuple(schema: Schema, pk: Any, table: str = "") -> tuple[Any, ...]:
 def pk_of_path(path: str) -> tuple[Any, ...]:
     """The primary-key values a feature path encodes (its file name)."""
     return tuple(decode_filename(path.rsplit("/", 1)[-1]))
+
+
+def key_order(path: str) -> bytes:
+    """The sort key that lists feature paths in primary-key order: the key's values packed
+    order-preserving (integers numerically, text by code point, a compound key column by
+    column; never a TypeError). Paths themselves sort by Kart's base64, not by key.
+
+    >>> from fstore.tables.paths import LEGACY
+    >>> sorted([LEGACY.encode_path((k,)) for k in (10, 2, -1)], key=key_order) == [
+    ...     LEGACY.encode_path((k,)) for k in (-1, 2, 10)]
+    True
+    """
+    return pack_key(*pk_of_path(path))
+
+
+def in_key_order(features: Iterable[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """``(path, blob)`` pairs sorted by primary key (:func:`key_order`). It holds them all:
+    storage order is not key order, and a listing for people or files is read in key order."""
+    return sorted(features, key=lambda feature: key_order(feature[0]))
 
 
 class RowReader:
@@ -374,7 +396,7 @@ class Table:
 
     def features(self) -> Iterator[tuple[str, bytes]]:
         """Stream ``(feature path, blob)`` for every row, in storage order (which is not key
-        order: :meth:`to_pandas` and ``datae table show`` sort by key)."""
+        order: :meth:`rows`, :meth:`to_pandas` and ``datae table show`` sort by key)."""
         for _, path, _, blob in self._source((self.graph, Var("s"), FEATURE, Var("o"))):
             yield path, blob
 
@@ -388,9 +410,10 @@ class Table:
             yield paths, blobs
 
     def rows(self, *, python: bool = True) -> Iterator[dict[str, Any]]:
-        """Stream every row as a dict of the current schema (a generator)."""
+        """Every row as a dict of the current schema, in primary-key order (a generator;
+        the feature blobs are held to sort them: :meth:`features` streams in storage order)."""
         read = self.reader.python if python else self.reader.stored
-        for path, blob in self.features():
+        for path, blob in in_key_order(self.features()):
             yield read(path, blob)
 
     def to_pandas(self) -> Any:

@@ -32,7 +32,7 @@ from nstore import Var
 from nstore.bulk import gc_paused
 
 from .access import committed_source, legend_finder, put, put_many, remove
-from .dataset import DatasetState, RowReader, Table, find_dataset, list_datasets, pk_tuple, row_by_key
+from .dataset import DatasetState, RowReader, Table, find_dataset, in_key_order, list_datasets, pk_tuple, row_by_key
 from .errors import (
     ColumnNotFoundError,
     ColumnValueError,
@@ -380,9 +380,9 @@ class TableWriter:
                 yield path, blob
 
     def rows(self, *, python: bool = True) -> Iterator[dict[str, Any]]:
-        """Stream every row (committed rows first, then rows written in the transaction)."""
+        """Every row as it stands in the transaction, in primary-key order (a generator)."""
         read = self.reader.python if python else self.reader.stored
-        for path, blob in self.features():
+        for path, blob in in_key_order(self.features()):
             yield read(path, blob)
 
     def __len__(self) -> int:

@@ -123,8 +123,8 @@ def test_table_commands_and_ancestry_refs(workdir, capsys):
     assert code == 0 and out == "towns: 2 inserted, 0 updated, 0 deleted, 0 unchanged\n"
     (workdir / "towns.csv").write_text("code,name,pop\nNZ-AUK,Auckland,1800000\nNZ-CAN,Canterbury,650000\n")
     run(capsys, "table", "import", "towns.csv", "--pk", "code", "--replace", "-m", "towns 2")
-    code, out, _ = run(capsys, "table", "diff", "towns", "HEAD~")
-    assert out.splitlines()[-1] == "(1 inserted, 1 updated, 1 deleted)"
+    code, out, _ = run(capsys, "table", "diff", "HEAD~", "towns")
+    assert out.splitlines()[0] == "table towns: 1 inserted, 1 updated, 1 deleted"
     assert '~ {"code": "NZ-AUK", "pop": [1700000, 1800000]}' in out
     code, out, _ = run(capsys, "table", "blame", "towns", "NZ-AUK", "pop")
     assert "towns 2" in out

@@ -129,7 +129,7 @@ def test_cli_show_revert_reset(tmp_path, capsys):
         first = repo.commit("main~1")
     code, out, _ = run(capsys, path, "show")
     assert code == 0 and "    second" in out and "+ <urn:s> <urn:p> <urn:two> ." in out
-    assert "table t: 0 inserted, 1 updated, 0 deleted" in out and "~ 1: a: 'x' -> 'y'" in out
+    assert "table t: 0 inserted, 1 updated, 0 deleted" in out and '~ {"k": 1, "a": ["x", "y"]}' in out
     code, out, _ = run(capsys, path, "revert", "HEAD", "-m", "take it back")
     assert code == 0 and "take it back (+1 -2)" in out
     with fstore.open(path) as repo:

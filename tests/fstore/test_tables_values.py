@@ -161,12 +161,12 @@ def test_table_diff_cli_prints_typed_values(repo, capsys, tmp_path):
     code, out, err = run(capsys, "--repo", path, "table", "diff", "towns", "main~1", "main")
     assert code == 0, err
     lines = out.splitlines()
-    rows = {line[0]: json.loads(line[2:]) for line in lines[:-1]}
+    rows = {line[0]: json.loads(line[2:]) for line in lines[1:]}
     assert rows["+"] == {"fid": 3, "doc": "x", "pop": 7}
     assert rows["-"] == {"fid": 2, "doc": None, "pop": 19000}
     assert rows["~"] == {"fid": 1, "doc": [{"a": [1]}, {"a": [1, 2.5]}], "pop": [6000, 6100]}
     assert type(rows["~"]["pop"][1]) is int and type(rows["+"]["fid"]) is int
-    assert lines[-1] == "(1 inserted, 1 updated, 1 deleted)"
+    assert lines[0] == "table towns: 1 inserted, 1 updated, 1 deleted"
 
 
 def test_table_blame_cli_shows_typed_value(repo, capsys, tmp_path):
