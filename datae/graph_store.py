@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any, Iterator
 
 import fstore
 from fstore import Var
@@ -25,16 +25,17 @@ from nstore.terms import IRI
 
 from .sparql_http import ProtocolError, ranked_media
 
-__all__ = ["Target", "UnknownGraphError", "target_of", "read", "write", "delete", "body_format", "output_format", "media_of", "Written",
+__all__ = ["Target", "UnknownGraphError", "target_of", "readable", "read", "write", "delete", "body_format", "output_format", "media_of", "Written",
            "GRAPH_TYPES_IN", "DATASET_TYPES_IN"]
 
 # What a request body may be (Content-Type -> fstore.rdf format): the triples of one graph,
-# or for a POST to the whole store, quads.
+# or for a POST to the whole store, quads. Never text/plain, which a web page of another
+# site may send without the browser asking first (a write must not look like a form).
 GRAPH_TYPES_IN = {"text/turtle": "ttl", "application/x-turtle": "ttl", "application/n-triples": "nt",
-                  "text/plain": "nt", "application/rdf+xml": "rdf", "application/ld+json": "jsonld"}
+                  "application/rdf+xml": "rdf", "application/ld+json": "jsonld"}
 DATASET_TYPES_IN = {"application/n-quads": "nq", "application/trig": "trig"}
 # What a read is sent as (media type -> format), and the media type of each format.
-_OUT = {**GRAPH_TYPES_IN, **DATASET_TYPES_IN}
+_OUT = {**GRAPH_TYPES_IN, **DATASET_TYPES_IN, "text/plain": "nt"}
 _MEDIA = {"ttl": "text/turtle", "nt": "application/n-triples", "rdf": "application/rdf+xml",
           "jsonld": "application/ld+json", "nq": "application/n-quads", "trig": "application/trig"}
 
@@ -102,26 +103,34 @@ def output_format(accept: str | None, target: Target) -> tuple[str, str]:
     raise ProtocolError(f"none of the media types in Accept: {accept} is served for {target}", 406)
 
 
-def _quads(readable: Any, target: Target) -> list[tuple]:
+def _quads(readable: Any, target: Target) -> Iterator[tuple]:
     if target.whole:
-        return [(b["g"], b["s"], b["p"], b["o"]) for b in fstore.from_(readable, Var("g"), Var("s"), Var("p"), Var("o"))]
-    return [(target.graph, b["s"], b["p"], b["o"]) for b in fstore.from_(readable, target.graph, Var("s"), Var("p"), Var("o"))]
+        return ((b["g"], b["s"], b["p"], b["o"]) for b in fstore.from_(readable, Var("g"), Var("s"), Var("p"), Var("o")))
+    return ((target.graph, b["s"], b["p"], b["o"]) for b in fstore.from_(readable, target.graph, Var("s"), Var("p"), Var("o")))
 
 
 def _exists(readable: Any, target: Target) -> bool:
     return any(True for _ in fstore.from_(readable, target.graph, Var("s"), Var("p"), Var("o"), limit=1))
 
 
-def read(repo: fstore.Repository, target: Target, ref: str | None, fmt: str) -> bytes:
-    """``target`` at ``ref`` (default: the current branch) serialized as ``fmt``; a graph
-    without triples is UnknownGraphError (the default graph always exists)."""
-    view = repo.at(ref or repo.current_branch)
+def readable(repo: fstore.Repository, target: Target, ref: str | None) -> Any:
+    """The view ``read`` reads ``target`` from: the state at ``ref`` (default: the
+    current branch). A named graph without triples there is UnknownGraphError (the
+    default graph always exists); checked before any byte is sent."""
+    ref = ref or repo.current_branch
+    view = repo.at(ref)
+    if not target.whole and target.graph is not None and not _exists(view, target):
+        raise UnknownGraphError(f"{target} holds no triples at {ref}")
+    return view
+
+
+def read(view: Any, target: Target, fmt: str, output: IO[bytes]) -> None:
+    """Write ``target`` as it is in ``view`` to ``output`` as ``fmt``, streamed: a graph as
+    its triples, the whole store as quads."""
     quads = _quads(view, target)
-    if not quads and target.graph is not None and not target.whole:
-        raise UnknownGraphError(f"{target} holds no triples at {ref or repo.current_branch}")
     if not target.whole:
-        quads = [(None, s, p, o) for _, s, p, o in quads]  # a graph is sent as triples
-    return serialize(quads, fmt) or b""
+        quads = ((None, s, p, o) for _, s, p, o in quads)  # a graph is sent as triples
+    serialize(quads, fmt, output)
 
 
 @dataclass(frozen=True)
@@ -158,7 +167,7 @@ def write(repo: fstore.Repository, target: Target, body: bytes, fmt: str, *, rep
     with repo.transaction(branch, message=message or f"{verb} {target} (graph store protocol)", author=author) as tx:
         existed = target.whole or _exists(tx, target)
         if replace:
-            fstore.rm_many(tx, _quads(tx, target))
+            fstore.rm_many(tx, list(_quads(tx, target)))
         fstore.add_many(tx, given)
     return Written(not existed and target.graph is not None and bool(given), tx.commit_id, target)
 
@@ -170,7 +179,7 @@ def delete(repo: fstore.Repository, target: Target, *, ref: str | None, message:
         raise ProtocolError("DELETE removes one graph: name it with ?graph=IRI or ?default")
     branch = _branch(repo, ref)
     with repo.transaction(branch, message=message or f"DELETE {target} (graph store protocol)", author=author) as tx:
-        quads = _quads(tx, target)
+        quads = list(_quads(tx, target))
         if not quads and target.graph is not None:
             raise UnknownGraphError(f"{target} holds no triples on {branch}")
         fstore.rm_many(tx, quads)

@@ -232,8 +232,12 @@ def create_app(config: ServerConfig) -> Starlette:
         ref = _only(params, "ref")
         if request.method in ("GET", "HEAD"):
             fmt, media = graph_store.output_format(request.headers.get("accept"), target)
-            data = await run_in_threadpool(graph_store.read, repo(), target, ref, fmt)
-            return _rdf_response(data, media, request.method)
+            view = await run_in_threadpool(graph_store.readable, repo(), target, ref)
+            if request.method == "HEAD":
+                return _rdf_response(b"", media, "HEAD")
+            # streamed: a whole store does not have to fit in the server's memory
+            produce = _serialized(lambda output: graph_store.read(view, target, fmt, output))
+            return StreamingResponse(_from_thread(produce, error_frames=False), headers={"Content-Type": media})
         require_write(request)
         message = _only(params, "message") or request.headers.get("x-datae-message")
         author = author_of(request, _only(params, "author") or request.headers.get("x-datae-author"))
@@ -425,9 +429,11 @@ class _Stopped(Exception):
     """The client went away: the producing thread stops."""
 
 
-def _from_thread(produce: Callable[[Callable[[bytes], None]], None]) -> Iterator[bytes]:
+def _from_thread(produce: Callable[[Callable[[bytes], None]], None], *, error_frames: bool = True) -> Iterator[bytes]:
     """The chunks ``produce`` puts, made in a thread of their own (one read transaction
-    stays in one thread) and handed over through a small queue, so memory stays flat."""
+    stays in one thread) and handed over through a small queue, so memory stays flat.
+    A failure is sent as a last msgpack frame (``error_frames``, the sync transport) or
+    raised here, which cuts the response: the client never sees a whole-looking one."""
     chunks: queue.Queue = queue.Queue(maxsize=16)
     stopped = threading.Event()
     done = object()
@@ -447,9 +453,9 @@ def _from_thread(produce: Callable[[Callable[[bytes], None]], None]) -> Iterator
             put(done)  # type: ignore[arg-type]
         except _Stopped:
             pass
-        except BaseException as exc:  # sent to the client as an error frame
+        except BaseException as exc:  # sent to the client as an error frame, or raised below
             try:
-                put(msgpack.packb({"error": str(exc), "kind": type(exc).__name__}))
+                put(msgpack.packb({"error": str(exc), "kind": type(exc).__name__}) if error_frames else exc)  # type: ignore[arg-type]
                 put(done)  # type: ignore[arg-type]
             except _Stopped:
                 pass
@@ -459,9 +465,45 @@ def _from_thread(produce: Callable[[Callable[[bytes], None]], None]) -> Iterator
     threading.Thread(target=run, daemon=True).start()
     try:
         while (chunk := chunks.get()) is not done:
+            if isinstance(chunk, BaseException):
+                raise chunk
             yield chunk
     finally:
         stopped.set()
+
+
+class _Put:
+    """A binary file whose writes go to ``put`` in chunks of about ``_STREAM_CHUNK``
+    (a serializer writes a few bytes at a time); ``close`` sends the rest."""
+
+    def __init__(self, put: Callable[[bytes], None]) -> None:
+        self._put = put
+        self._buffer = bytearray()
+
+    def write(self, data: bytes) -> int:
+        self._buffer += data
+        if len(self._buffer) >= _STREAM_CHUNK:
+            self.flush()
+        return len(data)  # pyoxigraph's serializer wants the count
+
+    def flush(self) -> None:
+        if self._buffer:
+            self._put(bytes(self._buffer))
+            self._buffer.clear()
+
+    def close(self) -> None:
+        self.flush()
+
+
+def _serialized(write: Callable[[Any], None]) -> Callable[[Callable[[bytes], None]], None]:
+    """A producer for :func:`_from_thread` from a function that writes to a file."""
+
+    def produce(put: Callable[[bytes], None]) -> None:
+        output = _Put(put)
+        write(output)
+        output.close()
+
+    return produce
 
 
 def _copy_stream(copy_to_fd: Callable[[int], None]) -> Iterator[bytes]:

@@ -182,6 +182,12 @@ def test_the_whole_store_and_bad_requests(server):
         ("GET", "/store?graph=urn:g1&graph=urn:g2", None, {}, 400),
         ("GET", "/store?graph=not%20an%20iri", None, {}, 400),
         ("PUT", "/store?graph=urn:g1", b"<urn:a> <urn:b> <urn:c> .", {**auth, "Content-Type": "text/html"}, 415),
+        # a type a web page may post to another site without asking is no graph store body
+        ("PUT", "/store?graph=urn:g1", b"<urn:a> <urn:b> <urn:c> .", {**auth, "Content-Type": "text/plain"}, 415),
+        ("POST", "/store?graph=urn:g1", b"<urn:a> <urn:b> <urn:c> .",
+         {**auth, "Content-Type": "application/x-www-form-urlencoded"}, 415),
+        ("PUT", "/store?graph=urn:g1", b"<urn:a> <urn:b> <urn:c> .",
+         {**auth, "Content-Type": "text/turtle", "Origin": "http://evil.example"}, 403),
         ("PUT", "/store?graph=urn:g1", b"<urn:a> <urn:b> .", {**auth, "Content-Type": "text/turtle"}, 400),
         ("PUT", "/store", b"<urn:a> <urn:b> <urn:c> .", {**auth, "Content-Type": "text/turtle"}, 400),
         ("DELETE", "/store", None, auth, 400),
@@ -251,3 +257,22 @@ def test_graph_store_writes_are_read_by_sparql(server):
         assert fstore.ask(repo.at("main"), IRI("http://example.org/g"), IRI("urn:a"), IRI("urn:b"), 42)
     finally:
         repo.close()
+
+
+@pytest.mark.parametrize("accept", ["application/n-triples", "text/turtle"])
+def test_a_large_graph_is_streamed_whole(tmp_path, accept):
+    store = tmp_path / "store"
+    repo = fstore.open(str(store))
+    graph = IRI("http://example.org/big")
+    written = {(IRI(f"urn:s{n}"), IRI("urn:p"), f"value number {n} " + "x" * 40) for n in range(30_000)}
+    with repo.transaction("main", message="big", author="tests") as tx:
+        fstore.add_many(tx, [(graph, s, p, o) for s, p, o in written])
+    repo.close()
+    running = Server(store, "--read-only")
+    try:
+        status, headers, body = running.request("GET", "/store?graph=http://example.org/big", None, {"Accept": accept})
+    finally:
+        running.stop()
+    assert status == 200 and len(body) > 2 << 20  # more than one chunk of the stream
+    read = Graph().parse(data=body, format="nt" if accept == "application/n-triples" else "turtle")
+    assert {(str(s), str(p), str(o)) for s, p, o in read} == {(s.value, p.value, o) for s, p, o in written}
