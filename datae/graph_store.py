@@ -169,7 +169,7 @@ def write(repo: fstore.Repository, target: Target, body: bytes, fmt: str, *, rep
         if replace:
             fstore.rm_many(tx, list(_quads(tx, target)))
         fstore.add_many(tx, given)
-    return Written(not existed and target.graph is not None and bool(given), tx.commit_id, target)
+    return Written(not existed and bool(given), tx.commit_id, target)
 
 
 def delete(repo: fstore.Repository, target: Target, *, ref: str | None, message: str | None, author: str) -> str | None:

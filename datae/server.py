@@ -252,7 +252,8 @@ def create_app(config: ServerConfig) -> Starlette:
             author=author))
         if not written.created:
             return Response(status_code=204)
-        location = str(request.url.replace(query=urlencode({"graph": written.target.graph.value})))
+        graph = written.target.graph
+        location = str(request.url.replace(query="default" if graph is None else urlencode({"graph": graph.value})))
         return Response(status_code=201, headers={"Location": location})
 
     # -- merge requests: the Repository methods of the same names, as JSON ----------------
