@@ -25,7 +25,7 @@ from nstore.terms import IRI
 
 from .sparql_http import ProtocolError, ranked_media
 
-__all__ = ["Target", "UnknownGraphError", "target_of", "readable", "read", "write", "delete", "body_format", "output_format", "media_of", "Written",
+__all__ = ["Target", "UnknownGraphError", "target_of", "readable", "read", "write", "delete", "body_format", "output_format", "Written",
            "GRAPH_TYPES_IN", "DATASET_TYPES_IN"]
 
 # What a request body may be (Content-Type -> fstore.rdf format): the triples of one graph,
@@ -184,9 +184,4 @@ def delete(repo: fstore.Repository, target: Target, *, ref: str | None, message:
             raise UnknownGraphError(f"{target} holds no triples on {branch}")
         fstore.rm_many(tx, quads)
     return tx.commit_id
-
-
-def media_of(fmt: str) -> str:
-    """The media type a format is sent as."""
-    return _MEDIA[fmt]
 

@@ -119,6 +119,9 @@ def test_each_write_is_one_commit_with_author_and_message(server):
     status, _, _ = server.request("PUT", "/store?" + urlencode({"graph": graph, "message": "load g"}),
                                   b"<urn:a> <urn:b> <urn:c> , <urn:d> .", {**auth, "X-Datae-Author": "Ann <ann@x>"})
     assert status == 201
+    status, _, _ = server.request("PUT", "/store?" + urlencode({"graph": graph}), b"<urn:a> <urn:b> <urn:d> , <urn:c> .",
+                                  auth)
+    assert status == 204  # the same triples again: no commit
     status, _, _ = server.request("POST", "/store?" + urlencode({"graph": graph}), b"<urn:a> <urn:b> <urn:e> .", auth)
     assert status == 204
     status, _, _ = server.request("DELETE", "/store?" + urlencode({"graph": graph}), None, auth)
