@@ -56,7 +56,7 @@ from query.limits import Limits, QueryTimeoutError, ResultTooLargeError
 from query.outcomes import UpdateResult
 
 from . import graph_store, service_description
-from .sparql_http import FORMAT_PARAMETERS, ProtocolError, negotiate, params_of, read_operation, run_operation
+from .sparql_http import ProtocolError, negotiate, params_of, read_operation, run_operation
 
 __all__ = ["ServerConfig", "create_app", "serve", "ReadOnlyError", "CrossSiteError", "AddressInUseError",
            "RedactQueryStrings"]
@@ -231,13 +231,7 @@ def create_app(config: ServerConfig) -> Starlette:
         target = graph_store.target_of(params)
         ref = _only(params, "ref")
         if request.method in ("GET", "HEAD"):
-            fmt, media = graph_store.output_format(request.headers.get("accept"), target)
-            view = await run_in_threadpool(graph_store.readable, repo(), target, ref)
-            if request.method == "HEAD":
-                return _rdf_response(b"", media, "HEAD")
-            # streamed: a whole store does not have to fit in the server's memory
-            produce = _serialized(lambda output: graph_store.read(view, target, fmt, output))
-            return StreamingResponse(_from_thread(produce, error_frames=False), headers={"Content-Type": media})
+            return await store_read(request, target, ref)
         require_write(request)
         message = _only(params, "message") or request.headers.get("x-datae-message")
         author = author_of(request, _only(params, "author") or request.headers.get("x-datae-author"))
@@ -255,6 +249,15 @@ def create_app(config: ServerConfig) -> Starlette:
         graph = written.target.graph
         location = str(request.url.replace(query="default" if graph is None else urlencode({"graph": graph.value})))
         return Response(status_code=201, headers={"Location": location})
+
+    async def store_read(request: Request, target: graph_store.Target, ref: str | None) -> Response:
+        fmt, media = graph_store.output_format(request.headers.get("accept"), target)
+        view = await run_in_threadpool(graph_store.readable, repo(), target, ref)
+        if request.method == "HEAD":
+            return _rdf_response(b"", media, "HEAD")
+        # streamed: a whole store does not have to fit in the server's memory
+        produce = _serialized(lambda output: graph_store.read(view, target, fmt, output))
+        return StreamingResponse(_from_thread(produce, error_frames=False), headers={"Content-Type": media})
 
     # -- merge requests: the Repository methods of the same names, as JSON ----------------
 

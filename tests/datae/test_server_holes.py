@@ -4,7 +4,6 @@ busy port reported without the port, HTTP writes stored with an empty author."""
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess

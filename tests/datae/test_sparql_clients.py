@@ -14,18 +14,17 @@ from urllib.parse import urlencode
 
 import pytest
 
-pytest.importorskip("SPARQLWrapper")
-from rdflib import Dataset, Graph, Literal, URIRef  # noqa: E402
-from rdflib.compare import isomorphic  # noqa: E402
-from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore  # noqa: E402
-from SPARQLWrapper import (CSV, JSON, JSONLD, N3, POST, POSTDIRECTLY, RDF, RDFXML, TSV, TURTLE, XML,  # noqa: E402
+from rdflib import Dataset, Graph, Literal, URIRef
+from rdflib.compare import isomorphic
+from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
+from SPARQLWrapper import (CSV, JSON, JSONLD, N3, POST, POSTDIRECTLY, RDF, RDFXML, TSV, TURTLE, XML,
                            SPARQLWrapper)
-from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException  # noqa: E402
+from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
-import fstore  # noqa: E402
-import fstore.rdf  # noqa: E402
-from nstore.terms import IRI  # noqa: E402
-from tests.server_fixtures import Server, write_token  # noqa: E402
+import fstore
+import fstore.rdf
+from nstore.terms import IRI
+from tests.server_fixtures import Server, write_token
 
 EX = "http://example.org/"
 DATA = f"""
