@@ -13,7 +13,6 @@ import warnings
 from urllib.parse import urlencode
 
 import pytest
-
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.compare import isomorphic
 from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
