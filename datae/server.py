@@ -2,10 +2,14 @@
 
 It serves the sync transport of ``docs/sync.md`` (``/sync/v1/...``: what ``http://``
 remotes fetch, push and clone through), the SPARQL 1.1 Protocol at ``/sparql``
-(:mod:`datae.sparql_http`), and merge requests as JSON (``/requests``). Writes (a push, a
-SPARQL update, a merge request) need ``Authorization: Bearer TOKEN`` when the server has a
-token, and are refused on a read-only server. The token is compared in constant time and
-never written anywhere: not to the store, not to a log line.
+(:mod:`datae.sparql_http`; without a query, the service description of
+:mod:`datae.service_description`), the Graph Store Protocol at ``/store``
+(:mod:`datae.graph_store`), and merge requests as JSON (``/requests``). Writes (a push, a
+SPARQL update, a graph store write, a merge request) need ``Authorization: Bearer TOKEN``
+when the server has a token, and are refused on a read-only server. The token is
+compared in constant time and never written anywhere: not to the store, not to a log
+line (the access log drops query strings). A write's author is the client's, else the
+server's ``DATAE_AUTHOR``, else ``anonymous <CLIENT ADDRESS>``: never empty.
 
 Every request runs in a worker thread on one open repository: LMDB readers never wait
 for the writer, so queries, fetches and clones are served while a push lands. A push is
