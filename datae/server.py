@@ -2,10 +2,14 @@
 
 It serves the sync transport of ``docs/sync.md`` (``/sync/v1/...``: what ``http://``
 remotes fetch, push and clone through), the SPARQL 1.1 Protocol at ``/sparql``
-(:mod:`datae.sparql_http`), and merge requests as JSON (``/requests``). Writes (a push, a
-SPARQL update, a merge request) need ``Authorization: Bearer TOKEN`` when the server has a
-token, and are refused on a read-only server. The token is compared in constant time and
-never written anywhere: not to the store, not to a log line.
+(:mod:`datae.sparql_http`; without a query, the service description of
+:mod:`datae.service_description`), the Graph Store Protocol at ``/store``
+(:mod:`datae.graph_store`), and merge requests as JSON (``/requests``). Writes (a push, a
+SPARQL update, a graph store write, a merge request) need ``Authorization: Bearer TOKEN``
+when the server has a token, and are refused on a read-only server. The token is
+compared in constant time and never written anywhere: not to the store, not to a log
+line (the access log drops query strings). A write's author is the client's, else the
+server's ``DATAE_AUTHOR``, else ``anonymous <CLIENT ADDRESS>``: never empty.
 
 Every request runs in a worker thread on one open repository: LMDB readers never wait
 for the writer, so queries, fetches and clones are served while a push lands. A push is
@@ -22,6 +26,8 @@ is all there. Errors are JSON ``{"error": message, "kind": class name}`` with a 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import errno
 import hmac
 import json
 import logging
@@ -33,7 +39,7 @@ import threading
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import msgpack
 from starlette.applications import Starlette
@@ -53,9 +59,11 @@ from query.errors import QueryError
 from query.limits import Limits, QueryTimeoutError, ResultTooLargeError
 from query.outcomes import UpdateResult
 
-from .sparql_http import ProtocolError, negotiate, read_operation, run_operation
+from . import graph_store, service_description
+from .sparql_http import ProtocolError, negotiate, params_of, read_operation, run_operation
 
-__all__ = ["ServerConfig", "create_app", "serve", "ReadOnlyError", "CrossSiteError"]
+__all__ = ["ServerConfig", "create_app", "serve", "ReadOnlyError", "CrossSiteError", "AddressInUseError",
+           "RedactQueryStrings"]
 
 log = logging.getLogger("datae.server")
 _STREAM_CHUNK = 1 << 20
@@ -71,17 +79,25 @@ class CrossSiteError(DataeError):
     """A write sent by a web page of another site (a browser's form post)."""
 
 
+class AddressInUseError(DataeError):
+    """``datae serve`` cannot listen on the address it was given."""
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """What ``datae serve`` serves and how: the store's directory, the bearer token
     writes need (None: none), whether writes are refused, the query limits, the largest
-    query or update text accepted (bytes)."""
+    query or update text accepted (bytes), the largest graph store upload (bytes), and
+    the author of a write whose client names none (None: ``$DATAE_AUTHOR`` of the
+    server, else ``anonymous <CLIENT ADDRESS>``)."""
 
     store: str
     token: str | None = None
     read_only: bool = False
     limits: Limits = field(default_factory=Limits)
     max_request_bytes: int = 1 << 20
+    max_upload_bytes: int = 64 << 20
+    author: str | None = None
 
 
 _STATUS: list[tuple[type[BaseException], int]] = [
@@ -115,6 +131,18 @@ def create_app(config: ServerConfig) -> Starlette:
 
     def repo() -> fstore.Repository:
         return state["repo"]
+
+    server_author = config.author or os.environ.get("DATAE_AUTHOR") or None
+
+    def author_of(request: Request, given: Any) -> str:
+        """The author of a write: what the client says, else the server's, else the
+        client's address: never empty, so every commit says where it came from."""
+        if given is not None and not isinstance(given, str):
+            raise ProtocolError("author must be a string")
+        if given and given.strip():
+            return given
+        client = request.client.host if request.client else "unknown"
+        return server_author or f"anonymous <{client}>"
 
     def require_write(request: Request) -> None:
         _refuse_cross_site(request)
@@ -179,18 +207,61 @@ def create_app(config: ServerConfig) -> Starlette:
     async def sparql(request: Request) -> Response:
         body = await body_of(request, config.max_request_bytes) if request.method == "POST" else b""
         endpoint = str(request.url.replace(query=""))
+        if request.method in ("GET", "HEAD") and not {"query", "update"} & params_of(request.url.query).keys():
+            return describe_service(request, endpoint)
         operation = read_operation(request.method, request.url.query, request.headers.get("content-type"), body,
                                    dict(request.headers), base=endpoint)
         if operation.kind == "update":
             require_write(request)
+            operation = dataclasses.replace(operation, author=author_of(request, operation.author))
         outcome = await run_in_threadpool(run_operation, repo(), operation, config.limits)
         if isinstance(outcome, UpdateResult):
             return JSONResponse({"branch": outcome.branch, "commit": outcome.commit_id, "added": outcome.added,
                                  "removed": outcome.removed})
-        fmt, media = negotiate(request.headers.get("accept"), outcome.form, operation.format)
+        fmt, media = negotiate(request.headers.get("accept"), outcome.form, operation.formats)
         text = await run_in_threadpool(outcome.serialize, fmt)
         return Response(text, media_type=media if media.startswith("text/") else None,
                         headers=None if media.startswith("text/") else {"Content-Type": media})
+
+    def describe_service(request: Request, endpoint: str) -> Response:
+        fmt, media = service_description.output_format(request.headers.get("accept"))
+        return _rdf_response(service_description.describe(endpoint, read_only=config.read_only, fmt=fmt), media,
+                             request.method)
+
+    # -- the graph store protocol (datae.graph_store) -------------------------------------
+
+    async def store(request: Request) -> Response:
+        params = params_of(request.url.query)
+        target = graph_store.target_of(params)
+        ref = _only(params, "ref")
+        if request.method in ("GET", "HEAD"):
+            return await store_read(request, target, ref)
+        require_write(request)
+        message = _only(params, "message") or request.headers.get("x-datae-message")
+        author = author_of(request, _only(params, "author") or request.headers.get("x-datae-author"))
+        if request.method == "DELETE":
+            await run_in_threadpool(lambda: graph_store.delete(repo(), target, ref=ref, message=message, author=author))
+            return Response(status_code=204)
+        fmt = graph_store.body_format(request.headers.get("content-type"), target)
+        body = await body_of(request, config.max_upload_bytes)
+        base = str(request.url.replace(query=""))
+        written = await run_in_threadpool(lambda: graph_store.write(
+            repo(), target, body, fmt, replace=request.method == "PUT", ref=ref, base=base, message=message,
+            author=author))
+        if not written.created:
+            return Response(status_code=204)
+        graph = written.target.graph
+        location = str(request.url.replace(query="default" if graph is None else urlencode({"graph": graph.value})))
+        return Response(status_code=201, headers={"Location": location})
+
+    async def store_read(request: Request, target: graph_store.Target, ref: str | None) -> Response:
+        fmt, media = graph_store.output_format(request.headers.get("accept"), target)
+        view = await run_in_threadpool(graph_store.readable, repo(), target, ref)
+        if request.method == "HEAD":
+            return _rdf_response(b"", media, "HEAD")
+        # streamed: a whole store does not have to fit in the server's memory
+        produce = _serialized(lambda output: graph_store.read(view, target, fmt, output))
+        return StreamingResponse(_from_thread(produce, error_frames=False), headers={"Content-Type": media})
 
     # -- merge requests: the Repository methods of the same names, as JSON ----------------
 
@@ -211,7 +282,7 @@ def create_app(config: ServerConfig) -> Starlette:
         require_write(request)
         source, target, title, author = await fields(request, "source", "target", "title", "author")
         opened = await run_in_threadpool(repo().request_open, _text(source, "source"), _text(target or "main", "target"),
-                                         _text(title or "", "title"), _text(author or "", "author"))
+                                         _text(title or "", "title"), author_of(request, author))
         return JSONResponse({"number": opened}, status_code=201)
 
     async def request_show(request: Request) -> Response:
@@ -225,25 +296,25 @@ def create_app(config: ServerConfig) -> Starlette:
         action, n = request.path_params["action"], number(request)
         if action == "comments":
             text, author = await fields(request, "text", "author")
-            await run_in_threadpool(repo().request_comment, n, _text(text, "text"), _text(author or "", "author"))
+            await run_in_threadpool(repo().request_comment, n, _text(text, "text"), author_of(request, author))
         elif action == "approve":
             (author,) = await fields(request, "author")
-            await run_in_threadpool(repo().request_approve, n, _text(author, "author"))
+            await run_in_threadpool(repo().request_approve, n, author_of(request, author))
         elif action == "merge":
             author, message = await fields(request, "author", "message")
-            commit = await run_in_threadpool(repo().request_merge, n, _text(author or "", "author"),
+            commit = await run_in_threadpool(repo().request_merge, n, author_of(request, author),
                                              None if message is None else _text(message, "message"))
             return JSONResponse({"commit": commit})
         elif action == "close":
             (author,) = await fields(request, "author")
-            await run_in_threadpool(repo().request_close, n, _text(author or "", "author"))
+            await run_in_threadpool(repo().request_close, n, author_of(request, author))
         else:
             raise HTTPException(404, f"no action {action!r} on a request (comments, approve, merge, close)")
         return JSONResponse({"ok": True})
 
     async def about(request: Request) -> Response:
         return JSONResponse({"datae": True, "sync_protocol": sync.PROTOCOL_VERSION, "read_only": config.read_only,
-                             "sparql": "/sparql", "requests": "/requests"})
+                             "sparql": "/sparql", "store": "/store", "requests": "/requests"})
 
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, (DataeError, QueryError)):
@@ -264,6 +335,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/sync/v1/push", push, methods=["POST"]),
         Route("/sync/v1/store", store_file),
         Route("/sparql", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Route("/store", store, methods=["GET", "PUT", "POST", "DELETE"]),
         Route("/requests", requests_list, methods=["GET", "POST"]),
         Route("/requests/{n:int}", request_show),
         Route("/requests/{n:int}/{action}", request_action, methods=["POST"]),
@@ -271,6 +343,18 @@ def create_app(config: ServerConfig) -> Starlette:
     handlers = {DataeError: on_error, QueryError: on_error, HTTPException: on_error, ClientDisconnect: on_error,
                 Exception: on_error}
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+
+
+def _rdf_response(data: bytes, media: str, method: str) -> Response:
+    """RDF as ``media``; a HEAD gets the headers alone."""
+    return Response(b"" if method == "HEAD" else data, headers={"Content-Type": media})
+
+
+def _only(params: dict[str, list[str]], name: str) -> str | None:
+    values = params.get(name, [])
+    if len(values) > 1:
+        raise ProtocolError(f"parameter {name} is given {len(values)} times")
+    return values[0] if values else None
 
 
 def _refuse_cross_site(request: Request) -> None:
@@ -353,9 +437,11 @@ class _Stopped(Exception):
     """The client went away: the producing thread stops."""
 
 
-def _from_thread(produce: Callable[[Callable[[bytes], None]], None]) -> Iterator[bytes]:
+def _from_thread(produce: Callable[[Callable[[bytes], None]], None], *, error_frames: bool = True) -> Iterator[bytes]:
     """The chunks ``produce`` puts, made in a thread of their own (one read transaction
-    stays in one thread) and handed over through a small queue, so memory stays flat."""
+    stays in one thread) and handed over through a small queue, so memory stays flat.
+    A failure is sent as a last msgpack frame (``error_frames``, the sync transport) or
+    raised here, which cuts the response: the client never sees a whole-looking one."""
     chunks: queue.Queue = queue.Queue(maxsize=16)
     stopped = threading.Event()
     done = object()
@@ -375,9 +461,9 @@ def _from_thread(produce: Callable[[Callable[[bytes], None]], None]) -> Iterator
             put(done)  # type: ignore[arg-type]
         except _Stopped:
             pass
-        except BaseException as exc:  # sent to the client as an error frame
+        except BaseException as exc:  # sent to the client as an error frame, or raised below
             try:
-                put(msgpack.packb({"error": str(exc), "kind": type(exc).__name__}))
+                put(msgpack.packb({"error": str(exc), "kind": type(exc).__name__}) if error_frames else exc)  # type: ignore[arg-type]
                 put(done)  # type: ignore[arg-type]
             except _Stopped:
                 pass
@@ -387,9 +473,45 @@ def _from_thread(produce: Callable[[Callable[[bytes], None]], None]) -> Iterator
     threading.Thread(target=run, daemon=True).start()
     try:
         while (chunk := chunks.get()) is not done:
+            if isinstance(chunk, BaseException):
+                raise chunk
             yield chunk
     finally:
         stopped.set()
+
+
+class _Put:
+    """A binary file whose writes go to ``put`` in chunks of about ``_STREAM_CHUNK``
+    (a serializer writes a few bytes at a time); ``close`` sends the rest."""
+
+    def __init__(self, put: Callable[[bytes], None]) -> None:
+        self._put = put
+        self._buffer = bytearray()
+
+    def write(self, data: bytes) -> int:
+        self._buffer += data
+        if len(self._buffer) >= _STREAM_CHUNK:
+            self.flush()
+        return len(data)  # pyoxigraph's serializer wants the count
+
+    def flush(self) -> None:
+        if self._buffer:
+            self._put(bytes(self._buffer))
+            self._buffer.clear()
+
+    def close(self) -> None:
+        self.flush()
+
+
+def _serialized(write: Callable[[Any], None]) -> Callable[[Callable[[bytes], None]], None]:
+    """A producer for :func:`_from_thread` from a function that writes to a file."""
+
+    def produce(put: Callable[[bytes], None]) -> None:
+        output = _Put(put)
+        write(output)
+        output.close()
+
+    return produce
 
 
 def _copy_stream(copy_to_fd: Callable[[int], None]) -> Iterator[bytes]:
@@ -425,16 +547,53 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *,
     (port 0 picks a free one)."""
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
+    sock = _listen(host, port, shown)
+    bound = sock.getsockname()[1]
     announce(f"datae serve: http://{shown}:{bound} (store {config.store}; "
              f"{'read-only' if config.read_only else 'writes need the token' if config.token else 'writes open to anyone'})")
     # Every log line to stderr (uvicorn's access log goes to stdout by default): stdout
     # carries only the announcement, so a parent that reads one line never blocks us.
     logging_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     logging_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    # A query string can carry a token (?access_token=) or private data: never logged.
+    logging_config.setdefault("filters", {})["redact"] = {"()": RedactQueryStrings}
+    logging_config["handlers"]["access"]["filters"] = ["redact"]
     server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="info", log_config=logging_config))
     server.run(sockets=[sock])
+
+
+def _listen(host: str, port: int, shown: str) -> socket.socket:
+    """A socket bound to ``host:port``; AddressInUseError names the address when it is
+    taken (the operating system's words alone do not say which)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except socket.gaierror as exc:
+        sock.close()
+        raise AddressInUseError(f"cannot listen on {shown}:{port}: unknown host ({exc.strerror})") from None
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise AddressInUseError(f"cannot listen on {shown}:{port}: the address is already in use (another server? "
+                                    "give another --port, or --port 0 for a free one)") from None
+        raise AddressInUseError(f"cannot listen on {shown}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+class RedactQueryStrings(logging.Filter):
+    """Drops the query string from uvicorn's access log lines: a token sent as
+    ``?access_token=`` or the text of a query must not end up in a log file.
+
+    >>> record = logging.LogRecord("uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
+    ...                            ("127.0.0.1:5", "GET", "/sparql?token=x", "1.1", 200), None)
+    >>> RedactQueryStrings().filter(record) and record.getMessage()
+    '127.0.0.1:5 - "GET /sparql?[redacted] HTTP/1.1" 200'
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (*args[:2], args[2].split("?", 1)[0] + "?[redacted]", *args[3:])
+        return True

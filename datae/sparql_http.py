@@ -10,6 +10,12 @@ update (refused beside ``USING`` or ``WITH`` in the update, as the protocol says
 own parameters: ``ref`` (the branch, tag or commit a query reads, or the branch an update
 commits on; default: the store's current branch), ``message`` and ``author`` of an
 update's commit (or the headers ``X-Datae-Message`` / ``X-Datae-Author``).
+
+Clients add parameters the protocol does not define to name the result format:
+SPARQLWrapper sends ``format=``, ``output=`` and ``results=`` (each, sometimes twice),
+Fuseki and Virtuoso read them. They are tolerated: they choose the format when ``Accept``
+does not decide it, must agree with each other (400), and must name a format ``Accept``
+admits (406).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import dataclasses
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 from urllib.parse import parse_qsl
 
 import fstore
@@ -35,7 +41,8 @@ from query.terms import IRI
 from query.updates import Load, Modify, UpdateRequest
 from query.versioning import VersionContext
 
-__all__ = ["Operation", "ProtocolError", "read_operation", "run_operation", "negotiate", "RESULT_TYPES", "GRAPH_TYPES"]
+__all__ = ["Operation", "ProtocolError", "read_operation", "run_operation", "negotiate", "RESULT_TYPES", "GRAPH_TYPES",
+           "FORMAT_PARAMETERS", "ranked_media", "params_of"]
 
 RESULT_TYPES = {
     "application/sparql-results+json": "json", "application/json": "json",
@@ -52,6 +59,19 @@ _MEDIA = {"json": "application/sparql-results+json", "xml": "application/sparql-
           "nquads": "application/n-quads", "trig": "application/trig", "jsonld": "application/ld+json",
           "rdf": "application/rdf+xml"}  # the media type each format is sent as
 _FORM = "application/x-www-form-urlencoded"
+# Parameters clients send to choose the result format (Fuseki's output= and results=,
+# Virtuoso's format=); SPARQLWrapper sends all three.
+FORMAT_PARAMETERS = ("format", "output", "results")
+# Each short name as (the SELECT/ASK format, the CONSTRUCT/DESCRIBE format) it names; None:
+# not served for that form. "xml" is RDF/XML for a graph, "json" JSON-LD, as on Fuseki.
+_HINT_NAMES: dict[str, tuple[str | None, str | None]] = {
+    "json": ("json", "jsonld"), "srj": ("json", None), "xml": ("xml", "rdf"), "srx": ("xml", None),
+    "csv": ("csv", None), "tsv": ("tsv", None), "turtle": (None, "turtle"), "ttl": (None, "turtle"),
+    "n3": (None, "turtle"), "rdf": (None, "rdf"), "rdf+xml": (None, "rdf"), "rdfxml": (None, "rdf"),
+    "json-ld": (None, "jsonld"), "jsonld": (None, "jsonld"), "ntriples": (None, "ntriples"),
+    "n-triples": (None, "ntriples"), "nt": (None, "ntriples"), "nquads": (None, "nquads"),
+    "n-quads": (None, "nquads"), "nq": (None, "nquads"), "trig": (None, "trig"),
+}
 
 
 class ProtocolError(DataeError):
@@ -73,7 +93,7 @@ class Operation:
     ref: str | None = None
     message: str | None = None
     author: str | None = None
-    format: str | None = None
+    formats: tuple[str, ...] = ()  # the values of format=, output=, results= (see negotiate)
     base: str | None = None
 
 
@@ -116,7 +136,13 @@ def read_operation(method: str, query_string: str, content_type: str | None, bod
     dataset = ("default-graph-uri", "named-graph-uri") if kind == "query" else ("using-graph-uri", "using-named-graph-uri")
     return Operation(kind, texts[0], tuple(params.get(dataset[0], ())), tuple(params.get(dataset[1], ())),
                      _one(params, "ref"), _one(params, "message") or headers.get("x-datae-message"),
-                     _one(params, "author") or headers.get("x-datae-author"), _one(params, "format"), base)
+                     _one(params, "author") or headers.get("x-datae-author"),
+                     tuple(value for name in FORMAT_PARAMETERS for value in params.get(name, ())), base)
+
+
+def params_of(query_string: str) -> dict[str, list[str]]:
+    """The parameters of a URL's query string, each with its values in order."""
+    return _params(query_string, "the URL")
 
 
 def _params(text: str, where: str) -> dict[str, list[str]]:
@@ -157,36 +183,82 @@ def _one(params: dict[str, list[str]], name: str) -> str | None:
     return values[0] if values else None
 
 
-def negotiate(accept: str | None, form: str, fmt: str | None = None) -> tuple[str, str]:
+def negotiate(accept: str | None, form: str, hints: Sequence[str] = ()) -> tuple[str, str]:
     """``(format, media type)`` for a result of query ``form`` by the ``Accept`` header
-    (or an explicit ``format`` parameter); ProtocolError 406 if none is served."""
+    and the format parameters clients add (``hints``: the values of ``format=``,
+    ``output=``, ``results=``); ProtocolError 406 if none is served, 400 if the hints
+    disagree.
+
+    >>> negotiate("application/rdf+xml", "CONSTRUCT", ["xml", "xml", "xml"])
+    ('rdf', 'application/rdf+xml')
+    """
     table = GRAPH_TYPES if form in ("CONSTRUCT", "DESCRIBE") else RESULT_TYPES
-    if fmt is not None:
-        if fmt not in table.values():
-            raise ProtocolError(f"format {fmt!r} is not served for {form}; choose one of "
-                                f"{', '.join(sorted(set(table.values())))}", 406)
-        return fmt, _MEDIA[fmt]
+    hinted = _hinted_format(hints, form, table)
+    ranked = ranked_media(accept)
+    if hinted is not None:
+        if accept is None or not accept.strip() or any(_admits(media, hinted, table) for media in ranked):
+            return hinted, _MEDIA[hinted]
+        raise ProtocolError(f"the format parameter asks for {_MEDIA[hinted]}, which Accept: {accept} does not "
+                            f"admit for {form}", 406)
     default = "turtle" if table is GRAPH_TYPES else "json"
+    for media in ranked:
+        if media in table:
+            return table[media], media
+        if media in ("*/*", "application/*", "text/*"):
+            return default, _MEDIA[default]
+    raise ProtocolError(f"none of the media types in Accept: {accept} is served for {form}", 406)
+
+
+def ranked_media(accept: str | None) -> list[str]:
+    """The media types of an Accept header with a quality above 0, best first (ties in
+    the order given).
+
+    >>> ranked_media("text/csv;q=0.5, application/json, text/html;q=0")
+    ['application/json', 'text/csv']
+    """
     ranked = []
     for position, item in enumerate((accept or "*/*").split(",")):
         media, _, rest = item.strip().partition(";")
         quality = 1.0
         for parameter in rest.split(";"):
             name, _, value = parameter.strip().partition("=")
-            if name == "q":
+            if name.strip() == "q":
                 try:
                     quality = float(value)
                 except ValueError:
                     quality = 0.0
-        ranked.append((-quality, position, media.strip().lower()))
-    for negative_quality, _, media in sorted(ranked):
-        if negative_quality == 0:
-            break
-        if media in table:
-            return table[media], media
-        if media in ("*/*", "application/*", "text/*"):
-            return default, _MEDIA[default]
-    raise ProtocolError(f"none of the media types in Accept: {accept} is served for {form}", 406)
+        if quality > 0:
+            ranked.append((-quality, position, media.strip().lower()))
+    return [media for _, _, media in sorted(ranked)]
+
+
+def _admits(media: str, fmt: str, table: dict[str, str]) -> bool:
+    if media == "*/*" or table.get(media) == fmt:
+        return True
+    return media.endswith("/*") and _MEDIA[fmt].startswith(media[:-1])
+
+
+def _hinted_format(hints: Sequence[str], form: str, table: dict[str, str]) -> str | None:
+    """The one format the format parameters name for ``form`` (None: they name none).
+    A value is a short name (``json``, ``xml``, ``turtle``, ``rdf+xml``...) or media
+    types, as SPARQLWrapper sends them (``application/ld+json,application/x-json+ld``)."""
+    graph = table is GRAPH_TYPES
+    found: dict[str, str] = {}
+    for hint in hints:
+        value = hint.strip().lower()
+        if not value:
+            continue  # SPARQLWrapper sends an empty value where Accept would be */*
+        if "/" in value:
+            fmt = next((table[media] for media in ranked_media(value) if media in table), None)
+        else:
+            fmt = _HINT_NAMES.get(value, (None, None))[graph]
+        if fmt is None:
+            served = ", ".join(sorted(name for name, pair in _HINT_NAMES.items() if pair[graph]))
+            raise ProtocolError(f"format {hint!r} is not served for {form}; choose one of {served}", 406)
+        found.setdefault(fmt, hint)
+    if len(found) > 1:
+        raise ProtocolError(f"the format parameters disagree: {', '.join(map(repr, found.values()))}")
+    return next(iter(found), None)
 
 
 def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits) -> Result | UpdateResult:
