@@ -23,7 +23,6 @@ import pyoxigraph as ox
 
 from nstore import Var
 from nstore.bulk import gc_paused
-from nstore.errors import DataeError
 from nstore.ntriples import quad_line
 from nstore.pack import pack
 from nstore.terms import XSD_STRING
@@ -31,10 +30,12 @@ from nstore.terms import XSD_STRING
 from .api import add_many, from_, rm_many
 from .files import GZIP_DAMAGE, open_input, without_gz
 from .progress import Progress, counted
+from .rdf_depth import JsonDepthGuard, limit_xml_depth
+from .rdf_errors import RdfFormatError, RdfNestingError, RdfSyntaxError
 from .values import IRI, BNode, Literal, canonical, to_rdf
 
 __all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError",
-           "RdfFormatError", "FORMATS", "FORMAT_NAMES"]
+           "RdfFormatError", "RdfNestingError", "FORMATS", "FORMAT_NAMES"]
 
 Source = Union[str, os.PathLike, bytes, IO[bytes]]
 
@@ -59,21 +60,6 @@ FORMATS = {
 # three hold named graphs; the others hold the triples of one graph.
 FORMAT_NAMES = ("nq", "trig", "jsonld", "nt", "ttl", "rdf")
 
-
-
-class RdfSyntaxError(DataeError, ValueError):
-    """An RDF file could not be parsed; the message names the file, line and column, which
-    are also ``line`` and ``column`` (1-based; None when the fault has no position)."""
-
-    def __init__(self, message: str, *, line: int | None = None, column: int | None = None) -> None:
-        self.line = line
-        self.column = column
-        super().__init__(message)
-
-
-class RdfFormatError(DataeError, ValueError):
-    """An RDF format that is unknown, or that cannot hold the quads given (a triples format,
-    such as Turtle, holds one graph)."""
 
 
 def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
@@ -182,8 +168,7 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
     keep = graph is KEEP_GRAPHS
     convert = _converter()
     try:
-        readable = _WellFormedXml(stream, name) if rdf_format == ox.RdfFormat.RDF_XML else stream
-        quads = ox.parse(readable, rdf_format, base_iri=base_iri)
+        quads = ox.parse(_guarded(stream, name, rdf_format), rdf_format, base_iri=base_iri)
         for quad in quads if progress is None else counted(quads, "read", progress, None):
             g = convert(quad.graph_name) if keep else graph
             yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
@@ -196,15 +181,26 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
             stream.close()
 
 
+def _guarded(stream: IO[bytes], name: str, rdf_format: ox.RdfFormat) -> Any:
+    """``stream`` as pyoxigraph is to read it: checked on the way where its parser needs it."""
+    if rdf_format == ox.RdfFormat.RDF_XML:
+        return _WellFormedXml(stream, name)
+    if rdf_format == ox.RdfFormat.JSON_LD:  # its parser recurses: deep nesting would crash the process
+        return JsonDepthGuard(stream, name)
+    return stream
+
+
 class _WellFormedXml:
     """``stream`` as pyoxigraph reads it, checked by expat on the way: pyoxigraph's RDF/XML
     parser takes a document that ends inside an element (a download cut short) as whole,
-    and names no line for its errors. expat raises on the first byte that breaks XML."""
+    and names no line for its errors. expat raises on the first byte that breaks XML, and
+    on the first element nested too deep (:mod:`fstore.rdf_depth`)."""
 
     def __init__(self, stream: IO[bytes], name: str) -> None:
         self._stream = stream
         self._name = name
         self._expat = expat.ParserCreate()
+        limit_xml_depth(self._expat, name)  # pyoxigraph takes time quadratic in the depth
 
     def read(self, size: int = -1) -> bytes:
         chunk = self._stream.read(size)

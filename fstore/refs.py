@@ -1,24 +1,41 @@
 """Branch and tag names: git's ref-name rules, and where refs live in the store.
 
+A name must also never be read as something else: not ``HEAD`` (the current branch), not
+a run of hex digits long enough to be a commit id prefix (``MIN_PREFIX``, 6), not a
+qualified name (``refs/heads/NAME``, ``refs/tags/NAME``, ``refs/remotes/NAME``: what picks
+one ref when a name is ambiguous), and not a name that looks like another one: it is in
+Unicode NFC and holds no control, format (bidirectional overrides, zero-width), separator,
+private-use or unassigned characters.
+
 >>> check_ref_name("feature/x")
 'feature/x'
 >>> check_ref_name("bad..name")
 Traceback (most recent call last):
 ...
 fstore.errors.InvalidRefNameError: invalid ref name 'bad..name': it contains '..'
+>>> check_ref_name("c0ffee")
+Traceback (most recent call last):
+...
+fstore.errors.InvalidRefNameError: invalid ref name 'c0ffee': it looks like a commit id (6 or more hex digits)
+>>> qualified("refs/tags/v1"), qualified("v1")
+(('t', 'v1'), (None, 'v1'))
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import re
+import unicodedata
 from typing import Iterator
 
 from nstore.okvs import Transaction, prefix_end
 from nstore.pack import pack, unpack
 
+from .commits import MIN_PREFIX
 from .errors import InvalidRefNameError, RefExistsError, UnknownRefError
 
-__all__ = ["check_ref_name", "Refs", "BRANCH", "TAG", "REFLOG", "REMOTE", "REMOTE_URL"]
+__all__ = ["check_ref_name", "qualified", "qualify", "kind_name", "Refs", "BRANCH", "TAG", "REFLOG", "REMOTE",
+           "REMOTE_URL"]
 
 BRANCH = "b"
 TAG = "t"
@@ -26,6 +43,17 @@ REFLOG = "r"
 REMOTE = "m"  # remote-tracking branches, "REMOTE/BRANCH"
 REMOTE_URL = "u"  # remotes: name -> URL
 _FORBIDDEN_CHARS = set(" ~^:?*[\\\x7f")
+_LOOKS_LIKE_AN_ID = re.compile(f"[0-9a-fA-F]{{{MIN_PREFIX},}}")
+# Where a qualified name points: git's spelling, the one way to pick a ref by kind.
+_QUALIFIERS = {"refs/heads/": BRANCH, "refs/tags/": TAG, "refs/remotes/": REMOTE}
+_KIND_NAMES = {BRANCH: "branch", TAG: "tag", REMOTE: "remote-tracking branch"}
+# Unicode categories a name may not hold: control, format (bidirectional overrides and
+# isolates, zero-width joiners, soft hyphen), surrogate, private use, unassigned, and the
+# separators (spaces other than " ", line and paragraph separators) that look like nothing.
+_INVISIBLE = {"Cc": "a control", "Cf": "a format (invisible or bidirectional)", "Cs": "a surrogate",
+              "Co": "a private-use", "Cn": "an unassigned", "Zs": "a space", "Zl": "a line separator",
+              "Zp": "a paragraph separator"}
+
 
 def _rule_broken(name: str) -> str | None:
     if not isinstance(name, str) or not name:
@@ -40,6 +68,10 @@ def _rule_broken(name: str) -> str | None:
     for needle in ("..", "@{", "//"):
         if needle in name:
             return f"it contains {needle!r}"
+    return _reads_as_another(name) or _git_rule_broken(name)
+
+
+def _git_rule_broken(name: str) -> str | None:
     if name.startswith("/") or name.endswith("/"):
         return "it starts or ends with '/'"
     if name.endswith("."):
@@ -51,12 +83,52 @@ def _rule_broken(name: str) -> str | None:
             return f"component {component!r} ends with '.lock'"
     return None
 
-def check_ref_name(name: str) -> str:
-    """Return ``name`` if it is a valid branch or tag name by git's rules, else raise."""
+def _reads_as_another(name: str) -> str | None:
+    """Why ``name`` would be read as another name or as a commit, if it would."""
+    if name == "HEAD":
+        return "it is 'HEAD', which names the current branch"
+    if _LOOKS_LIKE_AN_ID.fullmatch(name):
+        return f"it looks like a commit id ({MIN_PREFIX} or more hex digits)"
+    if any(name.startswith(prefix) for prefix in _QUALIFIERS):
+        return "it starts with 'refs/', which picks a ref by kind (refs/heads/NAME, refs/tags/NAME)"
+    for char in name:
+        what = _INVISIBLE.get(unicodedata.category(char))
+        if what is not None:
+            return f"it contains U+{ord(char):04X} {unicodedata.name(char, '')}, {what} character".replace(" ,", ",")
+    if not unicodedata.is_normalized("NFC", name):
+        return f"it is not in Unicode NFC, which spells it {unicodedata.normalize('NFC', name)!r}"
+    return None
+
+
+def check_ref_name(name: str, *, what: str = "") -> str:
+    """Return ``name`` if it is a valid branch or tag name (git's rules, and the ones
+    above), else raise :class:`InvalidRefNameError` saying why; ``what`` says whose name
+    it is in the message (e.g. ``"a branch of remote 'origin'"``)."""
     rule = _rule_broken(name)
     if rule is not None:
-        raise InvalidRefNameError(f"invalid ref name {name!r}: {rule}")
+        whose = f" ({what})" if what else ""
+        raise InvalidRefNameError(f"invalid ref name {name!r}{whose}: {rule}")
     return name
+
+
+def qualified(ref: str) -> tuple[str | None, str]:
+    """``(kind, name)`` of a qualified ref (``refs/heads/x``: ``(BRANCH, "x")``), or
+    ``(None, ref)`` for a plain one."""
+    for prefix, kind in _QUALIFIERS.items():
+        if ref.startswith(prefix):
+            return kind, ref[len(prefix):]
+    return None, ref
+
+
+def qualify(kind: str, name: str) -> str:
+    """The qualified spelling of a ref: ``qualify(TAG, "v1") == "refs/tags/v1"``."""
+    return next(prefix for prefix, k in _QUALIFIERS.items() if k == kind) + name
+
+
+def kind_name(kind: str) -> str:
+    """``"branch"``, ``"tag"`` or ``"remote-tracking branch"``."""
+    return _KIND_NAMES[kind]
+
 
 class Refs:
     """Branches and tags: ``pack(kind, name) -> pack(commit seq or None)``."""
@@ -75,13 +147,23 @@ class Refs:
         return seq
 
     def set(self, tx: Transaction, kind: str, name: str, seq: int | None) -> None:
-        tx.set(pack(kind, name), pack(seq))
+        """Point a ref at ``seq``; a new ref's name must pass :func:`check_ref_name` (an
+        existing one moves whatever its name: a store can hold names older rules let in)."""
+        key = pack(kind, name)
+        if tx.get(key) is None:
+            check_ref_name(name)
+        tx.set(key, pack(seq))
 
     def create(self, tx: Transaction, kind: str, name: str, seq: int | None) -> None:
+        """Create a branch or tag; refused if it exists, or if a ref of the other kind has
+        its name (the name would be ambiguous)."""
         check_ref_name(name)
         if self.get(tx, kind, name)[0]:
-            what = "branch" if kind == BRANCH else "tag"
-            raise RefExistsError(f"a {what} named {name!r} already exists")
+            raise RefExistsError(f"a {kind_name(kind)} named {name!r} already exists")
+        other = TAG if kind == BRANCH else BRANCH
+        if self.get(tx, other, name)[0]:
+            raise RefExistsError(f"a {kind_name(other)} named {name!r} already exists: a {kind_name(kind)} of that "
+                                 f"name would make {name!r} ambiguous")
         self.set(tx, kind, name, seq)
 
     def delete(self, tx: Transaction, kind: str, name: str, *, log: bool = True) -> None:

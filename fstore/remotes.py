@@ -25,7 +25,7 @@ from nstore.lmdbfile import DATA_FILE
 from . import requests as _requests
 from . import sync
 from .location import locate
-from .refs import BRANCH, REMOTE, TAG, check_ref_name
+from .refs import BRANCH, REMOTE, TAG, check_ref_name, kind_name
 from .sync import NotFastForwardError, RefUpdate, SyncError, TamperedError
 
 if TYPE_CHECKING:
@@ -158,8 +158,9 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         branches, tags = offer["branches"], offer["tags"]
         haves = sync.held_ids(repo.storage)
         wants = sorted({i for i in (*branches.values(), *tags.values()) if i is not None and i not in haves})
-        for ref in (*branches, *tags):
-            check_ref_name(ref)
+        for kind, refs in (("branch", branches), ("tag", tags)):
+            for ref in refs:
+                check_ref_name(ref, what=f"a {kind} of remote {name!r}")
         if wants:
             sync.receive_all(repo.storage, _counted(remote.send(wants, haves), progress))
         _requests.mirror_requests(repo, remote, name)  # fetched with the branches: read-only copies
@@ -353,6 +354,9 @@ def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
         repo.storage.clear_merge(tx)  # a merge in progress there is not one here
         refs.set_remote(tx, "origin", origin_url)
         _requests.adopt_copied_requests(repo.storage, tx, "origin")
+        for kind in (BRANCH, TAG):  # names a store of older rules let in are refused here
+            for ref, _ in refs.items(tx, kind):
+                check_ref_name(ref, what=f"a {kind_name(kind)} of {origin_url!r}")
         for branch, seq in list(refs.items(tx, BRANCH)):
             refs.set(tx, REMOTE, f"origin/{branch}", seq)
             if branch != current:

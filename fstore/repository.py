@@ -38,7 +38,7 @@ from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
 from .location import STORE_DIR, locate
 from .merge import Policy, check_policy
-from .refs import BRANCH, REMOTE, TAG, check_ref_name
+from .refs import BRANCH, REMOTE, TAG, check_ref_name, qualified
 from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
 from .undo import Shown, lost_by_reset, plan_revert, refuse_reset
@@ -134,7 +134,9 @@ class Repository:
         check_ref_name(name)
         with self.storage.write() as tx:
             seq = None if start is None else self.storage.resolve(tx, start)
-            start_branch = start if start is not None and self.storage.refs.get(tx, BRANCH, start)[0] else None
+            kind, plain = qualified(start) if start is not None else (None, "")
+            named_branch = kind in (None, BRANCH) and self.storage.refs.get(tx, BRANCH, plain)[0]
+            start_branch = plain if start is not None and named_branch else None  # its snapshot is shared
             self.storage.create_branch(tx, name, seq, start_branch)
 
     @property

@@ -34,18 +34,20 @@ from nstore.pack import pack, unpack
 
 from .commits import CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved
-from .errors import UnknownRefError
+from .errors import AmbiguousRefError, UnknownRefError
 from .heads import Reader
 from .history import ALIVE, History, Quad
 from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
                      MERGE_STATE_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES)
-from .refs import BRANCH, REMOTE, TAG, Refs
+from .refs import BRANCH, REMOTE, TAG, Refs, kind_name, qualified, qualify
 
 __all__ = ["Storage", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
 FORMAT_VERSION = 3
 DEFAULT_BRANCH = "main"
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
+_FULL_ID = re.compile(r"[0-9a-fA-F]{64}")
+_SEVERAL_COMMITS = -1  # no commit's seq: a prefix of several ids
 
 
 def _now() -> _dt.datetime:
@@ -144,23 +146,54 @@ class Storage:
         tx.remove_range(MERGE_PREFIX, prefix_end(MERGE_PREFIX))
 
     def resolve(self, tx: OkvsTransaction, ref: str) -> int | None:
-        """The commit a branch, tag, ``HEAD``, id or id prefix names, with git's ``~N`` and
-        ``^N`` suffixes (None: a branch with no commits)."""
+        """The commit a branch, tag, remote-tracking branch, ``HEAD``, id or id prefix names,
+        with git's ``~N`` and ``^N`` suffixes (None: a branch with no commits). A name that
+        more than one of them answers to is an :class:`AmbiguousRefError` naming each and
+        how to pick it: ``refs/heads/NAME``, ``refs/tags/NAME``, ``refs/remotes/NAME``, or
+        the commit's full id (which is never taken for a name)."""
         if not isinstance(ref, str) or not ref:
             raise UnknownRefError(f"a ref is a branch, tag or commit id, not {ref!r}")
         match = _ANCESTRY_SUFFIX.search(ref)
         if match.group(0):
             return self._walk(tx, ref, self.resolve(tx, ref[: match.start()]), match.group(0))
+        kind, name = qualified(ref)
+        if kind is not None:
+            exists, seq = self.refs.get(tx, kind, name)
+            if not exists:
+                raise UnknownRefError(f"unknown ref {ref!r}: no {kind_name(kind)} named {name!r}")
+            return seq
         if ref == "HEAD":
-            ref = self.current_branch(tx)
-        for kind in (BRANCH, TAG, REMOTE):
-            exists, seq = self.refs.get(tx, kind, ref)
-            if exists:
-                return seq
-        seq = self.commits.lookup_prefix(tx, ref)
-        if seq is None:
+            return self.refs.head(tx, self.current_branch(tx))
+        if _FULL_ID.fullmatch(ref) and (seq := self.commits.seq_of(tx, ref.lower())) is not None:
+            return seq
+        named = [(kind, seq) for kind in (BRANCH, TAG, REMOTE) for exists, seq in [self.refs.get(tx, kind, ref)]
+                 if exists]
+        try:
+            commit = self.commits.lookup_prefix(tx, ref)
+        except AmbiguousRefError:
+            if not named:
+                raise
+            commit = _SEVERAL_COMMITS  # and a name besides: say both
+        if len(named) + (commit is not None) > 1:
+            raise AmbiguousRefError(f"ref {ref!r} is ambiguous: it names " + self._candidates(tx, ref, named, commit))
+        if named:
+            return named[0][1]
+        if commit is None:
             raise UnknownRefError(f"unknown ref {ref!r}: no branch, tag or commit (ids need >= 6 hex digits)")
-        return seq
+        return commit
+
+    def _candidates(self, tx: OkvsTransaction, ref: str, named: list[tuple[str, int | None]], commit: int | None) -> str:
+        """Each ref ``ref`` names, and how to name it alone."""
+        shown = []
+        for kind, seq in named:
+            at = "no commits" if seq is None else self.commits.get(tx, seq).id[:10]
+            shown.append(f"{kind_name(kind)} {ref!r} (at {at}: name it {qualify(kind, ref)})")
+        if commit == _SEVERAL_COMMITS:
+            shown.append("several commits whose ids start with it (give more of the id)")
+        elif commit is not None:
+            full = self.commits.get(tx, commit).id
+            shown.append(f"commit {full[:10]} (name it by its full id {full})")
+        return " and ".join(shown)
 
     def _walk(self, tx: OkvsTransaction, ref: str, seq: int | None, steps: str) -> int:
         """Follow git's ``~N`` (N first parents) and ``^N`` (the N-th parent) suffixes."""

@@ -35,7 +35,7 @@ from nstore.pack import decode_item, split
 from .commits import commit_hash
 from .counts import counts_of, record_counts
 from .layout import QUADS, TABLES
-from .refs import BRANCH, TAG
+from .refs import BRANCH, TAG, check_ref_name
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
@@ -255,10 +255,21 @@ def accept_push(storage: Storage, updates: list[RefUpdate], payloads: Iterable[d
     transaction. Each ref must still be at the ``old`` the pusher saw, and a branch must
     move forward (or ``force``: the commit it leaves goes to the reflog); a tag is never
     moved without ``force``. Nothing moves if one update is refused."""
+    _check_new_names(storage, updates)
     receive_all(storage, payloads)
     with storage.write() as tx:
         for update in updates:
             _move_ref(storage, tx, update, force)
+
+
+def _check_new_names(storage: Storage, updates: list[RefUpdate]) -> None:
+    """Refuse a push that would create a ref of an invalid name before anything is
+    received, so that it stores nothing (a ref already here moves whatever its name)."""
+    with storage.read() as tx:
+        for update in updates:
+            kind = _KINDS.get(update.kind)
+            if kind is not None and not storage.refs.get(tx, kind, update.name)[0]:
+                check_ref_name(update.name, what=f"a pushed {update.kind}")
 
 
 def _move_ref(storage: Storage, tx: OkvsTransaction, update: RefUpdate, force: bool) -> None:

@@ -34,6 +34,7 @@ import codecs
 import csv
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
@@ -51,6 +52,24 @@ if TYPE_CHECKING:
     from ..transaction import Transaction
 
 __all__ = ["import_csv", "infer_key", "read_csv", "export_csv", "parse_text", "text_parser", "format_stored"]
+
+
+def _csv_reader(f: IO[str], dialect: Any) -> Any:
+    """A ``csv.reader`` that takes fields of any length: a field can be as large as its
+    file, while the csv module refuses fields over 128 KiB by default."""
+    _allow_long_fields()
+    return csv.reader(f, dialect)
+
+
+def _allow_long_fields() -> None:
+    # The limit is process-wide state of the csv module: it is only ever raised, as
+    # lowering it back would break another reader that is midway through its file.
+    if csv.field_size_limit() < _FIELD_LIMIT:
+        csv.field_size_limit(_FIELD_LIMIT)
+
+
+# The largest limit the csv module accepts (a C long: 2**63 - 1, or 2**31 - 1 on Windows).
+_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1) if sys.platform == "win32" else sys.maxsize
 
 
 def _boolean(text: str) -> bool:
@@ -119,7 +138,7 @@ def read_csv(path: str | os.PathLike[str], columns: Sequence[Column] | None = No
     known = {c.name: c for c in (columns or [])}
     types = dict(types or {})
     with open_input(source, encoding=encoding) as f, _reading(source, encoding):
-        reader = csv.reader(f, dialect)
+        reader = _csv_reader(f, dialect)
         try:
             header = next(reader)
         except StopIteration:
@@ -200,7 +219,7 @@ def _first_undecodable(source: str, encoding: str) -> tuple[int, int, int]:
 
 def _records(source: str, header: list[str], encoding: str, dialect: Any) -> Iterator[tuple[int, list[str]]]:
     with open_input(source, encoding=encoding) as f, _reading(source, encoding):
-        reader = csv.reader(f, dialect)
+        reader = _csv_reader(f, dialect)
         next(reader, None)
         for record in reader:
             if len(record) != len(header):
@@ -272,7 +291,7 @@ def infer_key(table: str, path: str, header: Sequence[str], *, encoding: str = "
     that names them and asks for ``--pk`` (one pass over the file)."""
     seen: dict[str, set[str]] = {h: set() for h in header}
     with open_input(path, encoding=encoding) as f, _reading(path, encoding):
-        reader = csv.reader(f, dialect)
+        reader = _csv_reader(f, dialect)
         next(reader, None)
         for record in reader:
             for h, value in zip(header, record):

@@ -37,7 +37,7 @@ from nstore.pack import pack
 
 from .access import put, remove
 from ..history import Quad, winner
-from ..refs import BRANCH
+from ..refs import BRANCH, check_ref_name
 from ..view import prepare_quad
 from .dataset import list_datasets
 from .errors import KartRepoError, KartVersionError
@@ -138,6 +138,9 @@ def _check_refs(repo: Repository, kart: KartRepo, commits: list[KartCommit], hea
     """Refuse, before anything is written, an import that would rewrite a branch or tag
     or mix two tables of one name."""
     storage = repo.storage
+    for kind, names in (("branch", heads), ("tag", tags)):  # before a commit is imported
+        for name in names:
+            check_ref_name(branch_prefix + name, what=f"a {kind} of the Kart repository {where}")
     with storage.read() as tx:
         ancestors = storage.commits.ancestors(tx, storage.resolve(tx, onto)) if onto else frozenset()
         for name in sorted(heads):
