@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import errno
 import os
 import sys
 import traceback
@@ -301,15 +300,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if config.token is None and not config.read_only and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"datae serve: warning: anyone who reaches {args.host} can write (give --token-file or --read-only)",
               file=sys.stderr)
-    try:
-        serve(config, args.host, args.port, announce=lambda line: print(line, flush=True))
-    except OSError as exc:
-        if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
-            raise
-        # the socket's own message names neither the address nor the port
-        raise Fatal(f"cannot listen on {args.host} port {args.port}: {exc.strerror}"
-                    + (" (another server has it: choose another --port, or 0 for a free one)"
-                       if exc.errno == errno.EADDRINUSE else "")) from None
+    serve(config, args.host, args.port, announce=lambda line: print(line, flush=True))  # AddressInUseError names host:port
     return 0
 
 

@@ -12,6 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -20,6 +22,18 @@ def checkout_env() -> dict[str, str]:
     on this checkout: the venv's script would import whichever checkout is installed."""
     extra = os.environ.get("PYTHONPATH")
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *([extra] if extra else [])])}
+
+
+@pytest.fixture
+def initialised_workdir(tmp_path, monkeypatch):
+    """A temporary working directory, made current, holding a new store (``datae init``),
+    with ``DATAE_AUTHOR=tester``."""
+    from datae.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATAE_AUTHOR", "tester")
+    assert main(["init"]) == 0
+    return tmp_path
 
 
 def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:

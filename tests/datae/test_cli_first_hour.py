@@ -12,17 +12,14 @@ import pytest
 
 import fstore
 from datae.cli import main
-from tests.cli_fixtures import run_cli
+from tests.cli_fixtures import initialised_workdir, run_cli  # noqa: F401 (a fixture)
 
 run = run_cli
 
 
 @pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATAE_AUTHOR", "tester")
-    assert main(["init"]) == 0
-    return tmp_path
+def workdir(initialised_workdir):
+    return initialised_workdir
 
 
 def update(capsys, text: str, message: str) -> None:
@@ -176,18 +173,6 @@ def test_query_refuses_an_empty_or_twice_given_statement(workdir, capsys, monkey
     code, out, err = run(capsys, "query", 'INSERT DATA { <urn:s> <urn:p> "given" }', "-f", "q.rq")
     assert code == 128 and "QUERY or -f FILE, not both" in err
     assert run(capsys, "log", "--oneline")[1] == ""  # nothing was committed
-
-
-def test_serve_on_a_busy_port_names_the_port(workdir, capsys):
-    import socket
-
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
-        code, _, err = run(capsys, "serve", "--port", str(port))
-    assert code == 128 and err.count("\n") == 1
-    assert err.startswith(f"datae: error: cannot listen on 127.0.0.1 port {port}: Address already in use")
 
 
 def test_repl_diff_and_log_print_as_the_command_does(tmp_path):

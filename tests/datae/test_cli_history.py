@@ -7,18 +7,15 @@ import re
 import pytest
 
 from datae.cli import edges, main
-from tests.cli_fixtures import run_cli
+from tests.cli_fixtures import initialised_workdir, run_cli  # noqa: F401 (a fixture)
 
 
 run = run_cli
 
 
 @pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATAE_AUTHOR", "tester")
-    assert main(["init"]) == 0
-    return tmp_path
+def workdir(initialised_workdir):
+    return initialised_workdir
 
 
 def commit(capsys, name: str, graph: str | None = None) -> None:
