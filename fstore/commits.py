@@ -119,6 +119,10 @@ class CommitStore:
                       _dt.datetime.fromisoformat(record["time"]), record["added"], record["removed"], seq,
                       record["digest"])
 
+    def id_of(self, tx: Transaction, seq: int) -> str:
+        """The id of commit ``seq`` (``UnknownRefError`` if there is none)."""
+        return self._record(tx, seq)["id"]
+
     def parents(self, tx: Transaction, seq: int) -> list[int]:
         return self._record(tx, seq)["parents"]
 
@@ -132,6 +136,15 @@ class CommitStore:
         for key, value in tx.range(start, prefix_end(start)):
             seq = unpack(key)[1]
             yield seq, _decoded(seq, value)
+
+    def index_problems(self, tx: Transaction, commits: int) -> list[str]:
+        """The id index must hold one entry per commit (verify checks that each commit's
+        id leads to it; an extra entry would answer a prefix lookup with no commit)."""
+        start = pack("i")
+        entries = sum(1 for _ in tx.range(start, prefix_end(start)))
+        if entries != commits:
+            return [f"the commit id index holds {entries} ids for {commits} commits"]
+        return []
 
     def lookup_prefix(self, tx: Transaction, text: str) -> int | None:
         """The commit whose id is ``text`` or starts with it (>= 6 hex digits), or None."""
