@@ -100,6 +100,10 @@ def build(path: str, size: int = 900) -> None:
         repo.merge("main", "side", author="a", time=_T0 + dt.timedelta(4))
         with repo.transaction("side", message="side two", author="b", time=_T0 + dt.timedelta(5)) as tx:
             fstore.add(tx, None, IRI("urn:last"), IRI("urn:p"), "last")
+            # Values longer than half a page: LMDB keeps them in overflow pages.
+            fstore.add_many(tx, [(None, IRI("urn:big"), IRI("urn:p"), f"{i} " + "big " * 1500) for i in range(3)])
+        repo.branch("gone", "main~1")
+        repo.delete_branch("gone")  # a reflog entry
         problems = repo.verify()
         assert problems == [], problems
     finally:
@@ -196,12 +200,16 @@ def pages(data: bytes) -> list[tuple[int, str, list[tuple[int, int]]]]:
     """Every B-tree page of an LMDB file: ``(page number, kind, byte spans)`` where kind is
     ``"leaf"`` or ``"branch"`` and the keyspace of its first key (its first byte, and the
     index number for datae's one-byte keyspaces), and the spans are the node headers and
-    keys of the page (where a flip breaks the tree's order rather than one value)."""
+    keys of the page (where a flip breaks the tree's order rather than one value); or
+    kind ``"overflow"`` and the span of the page header of a value's first overflow page."""
     page_size = struct.unpack_from("=I", data, 40)[0]
     found = []
     for number in range(2, len(data) // page_size):
         base = number * page_size
         flags, lower = struct.unpack_from("=HH", data, base + 10)
+        if flags == _OVERFLOW:  # its header: where a flip makes LMDB misread the value's pages
+            found.append((number, "overflow", [(base, base + 16)]))
+            continue
         if flags & (_BRANCH | _LEAF) == 0 or flags & (_OVERFLOW | _META):
             continue
         count = (lower - 16) // 2
