@@ -216,8 +216,11 @@ def _key(walk: _Walk, base: int, offset: int, integer: bool) -> tuple[bytes | in
     return key, lo | hi << 16, flags, end
 
 
-def _branch(walk: _Walk, base: int, nodes: list[int], low, high, integer: bool,
-            where: str) -> list[tuple[int, object, object]]:
+_Bound = bytes | int | None  # a key, or no bound
+
+
+def _branch(walk: _Walk, base: int, nodes: list[int], low: _Bound, high: _Bound, integer: bool,
+            where: str) -> list[tuple[int, _Bound, _Bound]]:
     """The children of a branch page with the key bounds of each; a problem for a
     separator out of order or outside ``[low, high)``. LMDB never reads node 0's key (a
     search in a branch page starts at node 1), so neither does this."""
@@ -241,7 +244,8 @@ def _branch(walk: _Walk, base: int, nodes: list[int], low, high, integer: bool,
     return [(page, separators[index], separators[index + 1]) for index, page in enumerate(pages)]
 
 
-def _leaf(walk: _Walk, base: int, nodes: list[int], low, high, integer: bool, where: str) -> tuple[int, int]:
+def _leaf(walk: _Walk, base: int, nodes: list[int], low: _Bound, high: _Bound, integer: bool,
+          where: str) -> tuple[int, int]:
     """Check a leaf's keys (ascending, inside ``[low, high)``) and values (inside the
     page, or in overflow pages of the right size); returns its entries and overflow pages."""
     previous = None
