@@ -37,7 +37,6 @@ import json
 import os
 import random
 import shutil
-import struct
 import sys
 from decimal import Decimal
 from typing import Any, Iterator
@@ -46,8 +45,9 @@ import fstore
 import fstore.tables as tables
 from fstore import IRI, BNode, Literal, Param, Var
 from nstore.errors import DataeError
+from tests.lmdb_pages import pages
 
-__all__ = ["build", "answers", "pages", "positions", "main_tree", "nodes", "page_size", "probe", "main"]
+__all__ = ["build", "answers", "positions", "probe", "main"]
 
 DATA = "data.mdb"
 REFS = ("main", "side", "v1", "main~1", "main~2", "main~3", "side~1")
@@ -189,71 +189,6 @@ def answers(repo: fstore.Repository, samples: dict[str, list[tuple]] | None = No
 
 def _jsonable(answers: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps({k: v for k, v in answers.items() if k != "__samples"}, default=repr))
-
-
-# -- the LMDB file's pages (LMDB 0.9's layout; see nstore.lmdbfile) ---------------------------
-
-_BRANCH, _LEAF, _OVERFLOW, _META = 0x01, 0x02, 0x04, 0x08
-
-
-def pages(data: bytes) -> list[tuple[int, str, list[tuple[int, int]]]]:
-    """Every B-tree page of an LMDB file: ``(page number, kind, byte spans)`` where kind is
-    ``"leaf"`` or ``"branch"`` and the keyspace of its first key (its first byte, and the
-    index number for datae's one-byte keyspaces), and the spans are the node headers and
-    keys of the page (where a flip breaks the tree's order rather than one value); or
-    kind ``"overflow"`` and the span of the page header of a value's first overflow page."""
-    page_size = struct.unpack_from("=I", data, 40)[0]
-    found = []
-    for number in range(2, len(data) // page_size):
-        base = number * page_size
-        flags, lower = struct.unpack_from("=HH", data, base + 10)
-        if flags == _OVERFLOW:  # its header: where a flip makes LMDB misread the value's pages
-            found.append((number, "overflow", [(base, base + 16)]))
-            continue
-        if flags & (_BRANCH | _LEAF) == 0 or flags & (_OVERFLOW | _META):
-            continue
-        count = (lower - 16) // 2
-        if not 0 < count < page_size // 8:
-            continue
-        spans: list[tuple[int, int]] = [(base + 16, base + lower)]  # the node offsets
-        keys = []
-        for slot in range(count):
-            (offset,) = struct.unpack_from("=H", data, base + 16 + 2 * slot)
-            if offset + 8 > page_size:
-                break
-            (ksize,) = struct.unpack_from("=H", data, base + offset + 6)
-            spans.append((base + offset, base + offset + 8 + ksize))
-            keys.append(data[base + offset + 8: base + offset + 8 + ksize])
-        first = next((key for key in keys if key), b"")
-        space = first[:2].hex() if first[:1] and first[0] >= 0x90 else first[:1].hex()
-        found.append((number, f"{'branch' if flags & _BRANCH else 'leaf'} {space}", spans))
-    return found
-
-
-def page_size(data: bytes) -> int:
-    return struct.unpack_from("=I", data, 40)[0]
-
-
-def main_tree(data: bytes) -> tuple[int, int]:
-    """``(root page, depth)`` of the main tree in the current meta page."""
-    size = page_size(data)
-    metas = [struct.unpack_from("=Q", data, n * size + 144)[0] for n in (0, 1)]
-    base = metas.index(max(metas)) * size
-    depth = struct.unpack_from("=H", data, base + 94)[0]
-    return struct.unpack_from("=Q", data, base + 128)[0], depth
-
-
-def nodes(data: bytes, number: int) -> list[tuple[int, bytes, int]]:
-    """``(byte offset of the node, key, child page or value size)`` of each node of a page."""
-    size = page_size(data)
-    base = number * size
-    lower = struct.unpack_from("=H", data, base + 12)[0]
-    found = []
-    for slot in range((lower - 16) // 2):
-        offset = struct.unpack_from("=H", data, base + 16 + 2 * slot)[0]
-        lo, hi, flags, ksize = struct.unpack_from("=HHHH", data, base + offset)
-        found.append((base + offset, data[base + offset + 8: base + offset + 8 + ksize], lo | hi << 16 | flags << 32))
-    return found
 
 
 def positions(data: bytes, rng: random.Random, count: int, per_page_kind: int) -> list[tuple[int, str]]:

@@ -18,6 +18,7 @@ import fstore
 import fstore.tables as tables
 from fstore import IRI, Literal, Var
 from nstore.pack import Packed, pack, unpack
+from tests import lmdb_pages
 from tests.fstore import flip_probe
 from tests.profiles import PROFILE, examples
 
@@ -131,9 +132,9 @@ def test_a_separator_that_misdirects_searches_is_reported(tmp_path):
     object finds nothing."""
     build(tmp_path / "r").close()
     data = (tmp_path / "r" / "data.mdb").read_bytes()
-    root, depth = flip_probe.main_tree(data)
+    root, depth = lmdb_pages.main_tree(data)
     assert depth >= 2
-    separators = [(offset, key) for offset, key, _ in flip_probe.nodes(data, root) if key[:2] == b"\x92\x03"]
+    separators = [(offset, key) for offset, key, _ in lmdb_pages.nodes(data, root) if key[:2] == b"\x92\x03"]
     offset, separator = separators[len(separators) // 2]
 
     def raise_separator(data):
@@ -152,9 +153,9 @@ def test_keys_out_of_order_in_a_leaf_are_reported(tmp_path):
     misses one."""
     build(tmp_path / "r").close()
     data = (tmp_path / "r" / "data.mdb").read_bytes()
-    root, _ = flip_probe.main_tree(data)
-    leaf = flip_probe.nodes(data, root)[30][2]
-    base = leaf * flip_probe.page_size(data)
+    root, _ = lmdb_pages.main_tree(data)
+    leaf = lmdb_pages.nodes(data, root)[30][2]
+    base = leaf * lmdb_pages.page_size(data)
 
     def swap(data):
         first, second = data[base + 16: base + 18], data[base + 18: base + 20]
@@ -182,10 +183,10 @@ def test_a_child_page_of_the_wrong_kind_is_reported_not_a_crash(tmp_path):
     process, so an abort fails the test instead of ending it)."""
     flip_probe.build(str(tmp_path / "r"))
     data = (tmp_path / "r" / "data.mdb").read_bytes()
-    root, depth = flip_probe.main_tree(data)
+    root, depth = lmdb_pages.main_tree(data)
     assert depth == 3
-    children = flip_probe.nodes(data, root)
-    leaf = flip_probe.nodes(data, children[0][2])[0][2]
+    children = lmdb_pages.nodes(data, root)
+    leaf = lmdb_pages.nodes(data, children[0][2])[0][2]
     offset = children[1][0]
 
     def point_at_leaf(data):

@@ -17,7 +17,7 @@ import pytest
 
 import nstore
 from nstore.btree import tree_problems
-from tests.fstore.flip_probe import pages
+from tests.lmdb_pages import pages
 from tests.profiles import examples
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(nstore.__file__)))
