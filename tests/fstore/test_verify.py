@@ -300,3 +300,15 @@ def test_byte_flips_are_refused_reported_or_harmless(tmp_path):
            json.loads(line)["outcome"] not in ("refused at open", "reported by verify", "harmless")]
     assert not bad, bad[:5]
     assert outcomes.get("reported by verify"), outcomes  # the flips reach what verify reads
+
+
+def test_refs_written_before_ids_were_kept_still_verify(repo):
+    """A store whose refs hold ``pack(seq)`` alone (written before this format detail)
+    reads and verifies as before."""
+    with repo.storage.write() as tx:
+        for key in (pack("b", "main"), pack("b", "side")):
+            tx.set(key, pack(unpack(tx.get(key))[0]))
+    assert repo.verify() == []
+    with repo.storage.write() as tx:
+        tx.set(pack("b", "side"), pack(99))  # a commit that does not exist
+    assert any("branch 'side': it names commit #99, which is not stored" in p for p in repo.verify())
