@@ -361,10 +361,11 @@ class Heads:
         for key, value in tx.range(self._branches, self._branches + b"\xff"):
             try:
                 branch, number = unpack(key)[1], unpack(value)[0]
+                exists = refs.get(tx, BRANCH, branch)[0]
             except DataeError as exc:
-                yield f"{name} branch -> snapshot key {key.hex()} is damaged: {exc}"
+                yield f"{name} branch -> snapshot key {key.hex()} (or its branch) is damaged: {exc}"
                 continue
-            if not refs.get(tx, BRANCH, branch)[0] or number not in numbers:
+            if not exists or number not in numbers:
                 yield f"{name}: branch {branch!r} reads snapshot {number!r}, but one of the two does not exist"
 
 
