@@ -78,7 +78,18 @@ def _decoded(seq: int, raw: bytes) -> dict:
     if not isinstance(record, dict) or any(not isinstance(record.get(name), kind) for name, kind in _FIELDS.items()):
         raise CorruptStoreError(f"commit #{seq}: its record (key {pack('c', seq).hex()}) lacks a field or has one of "
                                 f"the wrong type: {record!r:.200}")
+    if not all(type(parent) is int for parent in record["parents"]) or not _is_time(record["time"]):
+        raise CorruptStoreError(f"commit #{seq}: its record (key {pack('c', seq).hex()}) has parents that are not "
+                                f"commit numbers or a time that is not ISO 8601: {record!r:.200}")
     return record
+
+
+def _is_time(text: str) -> bool:
+    try:
+        _dt.datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 class CommitStore:

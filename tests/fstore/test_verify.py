@@ -312,3 +312,21 @@ def test_refs_written_before_ids_were_kept_still_verify(repo):
     with repo.storage.write() as tx:
         tx.set(pack("b", "side"), pack(99))  # a commit that does not exist
     assert any("branch 'side': it names commit #99, which is not stored" in p for p in repo.verify())
+
+
+def test_a_commit_record_whose_time_or_parents_broke_is_a_typed_error(repo):
+    """A flipped byte inside a commit's time or parents used to escape verify as a
+    ValueError or TypeError."""
+    import msgpack
+
+    with repo.storage.write() as tx:
+        record = msgpack.unpackb(tx.get(pack("c", 1)))
+        tx.set(pack("c", 1), msgpack.packb({**record, "time": record["time"][:11] + "\x10" + record["time"][12:]}))
+    with pytest.raises(fstore.DataeError, match="not ISO 8601"):
+        repo.verify()
+    with repo.storage.write() as tx:
+        tx.set(pack("c", 1), msgpack.packb(record))
+        record = msgpack.unpackb(tx.get(pack("c", 2)))
+        tx.set(pack("c", 2), msgpack.packb({**record, "parents": [[1]]}))
+    with pytest.raises(fstore.DataeError, match="not commit numbers"):
+        repo.verify()
