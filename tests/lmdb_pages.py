@@ -13,9 +13,10 @@ _BRANCH, _LEAF, _OVERFLOW, _META = 0x01, 0x02, 0x04, 0x08
 def pages(data: bytes) -> list[tuple[int, str, list[tuple[int, int]]]]:
     """Every B-tree page of an LMDB file: ``(page number, kind, byte spans)`` where kind is
     ``"leaf"`` or ``"branch"`` and the keyspace of its first key (its first byte, and the
-    index number for datae's one-byte keyspaces), and the spans are the node headers and
-    keys of the page (where a flip breaks the tree's order rather than one value); or
-    kind ``"overflow"`` and the span of the page header of a value's first overflow page."""
+    index number for datae's one-byte keyspaces), and the spans are the node table and
+    each node (header, key and, in a leaf, value) of the page: where a flip changes what
+    the tree holds or how it is searched, not free space; or kind ``"overflow"`` and the
+    span of the page header of a value's first overflow page."""
     size = page_size(data)
     found = []
     for number in range(2, len(data) // size):
@@ -35,8 +36,10 @@ def pages(data: bytes) -> list[tuple[int, str, list[tuple[int, int]]]]:
             (offset,) = struct.unpack_from("=H", data, base + 16 + 2 * slot)
             if offset + 8 > size:
                 break
-            (ksize,) = struct.unpack_from("=H", data, base + offset + 6)
-            spans.append((base + offset, base + offset + 8 + ksize))
+            lo, hi, node_flags, ksize = struct.unpack_from("=HHHH", data, base + offset)
+            value = lo | hi << 16 if flags & _LEAF else 0
+            value = 8 if node_flags & 0x01 else value  # F_BIGDATA: the overflow page number
+            spans.append((base + offset, min(base + offset + 8 + ksize + value, base + size)))
             keys.append(data[base + offset + 8: base + offset + 8 + ksize])
         first = next((key for key in keys if key), b"")
         space = first[:2].hex() if first[:1] and first[0] >= 0x90 else first[:1].hex()

@@ -13,9 +13,9 @@ and classifies the outcome:
 * ``MISSED``: verify finds nothing, and some read differs or raises.
 
 Flip positions: ``COUNT`` uniformly random bytes of the file, then ``--pages N`` bytes in
-each kind of B-tree page (by keyspace and leaf / branch, found by walking the LMDB file
-with :func:`pages`): random bytes of its node headers and keys, where a flip reorders or
-misdirects the tree rather than changing one value.
+each kind of B-tree page (by keyspace and leaf / branch, and overflow pages; see
+:func:`tests.lmdb_pages.pages`): random bytes of its node table and nodes (headers, keys,
+values), where a flip changes what the tree holds or how it is searched.
 
 Each probe prints one JSON line (``probe``, ``offset``, ``page``, ``outcome``, and for a
 miss the reads that differ), then a last line ``{"outcomes": {...}}``. A signal kills the
@@ -192,7 +192,7 @@ def _jsonable(answers: dict[str, Any]) -> dict[str, Any]:
 
 
 def positions(data: bytes, rng: random.Random, count: int, per_page_kind: int) -> list[tuple[int, str]]:
-    """Random offsets over the file, then ``per_page_kind`` inside the node headers and keys
+    """Random offsets over the file, then ``per_page_kind`` inside the node tables and nodes
     of pages of each kind."""
     chosen = [(rng.randrange(len(data)), "anywhere") for _ in range(count)]
     by_kind: dict[str, list[list[tuple[int, int]]]] = {}
