@@ -12,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 
+import lmdb
+import msgpack
 import pytest
 
 import fstore
@@ -106,7 +108,7 @@ def edit_file(path, edit) -> None:
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(fstore.__file__)))
 
 
-def run_python(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_python(*args: str, timeout: float | None = 300) -> subprocess.CompletedProcess:
     """A child Python importing this checkout's packages (not an installed copy), so a
     signal or abort in it fails a test instead of ending the run."""
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -115,8 +117,6 @@ def run_python(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 def lmdb_reads(path):
     """Every key by a scan, and whether each is found again by LMDB's search."""
-    import lmdb
-
     env = lmdb.open(str(path), readonly=True, lock=False)
     try:
         with env.begin() as txn:
@@ -317,8 +317,6 @@ def test_refs_written_before_ids_were_kept_still_verify(repo):
 def test_a_commit_record_whose_time_or_parents_broke_is_a_typed_error(repo):
     """A flipped byte inside a commit's time or parents used to escape verify as a
     ValueError or TypeError."""
-    import msgpack
-
     with repo.storage.write() as tx:
         record = msgpack.unpackb(tx.get(pack("c", 1)))
         tx.set(pack("c", 1), msgpack.packb({**record, "time": record["time"][:11] + "\x10" + record["time"][12:]}))
