@@ -14,16 +14,17 @@ side by side with sqlite3 in the same run.
   transaction each.
 * **verify**: a store of N generated quads (``bench/nstore_bench.py``'s ``generate``, one
   commit) for each of ``--sizes``: ``Repository.verify()`` against a raw scan of every key
-  and value of the file (``okvs`` range over everything). Peer: ``PRAGMA
-  integrity_check`` of a sqlite3 database of the same quads.
+  and value of the file (``okvs`` range over everything), and apart the part of verify
+  that walks the LMDB B-trees page by page (``Storage.tree_problems``, ``nstore.btree``).
+  Peer: ``PRAGMA integrity_check`` of a sqlite3 database of the same quads.
 * **gc**: a store with a 1,000-quad main and a deleted branch of ``--branch`` changes:
   ``Repository.gc(expire=0)`` time, and the file against a store that never had the
   branch (target <= 1.1x). Peer: sqlite3 deleting as many rows then ``VACUUM`` (datae's
   branch deletion is O(1); its gc does the dropping).
 
 Cost growth: a commit's digest is O(its changes) (one sha256 per change); verify is
-O(keys + live tuples + records) (every index scanned once, each head's tuples hashed, each
-commit's records re-hashed); gc is O(keys) (one pass to find live ids, one rewrite).
+O(pages + keys + live tuples + records) (the B-trees walked once, every index scanned
+once, each head's and snapshot's tuples hashed, each commit's records re-hashed); gc is O(keys) (one pass to find live ids, one rewrite).
 """
 
 from __future__ import annotations
@@ -137,7 +138,8 @@ def bench_commits(root: str, commits: int, size: int) -> None:
 
 def bench_verify(root: str, sizes: list[int]) -> None:
     print("\n# verify: a store of N quads in one commit")
-    print(f"{'quads':>9} {'verify s':>9} {'scan s':>8} {'verify/scan':>12} {'sqlite3 integrity_check s':>26}")
+    print(f"{'quads':>9} {'verify s':>9} {'of it B-trees s':>16} {'scan s':>8} {'verify/scan':>12} "
+          f"{'sqlite3 integrity_check s':>26}")
     for size in sizes:
         quads = generate(size)
         path = tempfile.mkdtemp(dir=root)
@@ -148,6 +150,10 @@ def bench_verify(root: str, sizes: list[int]) -> None:
         problems = repo.verify()
         verify = time.perf_counter() - start
         assert problems == [], problems[:3]
+        start = time.perf_counter()
+        with repo.storage.read() as tx:
+            assert repo.storage.tree_problems(tx) == []
+        trees = time.perf_counter() - start
         start = time.perf_counter()
         with repo.storage.read() as tx:
             pairs = sum(1 for _ in tx.range(None, None))
@@ -162,7 +168,7 @@ def bench_verify(root: str, sizes: list[int]) -> None:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         peer = time.perf_counter() - start
         db.close()
-        print(f"{size:>9,} {verify:>9.2f} {scan:>8.2f} {verify / scan:>12.2f} {peer:>26.2f}   ({pairs:,} keys)")
+        print(f"{size:>9,} {verify:>9.2f} {trees:>16.2f} {scan:>8.2f} {verify / scan:>12.2f} {peer:>26.2f}   ({pairs:,} keys)")
     print("target: verify <= 2x the time to read every index once")
 
 

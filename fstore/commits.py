@@ -78,7 +78,18 @@ def _decoded(seq: int, raw: bytes) -> dict:
     if not isinstance(record, dict) or any(not isinstance(record.get(name), kind) for name, kind in _FIELDS.items()):
         raise CorruptStoreError(f"commit #{seq}: its record (key {pack('c', seq).hex()}) lacks a field or has one of "
                                 f"the wrong type: {record!r:.200}")
+    if not all(type(parent) is int for parent in record["parents"]) or not _is_time(record["time"]):
+        raise CorruptStoreError(f"commit #{seq}: its record (key {pack('c', seq).hex()}) has parents that are not "
+                                f"commit numbers or a time that is not ISO 8601: {record!r:.200}")
     return record
+
+
+def _is_time(text: str) -> bool:
+    try:
+        _dt.datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 class CommitStore:
@@ -119,6 +130,10 @@ class CommitStore:
                       _dt.datetime.fromisoformat(record["time"]), record["added"], record["removed"], seq,
                       record["digest"])
 
+    def id_of(self, tx: Transaction, seq: int) -> str:
+        """The id of commit ``seq`` (``UnknownRefError`` if there is none)."""
+        return self._record(tx, seq)["id"]
+
     def parents(self, tx: Transaction, seq: int) -> list[int]:
         return self._record(tx, seq)["parents"]
 
@@ -132,6 +147,15 @@ class CommitStore:
         for key, value in tx.range(start, prefix_end(start)):
             seq = unpack(key)[1]
             yield seq, _decoded(seq, value)
+
+    def index_problems(self, tx: Transaction, commits: int) -> list[str]:
+        """The id index must hold one entry per commit (verify checks that each commit's
+        id leads to it; an extra entry would answer a prefix lookup with no commit)."""
+        start = pack("i")
+        entries = sum(1 for _ in tx.range(start, prefix_end(start)))
+        if entries != commits:
+            return [f"the commit id index holds {entries} ids for {commits} commits"]
+        return []
 
     def lookup_prefix(self, tx: Transaction, text: str) -> int | None:
         """The commit whose id is ``text`` or starts with it (>= 6 hex digits), or None."""

@@ -33,6 +33,7 @@ import msgpack
 
 from nstore import NStore, Var
 from nstore.dictionary import ABSENT
+from nstore.errors import CorruptStoreError, DataeError
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
 from nstore.pack import Packed, find_items, pack, pack_value, split, unpack
@@ -107,8 +108,11 @@ class Heads:
         """Every snapshot: number -> (seq of its commit, owner branch, quad count)."""
         found = {}
         for key, value in tx.range(self._metas, self._metas + b"\xff"):
-            seq, owner, count = msgpack.unpackb(value)
-            found[unpack(key)[1]] = (seq, owner, count)
+            try:
+                seq, owner, count = msgpack.unpackb(value)
+                found[unpack(key)[1]] = (seq, owner, count)
+            except (DataeError, ValueError, TypeError, msgpack.UnpackException) as exc:
+                raise CorruptStoreError(f"{self.history.space.name} snapshot record {key.hex()} is damaged: {exc}") from None
         return found
 
     def _set_meta(self, tx: Transaction, number: int, seq: int, owner: str | None, count: int) -> None:
@@ -273,10 +277,12 @@ class Heads:
         self._choices[key] = chosen
         return chosen
 
-    def base(self, tx: Transaction, seq: int) -> tuple[int | None, Overlay]:
-        """The snapshot to read commit ``seq`` from, and the overlay on top of it."""
+    def base(self, tx: Transaction, seq: int, number: int | None = None) -> tuple[int | None, Overlay]:
+        """The snapshot to read commit ``seq`` from (``number``, else the nearest), and the
+        overlay on top of it."""
         metas = self.metas(tx)
-        number = self._choose(tx, seq, metas)
+        if number is None:
+            number = self._choose(tx, seq, metas)
         if number is None:
             if not self.history.has_records(tx):  # a space no commit ever touched: O(1), not O(commits)
                 return None, _EMPTY
@@ -309,15 +315,65 @@ class Heads:
             self._overlays[key] = overlay
         return overlay
 
-    def reader(self, tx: Transaction, seq: int | None) -> Reader:
-        return Reader(self, tx, seq)
+    def reader(self, tx: Transaction, seq: int | None, snapshot: int | None = None) -> Reader:
+        """What is alive at commit ``seq``, read from snapshot ``snapshot`` (default: the
+        nearest, as every read does; verify names each snapshot in turn)."""
+        return Reader(self, tx, seq, snapshot)
+
+    # -- verify ---------------------------------------------------------------------------
+
+    def count_keys(self, tx: Transaction, number: int) -> int:
+        """How many quads snapshot ``number`` holds (its keys in index 0)."""
+        prefix = self.store.index_prefix(0) + pack_value(number)
+        return sum(1 for _ in tx.range(prefix, prefix + b"\xff"))
+
+    def problems(self, tx: Transaction, refs: Refs) -> Iterator[str]:
+        """Each snapshot record that is not ``[seq, owner, count]`` with ``count`` its
+        quads, whose owner is not a branch at ``seq`` reading it, and each branch ->
+        snapshot key naming a branch or snapshot that does not exist (O(snapshot keys);
+        for verify: reads trust ``seq``, the next commit trusts the rest)."""
+        name = self.history.space.name
+        numbers = set()
+        for key, value in tx.range(self._metas, self._metas + b"\xff"):
+            try:
+                number = unpack(key)[1]
+                seq, owner, count = msgpack.unpackb(value)
+            except (DataeError, ValueError, TypeError, msgpack.UnpackException) as exc:
+                yield f"{name} snapshot record {key.hex()} is damaged: {exc}"
+                continue
+            numbers.add(number)
+            if type(number) is not int or type(seq) is not int or type(count) is not int or \
+                    not (owner is None or type(owner) is str):
+                yield f"{name} snapshot record {key.hex()} holds {[seq, owner, count]!r:.100}, not [seq, owner, count]"
+                continue
+            held = self.count_keys(tx, number)
+            if held != count:
+                yield f"{name} snapshot {number} records {count} quads but holds {held}"
+            if owner is not None:
+                try:
+                    exists, head = refs.get(tx, BRANCH, owner)
+                    reads = self.of_branch(tx, owner)
+                except DataeError:
+                    continue  # a damaged ref or branch -> snapshot key: reported as such
+                if not exists or reads != number or head != seq:
+                    yield (f"{name} snapshot {number} (commit #{seq}) is owned by branch {owner!r}, which "
+                           f"{'does not exist' if not exists else 'does not read it at its head'}")
+        for key, value in tx.range(self._branches, self._branches + b"\xff"):
+            try:
+                branch, number = unpack(key)[1], unpack(value)[0]
+                exists = refs.get(tx, BRANCH, branch)[0]
+            except DataeError as exc:
+                yield f"{name} branch -> snapshot key {key.hex()} (or its branch) is damaged: {exc}"
+                continue
+            if not exists or number not in numbers:
+                yield f"{name}: branch {branch!r} reads snapshot {number!r}, but one of the two does not exist"
 
 
 class Reader:
     """The quads alive at commit ``seq``, read in the transaction ``tx``: its snapshot's
     keys, less the overlay's dead quads, plus its born ones."""
 
-    def __init__(self, heads: Heads, tx: Transaction, seq: int | None) -> None:
+    def __init__(self, heads: Heads, tx: Transaction, seq: int | None, snapshot: int | None = None) -> None:
         self.heads = heads
         self.history = heads.history
         self.store = heads.store
@@ -327,7 +383,7 @@ class Reader:
         if seq is None:
             self.snapshot, self.overlay, self.empty = None, _EMPTY, True
         else:
-            self.snapshot, self.overlay = heads.base(tx, seq)
+            self.snapshot, self.overlay = heads.base(tx, seq, snapshot)
             self.empty = False
 
     # -- the pieces of a read -------------------------------------------------------------

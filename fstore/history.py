@@ -322,9 +322,10 @@ class History:
 
     # -- reads of a commit's state (see fstore.heads) --------------------------------------
 
-    def reader(self, tx: Transaction, seq: int | None):
-        """The quads alive at commit ``seq`` (None: no commits), read in ``tx``."""
-        return self.heads.reader(tx, seq)
+    def reader(self, tx: Transaction, seq: int | None, snapshot: int | None = None):
+        """The quads alive at commit ``seq`` (None: no commits), read in ``tx`` (from
+        snapshot ``snapshot``, default the nearest)."""
+        return self.heads.reader(tx, seq, snapshot)
 
     def match(self, tx: Transaction, pattern: Sequence[Any], seq: int | None, within: Any = None, terms: bool = False) -> Iterator[Quad]:
         """Each quad matching ``pattern`` alive at commit ``seq`` (see :meth:`Reader.match`)."""

@@ -26,13 +26,17 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import unicodedata
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from nstore.okvs import Transaction, prefix_end
+from nstore.errors import PackError
 from nstore.pack import pack, unpack
 
 from .commits import MIN_PREFIX
 from .errors import InvalidRefNameError, RefExistsError, UnknownRefError
+
+if TYPE_CHECKING:
+    from .commits import CommitStore
 
 __all__ = ["check_ref_name", "qualified", "qualify", "kind_name", "Refs", "BRANCH", "TAG", "REFLOG", "REMOTE",
            "REMOTE_URL"]
@@ -131,7 +135,21 @@ def kind_name(kind: str) -> str:
 
 
 class Refs:
-    """Branches and tags: ``pack(kind, name) -> pack(commit seq or None)``."""
+    """Branches and tags: ``pack(kind, name) -> pack(commit seq, commit id)`` (or
+    ``pack(None)``: a branch with no commits). The id is redundant for reads, which take
+    the seq; it is there so that verify can tell a damaged seq, which would silently move
+    the ref to another commit (stores written before it hold ``pack(seq)`` alone).
+    ``commits`` gives the id of a seq; without it, refs can be read but not written."""
+
+    def __init__(self, commits: CommitStore | None = None) -> None:
+        self._commits = commits
+
+    def _value(self, tx: Transaction, seq: int | None) -> bytes:
+        if seq is None:
+            return pack(None)
+        if self._commits is None:
+            raise TypeError("Refs() without a CommitStore reads refs only")
+        return pack(seq, self._commits.id_of(tx, seq))
 
     def get(self, tx: Transaction, kind: str, name: str) -> tuple[bool, int | None]:
         """``(exists, head seq)``; a branch with no commits yet has head None."""
@@ -152,7 +170,7 @@ class Refs:
         key = pack(kind, name)
         if tx.get(key) is None:
             check_ref_name(name)
-        tx.set(key, pack(seq))
+        tx.set(key, self._value(tx, seq))
 
     def create(self, tx: Transaction, kind: str, name: str, seq: int | None) -> None:
         """Create a branch or tag; refused if it exists, or if a ref of the other kind has
@@ -180,7 +198,7 @@ class Refs:
     def log(self, tx: Transaction, kind: str, name: str, seq: int) -> None:
         """Record in the reflog that ref ``name`` left commit ``seq`` (deleted or forced)."""
         when = _dt.datetime.now(_dt.timezone.utc).isoformat()
-        tx.set(pack(REFLOG, when, kind, name), pack(seq))
+        tx.set(pack(REFLOG, when, kind, name), self._value(tx, seq))
 
     def forget_remote_state(self, tx: Transaction) -> None:
         """Drop every remote, remote-tracking branch and reflog entry (a clone made by
@@ -221,8 +239,46 @@ class Refs:
                 dropped += 1
         return dropped
 
-    def items(self, tx: Transaction, kind: str) -> Iterator[tuple[str, int | None]]:
+    def items(self, tx: Transaction, kind: str, *, skip_damaged: bool = False) -> Iterator[tuple[str, int | None]]:
+        """Every ref of ``kind``: ``(name, seq)``; with ``skip_damaged``, leaving out those
+        whose key or value does not unpack (verify reports them, see :meth:`problems`)."""
         start = pack(kind)
         for key, value in tx.range(start, prefix_end(start)):
-            yield unpack(key)[1], unpack(value)[0]
+            try:
+                yield unpack(key)[1], unpack(value)[0]
+            except PackError:
+                if not skip_damaged:
+                    raise
+
+    def problems(self, tx: Transaction, current_branch: str) -> Iterator[str]:
+        """Each branch, tag, remote-tracking branch or reflog entry whose value is not
+        ``pack(seq, id)`` of a stored commit (or ``pack(None)`` for a branch), and a
+        current branch that does not exist (O(refs); for verify)."""
+        for kind, what in ((BRANCH, "branch"), (TAG, "tag"), (REMOTE, "remote-tracking branch"), (REFLOG, "reflog entry")):
+            start = pack(kind)
+            for key, value in tx.range(start, prefix_end(start)):
+                try:
+                    name = repr(unpack(key)[1:]) if kind == REFLOG else repr(unpack(key)[1])
+                    fields = unpack(value)
+                except PackError as exc:
+                    yield f"{what} key {key.hex()} (value {value.hex()}) is not a packed ref: {exc}"
+                    continue
+                problem = self._value_problem(tx, fields, kind == BRANCH)
+                if problem:
+                    yield f"{what} {name}: {problem}"
+        if not self.get(tx, BRANCH, current_branch)[0]:
+            yield f"the current branch {current_branch!r} does not exist"
+
+    def _value_problem(self, tx: Transaction, fields: tuple, may_be_empty: bool) -> str | None:
+        if fields == (None,) and may_be_empty:
+            return None
+        if not fields or type(fields[0]) is not int or len(fields) > 2:
+            return f"its value {fields!r:.100} is not (commit seq, commit id)"
+        try:
+            stored = self._commits.id_of(tx, fields[0]) if self._commits is not None else None
+        except UnknownRefError:
+            return f"it names commit #{fields[0]}, which is not stored"
+        if len(fields) == 2 and stored != fields[1]:
+            return f"it names commit #{fields[0]} ({stored}) but records id {fields[1]!r:.80}"
+        return None
 

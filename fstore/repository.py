@@ -539,15 +539,22 @@ class Repository:
                 yield _terms(quad), [self.storage.commits.get(tx, s) for s in seqs]
 
     def verify(self, *, quick: bool = False, tags: bool = True) -> list[str]:
-        """Recompute every commit id and counts, the state digest of every branch and tag head from
-        the tuples it holds, every blob hash; check that every index of every keyspace
-        holds the same tuples and that the dictionary agrees with itself. Returns a
-        description of each mismatch (an empty list: the store is intact). ``quick``
-        checks the commit chain only (every id, from its records); ``tags=False`` leaves
-        out the state of heads only tags reach (an old commit's whole state is the slowest
-        read; their records are covered by the ids): what a clone checks its copy with."""
+        """Check the LMDB B-trees as searches read them (first: the reads after it trust
+        them), recompute every commit id and its counts, the state digest of every branch
+        and tag head and of every snapshot from the tuples it holds, every blob hash and
+        reference count; check that every index of every keyspace holds the same tuples,
+        that the dictionary agrees with itself both ways, and that every ref names the
+        commit it recorded. Returns a description of each mismatch (an empty list: the
+        store is intact). ``quick`` checks the B-trees and the commit chain only (every id,
+        from its records); ``tags=False`` leaves out the state of heads only tags reach (an
+        old commit's whole state is the slowest read; their records are covered by the
+        ids): what a clone checks its copy with. See ``docs/format.md``, "What verify
+        checks"."""
         problems: list[str] = []
         with self.storage.read() as tx:
+            problems += self.storage.tree_problems(tx)
+            if problems:  # the reads below trust the trees (and LMDB aborts on some damage)
+                return problems
             ids: dict[int, str] = {}
             for seq, record in self.storage.commits.all(tx):
                 parents = []
@@ -573,12 +580,12 @@ class Repository:
             problems += count_problems(self.storage, tx)  # the counts are not in the id
             heads: dict[int, list[str]] = {}
             for kind in (BRANCH, TAG) if tags else (BRANCH,):
-                for name, seq in self.storage.refs.items(tx, kind):
+                for name, seq in self.storage.refs.items(tx, kind, skip_damaged=True):  # refs.problems names those
                     if seq is not None:
                         heads.setdefault(seq, []).append(f"{'branch' if kind == BRANCH else 'tag'} {name}")
             for seq, names in sorted(heads.items()):
-                stored = self.storage.commits.get(tx, seq).digest
                 try:
+                    stored = self.storage.commits.get(tx, seq).digest
                     held = self.storage.state_digest(tx, seq)
                 except DataeError as exc:  # a damaged blob or dictionary entry
                     problems.append(f"commit #{seq} ({', '.join(names)}): its state cannot be read: {exc}")
@@ -586,6 +593,9 @@ class Repository:
                 if held != stored:
                     problems.append(f"commit #{seq} ({', '.join(names)}): its state digest is {stored} but the "
                                     f"quads and rows it holds sum to {held}")
+            problems += self.storage.snapshot_problems(tx, set(heads))
+            problems += self.storage.refs.problems(tx, self.storage.current_branch(tx))
+            problems += self.storage.commits.index_problems(tx, len(ids))
             problems += self.storage.index_problems(tx)
             for space in self.storage.spaces:
                 for digest in space.store.blobs.verify(tx):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+from collections import Counter
 from typing import Iterator
 
 import msgpack
@@ -28,7 +29,8 @@ import msgpack
 from nstore import Var
 from nstore import okvs as _okvs
 from nstore.dictionary import Dictionary
-from nstore.errors import FormatVersionError
+from nstore.errors import DataeError, FormatVersionError
+from nstore.lmdbfile import DATA_FILE
 from nstore.okvs import Transaction as OkvsTransaction, prefix_end
 from nstore.pack import pack, unpack
 
@@ -66,7 +68,7 @@ class Storage:
         self.tables = History(self.okvs, self.commits, dictionary, TABLES)
         self.spaces = (self.quads, self.tables)
         self._by_name = {space.space.name: space for space in self.spaces}
-        self.refs = Refs()
+        self.refs = Refs(self.commits)
         try:
             self._initialise()
         except BaseException:
@@ -268,23 +270,75 @@ class Storage:
                 (born if alive else dead).append(identity)
         return as_hex(moved(before, born, dead))
 
-    def state_digest(self, tx: OkvsTransaction, seq: int | None) -> str:
+    def state_digest(self, tx: OkvsTransaction, seq: int | None, snapshot: tuple[str, int] | None = None) -> str:
         """The state digest of commit ``seq`` recomputed from every tuple alive at it, in
-        both spaces (O(live tuples); what verify compares with the digest stored)."""
+        both spaces (O(live tuples); what verify compares with the digest stored). Reads
+        go through the nearest snapshot of each space, as every read does, or in the space
+        ``snapshot[0]`` through snapshot ``snapshot[1]``."""
         everything = (Var("g"), Var("s"), Var("p"), Var("o"))
         total = EMPTY
         for space in self.spaces:
             mark, identity = space.space.mark, space.identity
-            total = moved(total, (mark + identity(found) for found in space.reader(tx, seq).match(everything)), ())
+            number = snapshot[1] if snapshot is not None and snapshot[0] == space.space.name else None
+            found = space.reader(tx, seq, number).match(everything)
+            total = moved(total, (mark + identity(quad) for quad in found), ())
         return as_hex(total)
+
+    def snapshot_problems(self, tx: OkvsTransaction, checked: set[int]) -> list[str]:
+        """Each snapshot whose tuples are not the state of its commit (the state digest
+        that commit's id covers), and each contradiction in the snapshots' records
+        (:meth:`fstore.heads.Heads.problems`). ``checked``: the commits whose state digest
+        was recomputed already through the snapshots reads choose (so those are not read
+        twice). O(the tuples of the other snapshots)."""
+        problems: list[str] = []
+        for space in self.spaces:
+            heads = space.heads
+            problems += heads.problems(tx, self.refs)
+            try:
+                metas = heads.metas(tx)
+            except DataeError:
+                continue  # a damaged snapshot record: named by heads.problems
+            for number, (seq, _, _) in metas.items():
+                where = f"{space.space.name} snapshot {number} (commit #{seq})"
+                if not seq:  # a snapshot started from no commit holds nothing until its first
+                    if heads.count_keys(tx, number):
+                        problems.append(f"{where}: holds tuples but no commit")
+                    continue
+                try:
+                    if seq in checked and heads.base(tx, seq)[0] == number:
+                        continue
+                    stored = self.commits.get(tx, seq).digest
+                    held = self.state_digest(tx, seq, (space.space.name, number))
+                except DataeError as exc:
+                    problems.append(f"{where}: cannot be read: {exc}")
+                    continue
+                if held != stored:
+                    problems.append(f"{where}: the tuples it holds sum to {held}, not to that commit's state digest {stored}")
+        return problems
+
+    def tree_problems(self, tx: OkvsTransaction) -> list[str]:
+        """Each way the LMDB B-trees of the file break what a search relies on (keys out
+        of order, a separator that misdirects lookups, a page of the wrong kind: see
+        :mod:`nstore.btree`), checked first by verify: the reads after it trust the trees,
+        and LMDB aborts the process on some damaged pages. The state ``tx`` reads, or, if
+        two writes replaced its meta page since ``tx`` began, the newest one."""
+        found = tx.tree_problems()
+        for _ in range(3):
+            if found is not None:
+                return [f"{DATA_FILE}: {problem}" for problem in found]
+            with self.read() as newer:
+                found = newer.tree_problems()
+        return [f"{DATA_FILE}: its B-trees could not be checked: writes kept replacing the state read"]
 
     def index_problems(self, tx: OkvsTransaction) -> list[str]:
         """Each keyspace whose indices disagree (they must hold the same tuples), and each
         contradiction in the dictionary (O(keys); for verify)."""
         problems = list(self.quads.dictionary.problems(tx))
         for space in self.spaces:
+            # Records count their references to the blobs they share with the snapshots.
+            counted: dict[str, Counter[bytes]] = {"records": Counter(), "snapshots": Counter()}
             for what, store in (("records", space.store), ("snapshots", space.heads.store)):
-                sums = store.index_digests(tx)
+                sums = store.index_digests(tx, counted[what])
                 name = f"{space.space.name} {what}"
                 for number, found in enumerate(sums):
                     prefix = store.index_prefix(number).hex()
@@ -293,6 +347,8 @@ class Storage:
                     elif number and found != sums[0] and not isinstance(sums[0], tuple):
                         problems.append(f"{name}: index {number} (keys {prefix}...) does not hold the tuples index 0 "
                                         f"(keys {store.index_prefix(0).hex()}...) holds")
+            problems += (f"{space.space.name}: {problem}" for problem in
+                         space.store.blobs.reference_problems(tx, counted["records"], counted["snapshots"]))
         return problems
 
     def packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:

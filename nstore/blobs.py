@@ -16,7 +16,7 @@ share one copy, and its hash is checked every time it is read (Kirin's content a
 from __future__ import annotations
 
 import hashlib
-from typing import Iterator
+from typing import Iterable, Iterator, Mapping
 
 from .errors import CorruptBlobError
 from .okvs import Transaction, prefix_end
@@ -59,10 +59,11 @@ class BlobStore:
             tx.set(self._refs + digest, str(int(count) - 1).encode())
 
     def get(self, tx: Transaction, digest: bytes) -> bytes:
-        """The blob with this digest, checked against it; ``KeyError`` if absent."""
+        """The blob with this digest, checked against it. Only keys hold digests, so an
+        absent blob is damage too: :class:`CorruptBlobError` either way."""
         data = tx.get(self._data + digest)
         if data is None:
-            raise KeyError(f"no blob {digest.hex()}")
+            raise CorruptBlobError(f"blob {digest.hex()} is referred to but not stored")
         if digest_of(data) != digest:
             raise CorruptBlobError(f"blob {digest.hex()} does not hash to its address")
         return data
@@ -72,6 +73,23 @@ class BlobStore:
         skip = len(self._data)
         for key, _ in tx.range(self._data, prefix_end(self._data)):
             yield key[skip:]
+
+    def reference_problems(self, tx: Transaction, counted: Mapping[bytes, int], used: Iterable[bytes] = ()) -> Iterator[str]:
+        """Each blob whose reference count is not ``counted[digest]`` (the references the
+        stores that count them hold), each blob referred to (``counted`` or ``used``, by
+        stores that do not count) but not stored, and each count or blob without the
+        other (O(blobs); for verify: a wrong count frees a blob in use, later)."""
+        counts: dict[bytes, bytes] = {key[len(self._refs):]: value for key, value in tx.prefix(self._refs)}
+        stored = set(self.digests(tx))
+        for digest in sorted(stored | counts.keys() | {d for d, n in counted.items() if n}):
+            count = counts.get(digest)
+            wanted = counted.get(digest, 0)
+            if digest not in stored:
+                yield f"blob {digest.hex()} is referred to {wanted} times but not stored"
+            elif count is None or not count.isdigit() or int(count) != wanted:
+                yield f"blob {digest.hex()} counts {count!r} references, but keys hold {wanted}"
+        for digest in set(used) - stored:
+            yield f"blob {digest.hex()} is referred to but not stored"
 
     def verify(self, tx: Transaction) -> Iterator[bytes]:
         """Yield the digest of every blob whose content no longer matches it."""

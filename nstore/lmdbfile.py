@@ -58,7 +58,7 @@ import lmdb
 
 from .errors import StoreFileError
 
-__all__ = ["check_data_file", "compact", "exclusive", "OpenLock", "DATA_FILE", "LOCK_FILE"]
+__all__ = ["check_data_file", "read_meta", "compact", "exclusive", "OpenLock", "DATA_FILE", "LOCK_FILE"]
 
 DATA_FILE = "data.mdb"
 LOCK_FILE = "datae.lock"
@@ -88,14 +88,14 @@ def check_data_file(path: str) -> None:
     if size == 0:
         raise StoreFileError(f"{path} is empty (0 bytes), not an LMDB file: {fix}")
     with open(path, "rb") as stream:
-        first = _meta(stream.read(_FIRST_META_BYTES), path)
+        first = read_meta(stream.read(_FIRST_META_BYTES), path)
         if not first:
             raise StoreFileError(f"{path} is not an LMDB file (no LMDB meta page at its start; {size:,} bytes): {fix}")
         page_size = first[0]
         if size < 2 * page_size:
             raise StoreFileError(f"{path} is truncated: {size:,} bytes, less than its two LMDB meta pages of {page_size:,}: {fix}")
         stream.seek(page_size)
-        second = _meta(stream.read(_META_END), path)
+        second = read_meta(stream.read(_META_END), path)
         if not second:
             raise StoreFileError(f"{path} is damaged: its second LMDB meta page (at byte {page_size:,}) is not one: {fix}")
         page_size, last_page, _, roots = max(first, second, key=lambda meta: meta[2])
@@ -129,9 +129,10 @@ def _first_page_beyond(stream: BinaryIO, page_size: int, roots: list[int], pages
     return None
 
 
-def _meta(page: bytes, path: str) -> tuple[int, int, int, list[int]] | None:
-    """``(page size, last page, transaction id, root pages)`` of one meta page, None if it
-    is not one."""
+def read_meta(page: bytes, path: str) -> tuple[int, int, int, list[int]] | None:
+    """``(page size, last page, transaction id, root pages)`` of one meta page (its first
+    152 bytes or more), None if it is not one; a meta page of another LMDB data format is
+    a :class:`StoreFileError` naming ``path``."""
     if len(page) < _META_END:
         return None
     magic, version = _META.unpack_from(page, 16)

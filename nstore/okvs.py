@@ -37,6 +37,7 @@ from .errors import (
     TransactionError,
     TransactionTooLargeError,
 )
+from .btree import tree_problems
 from .lmdbfile import DATA_FILE, OpenLock, check_data_file
 
 __all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE", "MAP_SIZE_VARIABLE",
@@ -412,6 +413,16 @@ class Transaction:
     @property
     def closed(self) -> bool:
         return self._txn is None
+
+    def tree_problems(self) -> list[str] | None:
+        """Each way the LMDB B-trees of the state this read transaction sees break what
+        LMDB's searches rely on (:func:`nstore.btree.tree_problems`; O(pages)): what a scan
+        of every key cannot see. None if that state is no longer the file's newest or the
+        one before it (two writes committed since this transaction began)."""
+        if self.write:
+            raise TransactionError("tree_problems reads a committed state: use a read transaction")
+        txn_id = self._require_open().id()
+        return tree_problems(os.path.join(self._shared.path, DATA_FILE), txn_id)
 
     def _require_open(self) -> lmdb.Transaction:
         if self._txn is None:

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import chain, islice
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -530,13 +531,15 @@ class NStore:
         return b"".join([self._encode(v) for v in values])
 
 
-    def index_digests(self, tx: Transaction) -> list[int | tuple[bytes, str]]:
+    def index_digests(self, tx: Transaction, blob_refs: Counter[bytes] | None = None) -> list[int | tuple[bytes, str]]:
         """For each index, the sum modulo 2^256 of sha256(items in the store's item order
         || payload) over its keys: every index of an intact store holds the same tuples, so
         the sums are equal (O(keys); what a full verify compares). An index holding a key
-        that is not a tuple of this store gives ``(that key, what is wrong)`` instead."""
+        that is not a tuple of this store gives ``(that key, what is wrong)`` instead.
+        ``blob_refs`` counts each blob digest the keys of index 0 refer to."""
         sums: list[int | tuple[bytes, str]] = []
         for number, perm in enumerate(self.indices):
+            counting = blob_refs is not None and number == 0
             prefix = self._index_prefixes[number]
             skip, total = len(prefix), 0
             canonical: list[bytes] = [b""] * self.n
@@ -551,6 +554,8 @@ class NStore:
                     break
                 for position, item in zip(perm, items):
                     canonical[position] = item
+                    if counting and item[0] == 0x4F:  # a BlobRef
+                        blob_refs[item[1:]] += 1
                 total += int.from_bytes(digest_of(b"".join(canonical) + payload), "big")
             else:
                 sums.append(total % (1 << 256))
