@@ -633,7 +633,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         out(f"error: {problem}")
     if problems:
         return EXIT_CONFLICT
-    out("ok: every commit id verified" if args.quick else "ok: every commit id, head digest, index, term and blob verified")
+    out("ok: the B-trees and every commit id verified" if args.quick else
+        "ok: the B-trees, every commit id and its counts, every head and snapshot digest, index, ref, term and blob verified")
     return 0
 
 

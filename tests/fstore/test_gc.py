@@ -175,6 +175,6 @@ def test_the_cli_shows_the_reflog_collects_and_verifies(tmp_path):
     assert dropped.returncode == 0 and "dropped 1 commit(s), 501 change record(s)" in dropped.stdout, dropped
     assert datae("reflog").stdout == ""
     verified = datae("verify")
-    assert verified.returncode == 0 and verified.stdout.startswith("ok: every commit id, head digest")
-    assert datae("verify", "--quick").stdout == "ok: every commit id verified\n"
+    assert verified.returncode == 0 and verified.stdout.startswith("ok: the B-trees, every commit id and its counts")
+    assert datae("verify", "--quick").stdout == "ok: the B-trees and every commit id verified\n"
     assert "reclaimable  0" in datae("stats").stdout
