@@ -175,6 +175,8 @@ class Literal:
             return to_rdf(other) == self  # equal only as the very same RDF term
         except TypeError:
             return NotImplemented
+        except ValueError:  # an int too long to write out: no literal of the store is one
+            return False
 
     def __hash__(self) -> int:
         # Computed on first use: most literals a query makes are never hashed, and finding

@@ -129,6 +129,7 @@ def test_equal_python_values_of_other_terms_stay_unequal():
     paris = utc.astimezone(dt.timezone(dt.timedelta(hours=1)))
     assert utc == paris and to_rdf(utc) != paris  # the same instant, another lexical form
     assert len({Literal("1.5E0", "http://www.w3.org/2001/XMLSchema#double"), 1.5, Literal("1.5")}) == 2
+    assert Literal("7", "http://www.w3.org/2001/XMLSchema#integer") != 10**5000  # no term for it, not an error
 
 
 distinct_values = st.lists(values, min_size=1, max_size=8)
