@@ -939,11 +939,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--author", help="the merge commit's author (default: $DATAE_AUTHOR, else $USER)")
     token_options(p)
 
-    p = command("serve", cmd_serve, "serve the store over HTTP: sync for http:// remotes, SPARQL at /sparql, "
-                "merge requests at /requests")
+    p = command("serve", cmd_serve, "serve the store over HTTP: sync for http:// remotes, SPARQL queries and "
+                "updates at /sparql (GET /sparql alone: the service description), the graph store protocol at "
+                "/store, merge requests at /requests (docs/server.md)")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free port")
-    p.add_argument("--token-file", metavar="FILE", help="writes (push, SPARQL update, merge requests) need "
+    p.add_argument("--token-file", metavar="FILE", help="writes (push, SPARQL update, graph store writes, merge requests) need "
                    "Authorization: Bearer with the token on FILE's first line")
     p.add_argument("--read-only", action="store_true", help="refuse every write")
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="stop a query after this long (default 30)")

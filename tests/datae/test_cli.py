@@ -202,3 +202,19 @@ def test_init_honours_repo(workdir, capsys):
     code, _, err = run(capsys, "--repo", str(workdir / "one"), "init", str(workdir / "two"))
     assert code == 128 and err.startswith("datae: error: ") and "--repo" in err
     assert not (workdir / "one").exists() and not (workdir / "two").exists()
+
+
+def test_serve_help_names_every_service(capsys):
+    """``datae serve --help`` lists what the server serves, the graph store and the service
+    description too, and which writes the token guards."""
+    from datae.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["serve", "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    for served in ("/sparql", "service description", "/store", "graph store", "/requests", "http:// remotes"):
+        assert served in text, served
+    options = text[text.index("options:"):]
+    token = options[options.index("--token-file FILE"):options.index("--read-only")]
+    assert "graph store writes" in token and "SPARQL update" in token and "push" in token
