@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from .algebra import Aggregate
