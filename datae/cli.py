@@ -96,8 +96,26 @@ def out(text: str = "") -> None:
 # -- commands ------------------------------------------------------------------------
 
 
+def init_target(repo: str | None, path: str | None) -> Path:
+    """Where ``datae [--repo REPO] init [PATH]`` makes its store: where ``--repo`` (or PATH)
+    later opens it. A store already there (as fstore.locate finds it) is that store; a
+    directory named ``.datae`` is the store itself; any other is the project folder the
+    store goes in (``PATH/.datae``). Naming two different places is refused.
+
+    >>> init_target(None, "/work/project")
+    PosixPath('/work/project/.datae')
+    """
+    if repo and path and Path(repo).resolve() != Path(path).resolve():
+        raise Fatal(f"init names the store twice: --repo {repo} and {path}; give one of them")
+    given = Path(repo or path or ".").resolve()
+    located = Path(fstore.locate(given))
+    if (located / "data.mdb").exists() or given.name == STORE_DIR:
+        return located
+    return given / STORE_DIR
+
+
 def cmd_init(args: argparse.Namespace) -> int:
-    target = Path(args.path or ".").resolve() / STORE_DIR
+    target = init_target(args.repo, args.path)
     existed = (target / "data.mdb").exists()
     fstore.open(target, map_size=map_size(args)).close()
     out(f"{'Reinitialized existing' if existed else 'Initialized empty'} datae repository in {target}")
@@ -851,7 +869,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    p = command("init", cmd_init, "create an empty store in PATH/.datae")
+    p = command("init", cmd_init, "create an empty store in PATH/.datae (PATH: --repo, else the current directory)")
     p.add_argument("path", nargs="?")
 
     p = command("import", cmd_import, "import RDF files (N-Quads, TriG, JSON-LD, N-Triples, Turtle, RDF/XML; "
@@ -921,11 +939,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--author", help="the merge commit's author (default: $DATAE_AUTHOR, else $USER)")
     token_options(p)
 
-    p = command("serve", cmd_serve, "serve the store over HTTP: sync for http:// remotes, SPARQL at /sparql, "
-                "merge requests at /requests")
+    p = command("serve", cmd_serve, "serve the store over HTTP: sync for http:// remotes, SPARQL queries and "
+                "updates at /sparql (GET /sparql alone: the service description), the graph store protocol at "
+                "/store, merge requests at /requests (docs/server.md)")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free port")
-    p.add_argument("--token-file", metavar="FILE", help="writes (push, SPARQL update, merge requests) need "
+    p.add_argument("--token-file", metavar="FILE", help="writes (push, SPARQL update, graph store writes, merge requests) need "
                    "Authorization: Bearer with the token on FILE's first line")
     p.add_argument("--read-only", action="store_true", help="refuse every write")
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="stop a query after this long (default 30)")

@@ -7,6 +7,11 @@ on the branch ``ref=`` names, with ``message=`` / ``author=`` (or the headers
 ``X-Datae-Message`` / ``X-Datae-Author``). The store holds quads, so a graph exists while
 it holds a triple: a graph emptied by a PUT reads as 404, like one never written.
 
+A table's graph (``urn:datae:dataset:NAME``) reads as SPARQL reads it, the W3C Direct
+Mapping of its rows, and is never written here (ReadOnlyGraphError, 400, as a SPARQL
+update gets): tables change through ``datae table`` or ``fstore.tables``. The whole store
+is its quads, without the tables, as SPARQL's default dataset is.
+
     curl -X PUT -H 'Content-Type: text/turtle' --data-binary @people.ttl \\
          'http://127.0.0.1:8000/store?graph=http://example.org/people'
     curl 'http://127.0.0.1:8000/store?graph=http://example.org/people&ref=v1'
@@ -21,7 +26,12 @@ from typing import IO, Any, Iterator
 import fstore
 from fstore import Var
 from fstore.rdf import parse, serialize
+from fstore.tables import is_dataset_graph
+from fstore.values import canonical
 from nstore.terms import IRI
+from query.algebra import Var as QueryVar
+from query.source import FstoreSource
+from query.update_exec import writable
 
 from .sparql_http import ProtocolError, ranked_media
 
@@ -104,13 +114,24 @@ def output_format(accept: str | None, target: Target) -> tuple[str, str]:
 
 
 def _quads(readable: Any, target: Target) -> Iterator[tuple]:
+    if is_dataset_graph(target.graph):  # a table: the Direct Mapping of its rows, as SPARQL reads it
+        pattern = (target.graph, QueryVar("s"), QueryVar("p"), QueryVar("o"))
+        return ((target.graph, b["s"], b["p"], canonical(b["o"])) for b in FstoreSource(readable).match(pattern))
     if target.whole:
         return ((b["g"], b["s"], b["p"], b["o"]) for b in fstore.from_(readable, Var("g"), Var("s"), Var("p"), Var("o")))
     return ((target.graph, b["s"], b["p"], b["o"]) for b in fstore.from_(readable, target.graph, Var("s"), Var("p"), Var("o")))
 
 
 def _exists(readable: Any, target: Target) -> bool:
+    if is_dataset_graph(target.graph):
+        return any(True for _ in _quads(readable, target))
     return any(True for _ in fstore.from_(readable, target.graph, Var("s"), Var("p"), Var("o"), limit=1))
+
+
+def _writable(target: Target, verb: str) -> None:
+    """ReadOnlyGraphError if ``target`` is a table's graph (SPARQL Update refuses it too)."""
+    if not target.whole:
+        writable(target.graph, f"graph store {verb}")
 
 
 def readable(repo: fstore.Repository, target: Target, ref: str | None) -> Any:
@@ -160,10 +181,13 @@ def write(repo: fstore.Repository, target: Target, body: bytes, fmt: str, *, rep
         raise ProtocolError("PUT replaces one graph: name it with ?graph=IRI or ?default")
     if target.whole and fmt not in DATASET_TYPES_IN.values():
         target = Target(IRI(f"{base.rstrip('/')}/graphs/{uuid.uuid4().hex}"))
+    verb = "PUT" if replace else "POST"
+    _writable(target, verb)
     branch = _branch(repo, ref)
     given = list(parse(body, fmt, base_iri=base if target.whole or target.graph is None else target.graph.value,
                        **({} if target.whole else {"graph": target.graph})))
-    verb = "PUT" if replace else "POST"
+    for quad in given if target.whole else ():  # every quad's graph, before anything is written
+        writable(quad[0], f"graph store {verb}")
     with repo.transaction(branch, message=message or f"{verb} {target} (graph store protocol)", author=author) as tx:
         existed = target.whole or _exists(tx, target)
         if replace:
@@ -177,6 +201,7 @@ def delete(repo: fstore.Repository, target: Target, *, ref: str | None, message:
     UnknownGraphError. Returns the commit id (None: nothing changed)."""
     if target.whole:
         raise ProtocolError("DELETE removes one graph: name it with ?graph=IRI or ?default")
+    _writable(target, "DELETE")
     branch = _branch(repo, ref)
     with repo.transaction(branch, message=message or f"DELETE {target} (graph store protocol)", author=author) as tx:
         quads = list(_quads(tx, target))

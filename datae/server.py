@@ -110,7 +110,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
 
 def _error(exc: BaseException) -> JSONResponse:
     status = getattr(exc, "status", None) or next(code for kind, code in _STATUS if isinstance(exc, kind))
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else getattr(exc, "headers", None)
     answer = {"error": str(exc), "kind": type(exc).__name__}
     if isinstance(exc, RequestConflictError):
         answer["conflicts"] = exc.conflicts
@@ -220,6 +220,8 @@ def create_app(config: ServerConfig) -> Starlette:
                                  "removed": outcome.removed})
         fmt, media = negotiate(request.headers.get("accept"), outcome.form, operation.formats)
         text = await run_in_threadpool(outcome.serialize, fmt)
+        if request.method == "HEAD":  # the headers a GET would get, without the body
+            text = b""
         return Response(text, media_type=media if media.startswith("text/") else None,
                         headers=None if media.startswith("text/") else {"Content-Type": media})
 
@@ -320,7 +322,11 @@ def create_app(config: ServerConfig) -> Starlette:
         if isinstance(exc, (DataeError, QueryError)):
             return _error(exc)
         if isinstance(exc, HTTPException):
-            return JSONResponse({"error": exc.detail, "kind": "HTTPError"}, status_code=exc.status_code)
+            # its headers kept: a 405 carries Allow (RFC 9110), the methods the route takes
+            allow = (exc.headers or {}).get("Allow")
+            detail = f"{request.method} is not served at {request.url.path}; use {allow}" if allow else exc.detail
+            return JSONResponse({"error": detail, "kind": "HTTPError"}, status_code=exc.status_code,
+                                headers=exc.headers)
         if isinstance(exc, ClientDisconnect):
             return Response(status_code=499)
         log.exception("unexpected error serving %s %s", request.method, request.url.path)
@@ -334,7 +340,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/sync/v1/fetch", fetch, methods=["POST"]),
         Route("/sync/v1/push", push, methods=["POST"]),
         Route("/sync/v1/store", store_file),
-        Route("/sparql", sparql, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Route("/sparql", sparql, methods=["GET", "POST"]),  # and HEAD, which starlette adds beside GET
         Route("/store", store, methods=["GET", "PUT", "POST", "DELETE"]),
         Route("/requests", requests_list, methods=["GET", "POST"]),
         Route("/requests/{n:int}", request_show),

@@ -41,7 +41,7 @@ from query.terms import IRI
 from query.updates import Load, Modify, UpdateRequest
 from query.versioning import VersionContext
 
-__all__ = ["Operation", "ProtocolError", "read_operation", "run_operation", "negotiate", "RESULT_TYPES", "GRAPH_TYPES",
+__all__ = ["Operation", "ProtocolError", "MethodNotAllowedError", "ALLOWED_METHODS", "read_operation", "run_operation", "negotiate", "RESULT_TYPES", "GRAPH_TYPES",
            "FORMAT_PARAMETERS", "ranked_media", "params_of"]
 
 RESULT_TYPES = {
@@ -74,12 +74,30 @@ _HINT_NAMES: dict[str, tuple[str | None, str | None]] = {
 }
 
 
-class ProtocolError(DataeError):
-    """A request the protocol does not allow; ``status`` is the HTTP status to answer."""
+ALLOWED_METHODS = ("GET", "HEAD", "POST")
+"""The methods ``/sparql`` takes (HEAD: a GET without the body)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+
+class ProtocolError(DataeError):
+    """A request the protocol does not allow; ``status`` is the HTTP status to answer and
+    ``headers`` any headers the answer must carry."""
+
+    def __init__(self, message: str, status: int = 400, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.headers = headers
+
+
+class MethodNotAllowedError(ProtocolError):
+    """A method ``/sparql`` does not take for this request: 405 with the ``Allow`` header
+    RFC 9110 asks for.
+
+    >>> MethodNotAllowedError("no").headers
+    {'Allow': 'GET, HEAD, POST'}
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 405, {"Allow": ", ".join(ALLOWED_METHODS)})
 
 
 @dataclass(frozen=True)
@@ -103,12 +121,12 @@ def read_operation(method: str, query_string: str, content_type: str | None, bod
     ``base`` resolves its relative IRIs (the endpoint's URL, as the protocol suggests)."""
     params = _params(query_string, "the URL")
     media, charset = _media_type(content_type)
-    if method == "GET":
+    if method in ("GET", "HEAD"):
         if "update" in params:
-            raise ProtocolError("an update must be sent by POST, not GET", 405)
+            raise MethodNotAllowedError(f"an update must be sent by POST, not {method}")
         kind = "query"
     elif method != "POST":
-        raise ProtocolError(f"the SPARQL protocol uses GET or POST, not {method}", 405)
+        raise MethodNotAllowedError(f"the SPARQL protocol uses GET or POST, not {method}")
     elif media == _FORM:
         params = {**params, **_params(_utf8(body, charset), "the form")} if body else params
         kinds = [name for name in ("query", "update") if name in params]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from .algebra import Aggregate
@@ -176,7 +176,7 @@ class _Sum(Accumulator):
                 total = float(va) + float(vb)
                 if kind == FLT:
                     total = to_float32(total)
-        except (InvalidOperation, OverflowError, ValueError):
+        except (ArithmeticError, ValueError):  # decimal's Overflow too: the sum is an error
             self.failed = True
             return
         self.kind, self.value = kind, total

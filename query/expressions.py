@@ -30,7 +30,7 @@ import operator as _operator
 import datetime as _dt
 import math
 import uuid
-from decimal import Decimal, DivisionByZero, InvalidOperation
+from decimal import Decimal
 from typing import Any, Callable
 
 from .algebra import Aggregate, Call, Exists, FunctionCall, Op, Var
@@ -277,7 +277,9 @@ def arithmetic(op: str, a: Any, b: Any) -> Literal:
         if kind == FLT:
             result = to_float32(result)
         return make_numeric(kind, result)
-    except (InvalidOperation, DivisionByZero, OverflowError, ValueError):
+    # ArithmeticError: decimal's Overflow, InvalidOperation and DivisionByZero, float's
+    # OverflowError; each a SPARQL evaluation error (the value is unbound), never a crash
+    except (ArithmeticError, ValueError):
         raise EvalError() from None
 
 

@@ -22,7 +22,7 @@ import math
 import random
 import re
 import uuid
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, Callable
 from urllib.parse import quote
 
@@ -192,7 +192,16 @@ def _seconds(term: Any) -> Literal:
 
 def _abs(term: Any) -> Literal:
     kind, value = numeric(term)
-    return make_numeric(kind, abs(value))
+    try:
+        return make_numeric(kind, abs(value))
+    except ArithmeticError:  # a decimal rounded to its context's digits past the largest
+        raise EvalError() from None
+
+
+def _decimal_rounded(value: Decimal, mode: str) -> Decimal:
+    if mode == "round":
+        return (value + Decimal("0.5")).to_integral_value(rounding=ROUND_FLOOR)
+    return value.to_integral_value(rounding=ROUND_CEILING if mode == "ceil" else ROUND_FLOOR)
 
 
 def _rounding(mode: str) -> Callable[[Any], Literal]:
@@ -201,11 +210,10 @@ def _rounding(mode: str) -> Callable[[Any], Literal]:
         if kind == INT:
             return make_numeric(INT, value)
         if kind == DEC:
-            if mode == "round":
-                result = (value + Decimal("0.5")).to_integral_value(rounding=ROUND_FLOOR)
-            else:
-                result = value.to_integral_value(rounding=ROUND_CEILING if mode == "ceil" else ROUND_FLOOR)
-            return make_numeric(DEC, result)
+            try:
+                return make_numeric(DEC, _decimal_rounded(value, mode))
+            except ArithmeticError:  # rounded to the context's digits past the largest decimal
+                raise EvalError() from None
         if value != value or value in (math.inf, -math.inf):
             return make_numeric(kind, value)
         if mode == "round":
@@ -694,7 +702,7 @@ def _cast(target: IRI) -> Callable[[Any], Literal]:
                         return make_numeric(DEC, Decimal(repr(value)))
                     return make_numeric(DEC, Decimal(value))
                 return make_numeric(to_kind, float(value))
-            except (InvalidOperation, OverflowError, ValueError):
+            except (ArithmeticError, ValueError):  # decimal's Overflow and InvalidOperation too
                 raise EvalError() from None
         if target == XSD_BOOLEAN:
             if source is None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import fstore
+
 from tests.cli_fixtures import checkout_env
 from tests.locations import DEMO_DATA
 from tests.cli_fixtures import run_cli
@@ -181,3 +183,38 @@ def test_table_import_says_what_it_did_and_shows_rows_on_a_terminal(workdir, cap
     assert stdout == b"many: 20,000 inserted, 0 updated, 0 deleted, 0 unchanged\n"
     assert re.search(r"reading many\.csv .*\b20,000 rows [\d,]+ rows/s", seen)
     assert "committing 20,000 rows" in seen
+
+
+def test_init_honours_repo(workdir, capsys):
+    """``datae --repo DIR init`` makes the store ``--repo DIR`` then opens, as ``datae init
+    DIR`` does; never one in the current directory."""
+    code, out, _ = run(capsys, "--repo", str(workdir / "project"), "init")
+    assert code == 0 and str(workdir / "project" / ".datae") in out
+    assert not (workdir / ".datae").exists()
+    assert run(capsys, "--repo", str(workdir / "project"), "log")[0] == 0  # found where --repo looks
+    # a store directory named outright, new or existing, is that store (no .datae inside it)
+    assert run(capsys, "--repo", str(workdir / "bare" / ".datae"), "init")[0] == 0
+    assert (workdir / "bare" / ".datae" / "data.mdb").exists() and not (workdir / "bare" / ".datae" / ".datae").exists()
+    fstore.open(str(workdir / "plain")).close()
+    code, out, _ = run(capsys, "--repo", str(workdir / "plain"), "init")
+    assert code == 0 and out.startswith("Reinitialized existing") and not (workdir / "plain" / ".datae").exists()
+    # the store named twice, differently: which one is meant cannot be guessed
+    code, _, err = run(capsys, "--repo", str(workdir / "one"), "init", str(workdir / "two"))
+    assert code == 128 and err.startswith("datae: error: ") and "--repo" in err
+    assert not (workdir / "one").exists() and not (workdir / "two").exists()
+
+
+def test_serve_help_names_every_service(capsys):
+    """``datae serve --help`` lists what the server serves, the graph store and the service
+    description too, and which writes the token guards."""
+    from datae.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["serve", "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    for served in ("/sparql", "service description", "/store", "graph store", "/requests", "http:// remotes"):
+        assert served in text, served
+    options = text[text.index("options:"):]
+    token = options[options.index("--token-file FILE"):options.index("--read-only")]
+    assert "graph store writes" in token and "SPARQL update" in token and "push" in token

@@ -306,3 +306,76 @@ def test_a_large_graph_is_streamed_whole(tmp_path, accept):
     assert status == 200 and len(body) > 2 << 20  # more than one chunk of the stream
     read = Graph().parse(data=body, format="nt" if accept == "application/n-triples" else "turtle")
     assert {(str(s), str(p), str(o)) for s, p, o in read} == {(s.value, p.value, o) for s, p, o in written}
+
+
+TOWNS = "urn:datae:dataset:towns"
+
+
+@pytest.fixture()
+def towns_server(tmp_path):
+    """A server over a store with a table (``towns``: fid, name) beside one quad."""
+    from fstore import tables
+
+    store = tmp_path / "store"
+    repo = fstore.open(str(store))
+    columns = [{"id": "c0", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0},
+               {"id": "c1", "name": "name", "dataType": "text"}]
+    with repo.transaction("main", message="towns", author="tests") as tx:
+        towns = tables.create(tx, "towns", columns)
+        towns.insert({"fid": 1, "name": "alpha"})
+        towns.insert({"fid": 2, "name": "beta"})
+        fstore.add(tx, None, IRI("urn:a"), IRI("urn:b"), IRI("urn:c"))
+    repo.close()
+    token_file, token = write_token(tmp_path)
+    running = Server(store, "--token-file", str(token_file))
+    running.token = token
+    yield running
+    running.stop()
+
+
+def test_a_table_graph_reads_as_its_direct_mapping(towns_server):
+    status, headers, body = towns_server.request("GET", "/store?" + urlencode({"graph": TOWNS}), None,
+                                                 {"Accept": "application/n-triples"})
+    assert status == 200 and headers["content-type"] == "application/n-triples"
+    # the W3C Direct Mapping of the two rows, written out by hand (the oracle)
+    xsd = "http://www.w3.org/2001/XMLSchema#"
+    expected = "".join(f"""<{TOWNS}/fid={fid}> a <{TOWNS}> ; <{TOWNS}#fid> "{fid}"^^<{xsd}integer> ;
+                           <{TOWNS}#name> "{name}" .\n""" for fid, name in ((1, "alpha"), (2, "beta")))
+    assert isomorphic(Graph().parse(data=body, format="nt"), Graph().parse(data=expected, format="turtle"))
+    status, _, body = towns_server.request("HEAD", "/store?" + urlencode({"graph": TOWNS}))
+    assert status == 200 and body == b""
+    status, _, body = towns_server.request("GET", "/store?" + urlencode({"graph": "urn:datae:dataset:nosuch"}))
+    assert status == 404 and json.loads(body)["kind"] == "UnknownGraphError"
+    # the whole store is its quads, as SPARQL's dataset is: tables only where named
+    status, _, body = towns_server.request("GET", "/store", None, {"Accept": "application/n-quads"})
+    assert status == 200 and body == b"<urn:a> <urn:b> <urn:c> .\n"
+
+
+def test_a_table_graph_is_no_graph_store_write_target(towns_server):
+    auth = {"Authorization": f"Bearer {towns_server.token}"}
+    table = "/store?" + urlencode({"graph": TOWNS})
+    turtle = {**auth, "Content-Type": "text/turtle"}
+    quads = {**auth, "Content-Type": "application/n-quads"}
+    # SPARQL Update refuses to write a table graph: the graph store answers the same
+    update = f"INSERT DATA {{ GRAPH <{TOWNS}> {{ <urn:x> <urn:y> 1 }} }}"
+    sparql_status, _, sparql_body = towns_server.request("POST", "/sparql", update.encode(),
+                                                         {**auth, "Content-Type": "application/sparql-update"})
+    assert sparql_status == 400 and json.loads(sparql_body)["kind"] == "ReadOnlyGraphError"
+    cases = [
+        ("PUT", table, b"<urn:x> <urn:y> 1 .", turtle),
+        ("POST", table, b"<urn:x> <urn:y> 1 .", turtle),
+        ("PUT", table, b"", turtle),  # even a PUT that would only empty it
+        ("DELETE", table, None, auth),
+        ("POST", "/store", f"<urn:x> <urn:y> <urn:z> .\n<urn:x> <urn:y> \"1\" <{TOWNS}> .\n".encode(), quads),
+        ("POST", "/store", f"<{TOWNS}> {{ <urn:x> <urn:y> 1 }}".encode(), {**auth, "Content-Type": "application/trig"}),
+    ]
+    before = [c.id for c in commits(towns_server)]
+    for method, path, body, headers in cases:
+        status, _, answer = towns_server.request(method, path, body, headers)
+        assert status == sparql_status, (method, path, body, status, answer)
+        error = json.loads(answer)
+        assert error["kind"] == "ReadOnlyGraphError" and TOWNS in error["error"], (method, path, body)
+    assert [c.id for c in commits(towns_server)] == before  # nothing was committed
+    status, _, body = towns_server.request("GET", "/store?" + urlencode({"graph": TOWNS}), None,
+                                           {"Accept": "application/n-triples"})
+    assert status == 200 and len(Graph().parse(data=body, format="nt")) == 6  # the rows as they were

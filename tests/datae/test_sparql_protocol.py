@@ -207,3 +207,36 @@ def test_w3c_protocol(server, name):
     if name == "update_base_uri":
         bound = json.loads(data)["results"]["bindings"]
         assert len(bound) == 1 and bound[0]["o"]["type"] == "uri" and bound[0]["o"]["value"] != "test"
+
+
+def _methods(allow: str) -> set[str]:
+    return {method.strip() for method in allow.split(",")}
+
+
+def test_a_405_says_which_methods_are_allowed(server):
+    """RFC 9110 (15.5.6): a 405 answer carries ``Allow``, for /sparql's own refusals and
+    for the methods a route does not take, on /sparql and /store alike."""
+    ask = "/sparql?" + urlencode({"query": "ASK {}"})
+    cases = [
+        ("PUT", ask, {"GET", "HEAD", "POST"}),
+        ("DELETE", "/sparql", {"GET", "HEAD", "POST"}),
+        ("GET", "/sparql?" + urlencode({"update": "CLEAR ALL"}), {"GET", "HEAD", "POST"}),
+        ("PATCH", "/store?default", {"GET", "HEAD", "PUT", "POST", "DELETE"}),
+        ("OPTIONS", "/sparql", {"GET", "HEAD", "POST"}),
+    ]
+    for method, path, allowed in cases:
+        status, headers, body = server.request(method, path)
+        assert status == 405, (method, path, status, body)
+        assert _methods(headers.get("allow", "")) == allowed, (method, path, headers)
+        assert "error" in json.loads(body)
+
+
+def test_head_is_answered_wherever_get_is(server):
+    path = "/sparql?" + urlencode({"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 1"})
+    accept = {"Accept": "application/sparql-results+json"}
+    get_status, get_headers, get_body = server.request("GET", path, None, accept)
+    status, headers, body = server.request("HEAD", path, None, accept)
+    assert (get_status, status) == (200, 200) and body == b"" and get_body
+    assert headers["content-type"] == get_headers["content-type"]
+    status, _, body = server.request("HEAD", "/sparql?" + urlencode({"update": "CLEAR ALL"}))
+    assert status == 405 and body == b""  # an update is never sent by GET, nor by HEAD

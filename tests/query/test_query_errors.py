@@ -177,3 +177,38 @@ def test_order_by_puts_unbound_then_blank_nodes_then_iris_then_literals() -> Non
         P + "SELECT ?x WHERE { VALUES ?x { 3 :z UNDEF \"a\" 1 } } ORDER BY ?x"
     )
     assert [r.get("x") for r in rows] == [None, IRI(EX + "z"), Literal("1", XSD_INTEGER), Literal("3", XSD_INTEGER), Literal("a")]
+
+
+def _powers_of_ten(count: int) -> str:
+    """BINDs of ?v0 = 1e20 and ?vN = ?v(N-1) squared (1e(20 * 2**N)): decimals beyond the
+    exponent Python's decimal context allows (999,999) after 16 squarings."""
+    binds = ["BIND(100000000000000000000.0 AS ?v0)"]
+    binds += [f"BIND(?v{n - 1} * ?v{n - 1} AS ?v{n})" for n in range(1, count + 1)]
+    return " ".join(binds)
+
+
+def test_decimal_overflow_is_an_evaluation_error() -> None:
+    # ?v15 is 1e655360; its square passes decimal's largest exponent: an error, so the
+    # BIND leaves ?v16 unbound and the FILTER rejects the row (it once escaped as Overflow)
+    (row,) = _select(f"SELECT ?v16 (BOUND(?v15) AS ?held) (ROUND(?v15 * ?v15) AS ?r) WHERE {{ {_powers_of_ten(16)} }}")
+    assert row == {"held": Literal("true", "http://www.w3.org/2001/XMLSchema#boolean")}
+    assert _select(f"SELECT ?v15 WHERE {{ {_powers_of_ten(15)} FILTER(?v15 * ?v15 > 0) }}") == []
+
+
+def test_a_decimal_sum_that_overflows_is_an_evaluation_error() -> None:
+    # 9e999999 is the largest power of ten times 9 decimal holds; two of them do not fit
+    nine = "?v15 * ?v14 * ?v9 * ?v8 * ?v6 * ?v3 * ?v2 * ?v1 * ?v0 * 90000000000000000000.0"
+    (row,) = _select(f"SELECT (SUM(?x) AS ?sum) (AVG(?x) AS ?avg) (COUNT(?x) AS ?n) (MAX(STRLEN(STR(?x))) AS ?digits) "
+                     f"WHERE {{ VALUES ?k {{ 1 2 }} {_powers_of_ten(15)} BIND({nine} AS ?x) }}")
+    assert row == {"n": Literal("2", XSD_INTEGER), "digits": Literal("1000002", XSD_INTEGER)}
+
+
+@pytest.mark.parametrize("function", ["ABS", "ROUND"])
+def test_rounding_a_decimal_past_the_largest_is_an_evaluation_error(function: str) -> None:
+    # 999...9.9 with a million nines: ABS and ROUND round it to decimal's 28 digits, which
+    # gives 1e1000000, past the largest exponent (CEIL and FLOOR are exact and hold it)
+    nine = "?v15 * ?v14 * ?v9 * ?v8 * ?v6 * ?v3 * ?v2 * ?v1 * ?v0 * 90000000000000000000.0"
+    nines = f"STRDT(REPLACE(STR({nine}), '0', '9'), <http://www.w3.org/2001/XMLSchema#decimal>)"
+    (row,) = _select(f"SELECT ?r (STRLEN(STR(?n)) AS ?digits) WHERE {{ {_powers_of_ten(15)} BIND({nines} AS ?n) "
+                     f"BIND({function}(?n) AS ?r) }}")
+    assert row == {"digits": Literal("1000002", XSD_INTEGER)}
