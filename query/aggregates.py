@@ -272,7 +272,11 @@ class _GroupConcat(Accumulator):
             if self.length > budget.max_length:
                 raise ValueTooLongError("GROUP_CONCAT", self.length, budget.max_length)
             if self.seen is None:  # with DISTINCT the set counts
-                budget.take("GROUP_CONCAT", VALUE_OVERHEAD + length)
+                size = VALUE_OVERHEAD + length
+                lang = value.lang
+                if lang is not None and lang not in self.langs:  # kept once, in langs
+                    size += len(lang)
+                budget.take("GROUP_CONCAT", size)
         self.parts.append(value.lexical)
         self.langs.add(value.lang)
 

@@ -737,6 +737,10 @@ class Executor:
                     kind = type(value)
                     if kind is Literal:
                         grown += len(value.lexical)
+                        if value.datatype is not None:  # STRDT / STRLANG can make long ones
+                            grown += len(value.datatype.value)
+                        elif value.lang is not None:
+                            grown += len(value.lang)
                     elif kind is IRI:
                         grown += len(value.value)
             if grown > LONG_BINDING:

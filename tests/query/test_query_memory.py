@@ -19,7 +19,8 @@ from query import IRI, Literal, MemorySource, execute, explain
 from query.errors import IntermediateTooLargeError, MemoryLimitError, QueryError, ResultTooLargeError, ValueTooLongError
 from query.limits import MAX_HELD_BYTES, MAX_VALUE_LENGTH, Limits, Memory, collect, row_size, value_size
 from query.parser import parse_query
-from query.engine import run_query
+from query.engine import prepare, run_query
+from query.source import as_source
 from query.terms import XSD_INTEGER
 
 
@@ -146,7 +147,7 @@ def test_a_top_k_sort_holds_only_its_heap() -> None:
     """LIMIT 3 over 3,600 rows: the heap's three rows, not the input, count."""
     text = "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY DESC(?b) ?d LIMIT 3"
     source = _numbers(60)
-    assert _rows(text, source, max_held_bytes=1_000) == _rows(text, source)
+    assert _rows(text, source, max_held_bytes=2_000) == _rows(text, source)  # the input: 1.1 MB
 
 
 @pytest.mark.parametrize("inner", [
@@ -177,7 +178,7 @@ def test_the_result_collected_counts_against_the_budget() -> None:
 
 
 def test_sizes_and_the_budget() -> None:
-    assert value_size(Literal("abc")) == value_size(Literal("xyz", XSD_INTEGER)) == 35
+    assert value_size(Literal("abc")) == 35 and value_size(Literal("xyz", XSD_INTEGER)) == 35 + len(XSD_INTEGER.value)
     assert row_size({"a": IRI("urn:x"), "b": Literal("")}) == value_size(IRI("urn:x")) + value_size(Literal(""))
     memory = Memory(100, None)
     memory.take(100, "x")
@@ -208,6 +209,35 @@ def test_an_update_where_runs_under_the_memory_budget(tmp_path) -> None:
         assert session.run("ASK { ?s ?p ?o }").ask is False  # nothing committed
     finally:
         repo.close()
+
+
+# ---------------------------------------------------------------------------- what the review found uncounted
+
+
+def test_a_literal_counts_its_datatype_and_language_tag() -> None:
+    long_type, long_tag = Literal("1", "urn:" + "t" * 10_000), Literal("1", lang="en-" + "a" * 10_000)
+    assert value_size(long_type) == value_size(Literal("1")) + len("urn:" + "t" * 10_000)
+    assert value_size(long_tag) == value_size(Literal("1")) + len("en-" + "a" * 10_000)
+    values = {"t": long_type, "l": long_tag, "i": IRI("urn:x"), "n": 7, "s": "abc", "b": Literal("x", lang="fr")}
+    assert row_size(values) == sum(map(value_size, values.values()))  # the inlined copy agrees
+
+
+@pytest.mark.parametrize("make", ['STRDT("1", IRI(CONCAT("urn:", ?x10, ?x10)))', 'STRLANG("1", CONCAT("en-", ?x10, ?x10))'])
+def test_a_long_datatype_or_language_tag_is_held_bytes(make: str) -> None:
+    """The review's t4.py: an ORDER BY of 60 rows each holding a literal "1" whose datatype
+    IRI (or language tag) is 2,000 characters long; and 40 such BINDs in one solution."""
+    sort = (f'SELECT ?k WHERE {{ {{ SELECT ?k ?d WHERE {{ ?k ?p ?o {doubling(10).split("WHERE {")[1][:-1]}'
+            f' BIND({make} AS ?d) }} }} }} ORDER BY ?k')
+    source = _numbers(60)
+    assert len(_rows(sort, source, max_held_bytes=1 << 30)) == 60
+    with pytest.raises(MemoryLimitError, match="ORDER BY"):
+        _rows(sort, source, max_held_bytes=100_000, max_held_rows=10**9)
+    binds = doubling(10)[:-1] + " ".join(f"BIND({make} AS ?y{i})" for i in range(40)) + " }"
+    assert len(_rows(binds, max_held_bytes=1 << 30)) == 1
+    with pytest.raises(MemoryLimitError, match="BIND"):
+        _rows(binds, max_held_bytes=50_000)
+
+
 
 
 # ---------------------------------------------------------------------------- the CLI
