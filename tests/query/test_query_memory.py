@@ -214,6 +214,42 @@ def test_an_update_where_runs_under_the_memory_budget(tmp_path) -> None:
 # ---------------------------------------------------------------------------- what the review found uncounted
 
 
+def _long_values(groups: int, per_group: int, length: int) -> MemorySource:
+    """``groups`` subjects, each with ``per_group`` literals of ``length`` characters,
+    increasing within a group (a MAX changes its kept value at each one)."""
+    return MemorySource([(None, IRI(f"urn:s{g}"), IRI("urn:p"), Literal(f"{v:04d}" + "x" * length))
+                         for g in range(groups) for v in range(per_group)])
+
+
+@pytest.mark.parametrize("aggregate", ["MIN", "MAX", "SAMPLE"])
+def test_the_value_min_max_and_sample_keep_per_group_counts(aggregate: str) -> None:
+    """Each group keeps one value: 200 groups of a 5,000-character value hold 1 MB, which
+    a 200,000-byte budget refuses, naming the aggregate (the review's t4.py, smaller)."""
+    source = _long_values(200, 1, 5_000)
+    text = f"SELECT (COUNT(*) AS ?n) WHERE {{ {{ SELECT ?s ({aggregate}(?o) AS ?m) WHERE {{ ?s ?p ?o }} GROUP BY ?s }} }}"
+    assert _rows(text, source, max_held_bytes=1 << 30) == _rows(text, source) == [{"n": Literal("200", XSD_INTEGER)}]
+    with pytest.raises(MemoryLimitError) as caught:
+        _rows(text, source, max_held_bytes=200_000, max_held_rows=10**9)
+    assert (caught.value.operator, caught.value.limit) == (aggregate, 200_000)
+
+
+@pytest.mark.parametrize("aggregate", ["MIN", "MAX"])
+def test_min_and_max_count_the_value_they_keep_not_every_one_they_saw(aggregate: str) -> None:
+    """One group, 200 values of 5,000 characters, each a new MAX (and the first the MIN):
+    the group keeps one of them, which fits in 50,000 bytes but not in 4,000; and gives it
+    back when done."""
+    source = _long_values(1, 200, 5_000)
+    text = f"SELECT ({aggregate}(?o) AS ?m) WHERE {{ ?s ?p ?o }}"
+    expected = _rows(text, source)
+    assert _rows(text, source, max_held_bytes=50_000, max_held_rows=10**9) == expected
+    assert len(expected[0]["m"].lexical) == 5_004
+    with pytest.raises(MemoryLimitError):
+        _rows(text, source, max_held_bytes=4_000)
+    memory = Memory(50_000, None)
+    executor, plan = prepare(source, parse_query(text), memory=memory)
+    assert list(executor.solutions(plan)) == expected and memory.held == 0
+
+
 def test_a_literal_counts_its_datatype_and_language_tag() -> None:
     long_type, long_tag = Literal("1", "urn:" + "t" * 10_000), Literal("1", lang="en-" + "a" * 10_000)
     assert value_size(long_type) == value_size(Literal("1")) + len("urn:" + "t" * 10_000)
