@@ -350,6 +350,7 @@ class Executor:
         self._named_list: list | None = None
         self._nodes: dict = {}
         self._tables: dict = {}
+        self._table_bytes = 0  # taken from memory by the hash tables (see release)
         self._steps: dict = {}
         self._reads: dict = {}  # prepared reads of the source, by graph and pattern (see prepared)
         self._compiled: dict = {}
@@ -539,9 +540,22 @@ class Executor:
         table = self._tables.get(key)
         if table is None:
             with paused_gc():  # materialising: see nstore.collector
-                rows = list(self.held(self.run(node, {}, graph), operator))
+                held = self.held(self.run(node, {}, graph), operator)
+                rows = list(held)
+                if self.memory is not None:
+                    self._table_bytes += held.held
                 table = self._tables[key] = _HashTable(rows, keys)
         return table
+
+    def release(self) -> None:
+        """Let go of what this executor keeps for the rest of its query — its hash tables
+        and adaptive steps' tables — and give their bytes back to the query's memory: for
+        an executor that ends before its query does (one part of CHANGES or VERSIONS)."""
+        if self.memory is not None:
+            self.memory.give(self._table_bytes + sum(state.held for state in self._steps.values()))
+        self._table_bytes = 0
+        self._tables.clear()
+        self._steps.clear()
 
     # ------------------------------------------------------------------ operators
 
@@ -1015,9 +1029,12 @@ class Executor:
             sub = Executor(source, dataset=self.dataset, ctx=ctx, check=self.check, max_held_rows=self.max_held_rows,
                            memory=self.memory)
             plan = Planner(source, ctx, default_graphs=tuple(sub.default_graphs)).plan(node.pattern, frozenset(inner), graph)
-            for sol in sub.run(plan, inner, graph):
-                for extra in wanted:
-                    yield {**sol, **extra}
+            try:
+                for sol in sub.run(plan, inner, graph):
+                    for extra in wanted:
+                        yield {**sol, **extra}
+            finally:  # the part's tables go with it: parts one after another do not add up
+                sub.release()
 
 
 def _merge(stream: Iterator[Solution], outer: Solution) -> Iterator[Solution]:

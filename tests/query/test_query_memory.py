@@ -314,6 +314,64 @@ def test_the_pairs_a_path_holds_are_counted(case: str) -> None:
     assert list(executor.solutions(plan)) == [{"n": Literal(str(expected), XSD_INTEGER)}] and memory.held == 0
 
 
+def _history(path, commits: int):
+    """A store whose first commit adds 30 ``urn:q`` quads (MINUS's side), each later one an
+    ``urn:p`` quad (the review's t7.py, smaller)."""
+    import fstore
+
+    repo = fstore.open(path)
+    with repo.transaction("main", message="base", author="tester") as tx:
+        for i in range(30):
+            fstore.add(tx, None, IRI(f"urn:a{i}"), IRI("urn:q"), "x" * 100)
+    for c in range(commits):
+        with repo.transaction("main", message=f"c{c}", author="tester") as tx:
+            fstore.add(tx, None, IRI(f"urn:s{c}"), IRI("urn:p"), c)
+    return repo
+
+
+def test_each_versions_part_gives_its_tables_bytes_back(tmp_path) -> None:
+    """VERSIONS runs the pattern once per commit, each run with its own MINUS table of 30
+    rows: one run's table fits the budget, all 31 together would not."""
+    from query.versioning import VersionContext
+
+    repo = _history(tmp_path / "store", 30)
+    try:
+        view = repo.at("main")
+        text = "SELECT (COUNT(*) AS ?n) VERSIONS WHERE { ?s <urn:p> ?o MINUS { ?a <urn:q> ?b } }"
+        one_table = 30 * row_size({"a": IRI("urn:a10"), "b": "x" * 100})
+        expected = _rows(text, view)
+        assert expected == [{"n": Literal(str(sum(range(1, 31))), XSD_INTEGER)}]
+        assert _rows(text, view, max_held_bytes=3 * one_table) == expected
+        memory = Memory(3 * one_table, None)
+        executor, plan = prepare(as_source(view), parse_query(text), VersionContext.of(view), memory=memory)
+        assert list(executor.solutions(plan)) == expected and memory.held == 0
+        with pytest.raises(MemoryLimitError, match="MINUS"):  # and the budget can bite
+            _rows(text, view, max_held_bytes=one_table // 2)
+    finally:
+        repo.close()
+
+
+
+@pytest.mark.parametrize("case", ["a hash join's table", "an adaptive step's table"])
+def test_an_executor_released_gives_its_tables_bytes_back(case: str) -> None:
+    """What an executor keeps for its whole query (hash tables) stays taken after its rows
+    are read; release gives it back (what each VERSIONS or CHANGES part does)."""
+    if case == "a hash join's table":
+        source, text = _numbers(60), HELD[case]
+        assert "(hash)" in explain(source, text)
+    else:  # 600 lookups of ?o ?pp ?x: the step reads that pattern whole and probes a table
+        p, q = IRI("urn:p"), IRI("urn:q")
+        source = MemorySource([(None, IRI(f"urn:s{i}"), p, IRI(f"urn:o{i % 20}")) for i in range(600)]
+                              + [(None, IRI(f"urn:o{j}"), q, IRI(f"urn:x{j}")) for j in range(20)])
+        text = "SELECT * WHERE { ?s <urn:p> ?o . ?o ?pp ?x }"
+    memory = Memory(1 << 30, None)
+    executor, plan = prepare(source, parse_query(text), memory=memory)
+    assert len(list(executor.solutions(plan))) == len(_rows(text, source))
+    assert memory.held > 0
+    executor.release()
+    assert memory.held == 0
+
+
 # ---------------------------------------------------------------------------- the CLI
 
 
