@@ -5,9 +5,9 @@ and inverses keep duplicates (they are joins and unions); a negated property set
 of node pairs, and so are ``path?``, ``path*`` and ``path+``, computed by a breadth-first
 search that visits every node at most once per start node, so cycles terminate. With both
 ends free, ``path*`` starts from every node of the graph (zero-length paths), ``path+`` from
-every node with an outgoing first step. The sets of pairs are held rows of the query
-(:meth:`query.executor.Executor.held_set`: ``max_held_rows``, the memory budget): with both
-ends free, ``(a/b)?`` holds up to the square of the graph's nodes.
+every node with an outgoing first step. With both ends free, the sets of pairs are held
+rows of the query (:meth:`query.executor.Executor.held_set`: ``max_held_rows``, the memory
+budget): ``(a/b)?`` can hold the square of the graph's nodes.
 
 >>> from query.algebra import PathMod, PathLink, Var
 >>> from query.source import MemorySource
@@ -180,12 +180,22 @@ def _negated(ex: Any, path: PathNeg, graph: Any, s: Any, o: Any) -> Iterator[tup
         found = ((s if s is not None else b[".ps"], o if o is not None else b[".po"])
                  for b in ex.match(graph, s if s is not None else _S, _P, o if o is not None else _O)
                  if b[".pp"] not in forward)
-        yield from ex.held_set(found, HELD, pair_size)
+        yield from _distinct(ex, found, s, o)
     if inverse:
         found = ((s if s is not None else b[".po"], o if o is not None else b[".ps"])
                  for b in ex.match(graph, o if o is not None else _S, _P, s if s is not None else _O)
                  if b[".pp"] not in inverse)
-        yield from ex.held_set(found, HELD, pair_size)
+        yield from _distinct(ex, found, s, o)
+
+
+def _distinct(ex: Any, found: Iterable[tuple], s: Any, o: Any) -> Iterator[tuple]:
+    """The distinct pairs of ``found``. With both ends free they are held rows of the query
+    (their number can grow with the square of the graph's nodes); with one end bound they
+    are at most the graph's nodes, like the sets ``*`` and ``+`` keep, and are not counted
+    (this runs once per incoming solution)."""
+    if s is None and o is None:
+        return ex.held_set(found, HELD, pair_size)
+    return iter(dict.fromkeys(found))
 
 
 def _zero_or_one(ex: Any, inner: Any, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
@@ -231,7 +241,7 @@ def _closure(ex: Any, path: PathMod, graph: Any, s: Any, o: Any) -> Iterator[tup
         return (a for a, _ in pairs(ex, inner, graph, None, node))
 
     if mod == "?":
-        yield from ex.held_set(_zero_or_one(ex, inner, graph, s, o), HELD, pair_size)
+        yield from _distinct(ex, _zero_or_one(ex, inner, graph, s, o), s, o)
         return
     if s is not None:
         for node in _reach(forward, s, zero):
