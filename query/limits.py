@@ -186,7 +186,7 @@ class Memory:
 
     An operator that holds rows takes their :func:`row_size` as it keeps them and gives it
     back when it lets them go (a sort or DISTINCT when done; a hash table
-    lasts the query). A solution that grows past what is left (a chain of BINDs) is
+    lasts the query, or the CHANGES / VERSIONS part that built it). A solution that grows past what is left (a chain of BINDs) is
     refused by :meth:`check`; a function that would make a too-long value by
     :meth:`check_length`, before it makes it.
 
