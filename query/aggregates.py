@@ -252,7 +252,7 @@ class _Sample(Accumulator):
         if self.value is None and value is not ERROR and value is not None:
             budget = self.budget
             if budget is not None and budget.memory is not None:
-                budget.change("SAMPLE", value_size(value))
+                budget.change(self.name, value_size(value))
             self.value = value
 
     def result(self) -> Any:

@@ -36,8 +36,7 @@ from .errors import MemoryLimitError, QueryTimeoutError, ResultTooLargeError, Va
 from .results import Result
 
 __all__ = ["MAX_HELD_ROWS", "MAX_HELD_BYTES", "MAX_VALUE_LENGTH", "VALUE_OVERHEAD", "TAKE_EVERY", "Limits", "Deadline", "Memory",
-           "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect", "value_size", "row_size",
-           "literal_text"]
+           "LimitedSource", "QueryTimeoutError", "ResultTooLargeError", "collect", "value_size", "row_size"]
 
 _CHECK_EVERY = 1024
 
@@ -133,7 +132,7 @@ def value_size(value: Any) -> int:
     if kind is IRI:
         return VALUE_OVERHEAD + len(value.value)
     if kind is Literal:
-        return VALUE_OVERHEAD + literal_text(value)
+        return VALUE_OVERHEAD + _literal_text(value)
     if kind is str or kind is bytes:
         return VALUE_OVERHEAD + len(value)
     if kind is BNode:
@@ -165,11 +164,11 @@ def row_size(row: dict) -> int:
     return size
 
 
-def literal_text(literal: Literal) -> int:
+def _literal_text(literal: Literal) -> int:
     """The characters of a literal: its lexical form and its datatype IRI or language tag
     (a literal has one or neither).
 
-    >>> literal_text(Literal("abc")), literal_text(Literal("abc", lang="en")), literal_text(Literal("1", "urn:t"))
+    >>> _literal_text(Literal("abc")), _literal_text(Literal("abc", lang="en")), _literal_text(Literal("1", "urn:t"))
     (3, 5, 6)
     """
     if literal.datatype is not None:
@@ -185,10 +184,10 @@ class Memory:
     (``max_value_length`` characters; None: any).
 
     An operator that holds rows takes their :func:`row_size` as it keeps them and gives it
-    back when it lets them go (a sort or DISTINCT when done; a hash table
-    lasts the query, or the CHANGES / VERSIONS part that built it). A solution that grows past what is left (a chain of BINDs) is
-    refused by :meth:`check`; a function that would make a too-long value by
-    :meth:`check_length`, before it makes it.
+    back when it lets them go (a sort or DISTINCT when done; a hash table lasts the query,
+    or the CHANGES / VERSIONS part that built it). A solution that grows past what is left
+    (a chain of BINDs) is refused by :meth:`check`; a function that would make a too-long
+    value by :meth:`check_length`, before it makes it.
 
     >>> memory = Memory(100, 10)
     >>> memory.take(60, "ORDER BY"); memory.check(40, "BIND"); memory.give(60); memory.held

@@ -34,6 +34,7 @@ from .terms import IRI
 __all__ = ["eval_path", "pairs", "pair_size", "HELD"]
 
 _S, _P, _O = Var(".ps"), Var(".pp"), Var(".po")
+_PARAM = Param()  # the bound end of a one-link lookup (see Executor.prepared)
 
 HELD = "a property path"
 """The operator named when the pairs a path keeps (``?``, a negated set) are too many."""
@@ -46,7 +47,6 @@ def pair_size(pair: tuple) -> int:
     74
     """
     return value_size(pair[0]) + value_size(pair[1])
-_PARAM = Param()  # the bound end of a one-link lookup (see Executor.prepared)
 
 
 def eval_path(ex: Any, s: Any, path: Any, o: Any, hint: dict, graph: Any) -> Iterator[dict]:
