@@ -39,7 +39,8 @@ class Budget:
     sets, GROUP_CONCAT's parts): the groups are capped by ``max_held_rows``, but one group
     can keep a value per solution, so these count against the same cap (``limit``; None:
     any), and their bytes against the query's ``memory`` (a :class:`query.limits.Memory`;
-    ``held`` is what they took, which GROUP BY gives back when done).
+    ``held`` is what they took, which GROUP BY gives back when done). The one value MIN,
+    MAX or SAMPLE keeps per group counts its bytes only (:meth:`change`).
 
     >>> from query.algebra import Var
     >>> acc = new_accumulator(Aggregate("COUNT", Var("x"), distinct=True), Budget(2))
@@ -65,6 +66,14 @@ class Budget:
         self.left -= 1
         if self.left < 0:
             raise IntermediateTooLargeError(operator, self.limit)
+        self.pending += size
+        if self.pending >= TAKE_EVERY:
+            self.settle(operator)
+
+    def change(self, operator: str, size: int) -> None:
+        """Account for ``size`` more bytes (or fewer, when negative) in the value an
+        accumulator keeps in place of another: MIN, MAX and SAMPLE keep one value per group
+        (the group is the row counted), of any length up to ``max_value_length``."""
         self.pending += size
         if self.pending >= TAKE_EVERY:
             self.settle(operator)
@@ -219,7 +228,11 @@ class _Extreme(Accumulator):
 
     def _add(self, value: Any) -> None:
         key = order_key(value)
-        if self.best is None or (key < self.best_key if self.sign < 0 else key > self.best_key):
+        best = self.best
+        if best is None or (key < self.best_key if self.sign < 0 else key > self.best_key):
+            budget = self.budget
+            if budget is not None and budget.memory is not None:  # the kept value's bytes: the new in, the old out
+                budget.change(self.name, value_size(value) - (0 if best is None else value_size(best)))
             self.best, self.best_key = value, key
 
     def result(self) -> Any:
@@ -237,6 +250,9 @@ class _Sample(Accumulator):
 
     def _add(self, value: Any) -> None:
         if self.value is None and value is not ERROR and value is not None:
+            budget = self.budget
+            if budget is not None and budget.memory is not None:
+                budget.change(self.name, value_size(value))
             self.value = value
 
     def result(self) -> Any:
@@ -272,7 +288,11 @@ class _GroupConcat(Accumulator):
             if self.length > budget.max_length:
                 raise ValueTooLongError("GROUP_CONCAT", self.length, budget.max_length)
             if self.seen is None:  # with DISTINCT the set counts
-                budget.take("GROUP_CONCAT", VALUE_OVERHEAD + length)
+                size = VALUE_OVERHEAD + length
+                lang = value.lang
+                if lang is not None and lang not in self.langs:  # kept once, in langs
+                    size += len(lang)
+                budget.take("GROUP_CONCAT", size)
         self.parts.append(value.lexical)
         self.langs.add(value.lang)
 

@@ -267,17 +267,19 @@ def _capped(rows: Iterable[Solution], limit: int, operator: str) -> Iterator[Sol
 
 class _Held:
     """The rows an operator keeps, counted as they are read: at most ``limit`` of them
-    (None: any) and their bytes taken from ``memory`` (``held`` so far; :meth:`release`
-    gives them back when the operator lets them go)."""
+    (None: any) and their bytes (``size`` of each: :func:`row_size` for a solution) taken
+    from ``memory`` (``held`` so far; :meth:`release` gives them back when the operator
+    lets them go)."""
 
-    __slots__ = ("rows", "operator", "limit", "memory", "held")
+    __slots__ = ("rows", "operator", "limit", "memory", "held", "size")
 
-    def __init__(self, rows: Iterable[Solution], operator: str, limit: int | None, memory: Memory) -> None:
-        self.rows, self.operator, self.limit, self.memory = rows, operator, limit, memory
+    def __init__(self, rows: Iterable[Any], operator: str, limit: int | None, memory: Memory,
+                 size: Callable[[Any], int] = row_size) -> None:
+        self.rows, self.operator, self.limit, self.memory, self.size = rows, operator, limit, memory, size
         self.held = 0
 
-    def __iter__(self) -> Iterator[Solution]:
-        operator, take, size_of, every = self.operator, self.memory.take, row_size, TAKE_EVERY
+    def __iter__(self) -> Iterator[Any]:
+        operator, take, size_of, every = self.operator, self.memory.take, self.size, TAKE_EVERY
         limit = self.limit if self.limit is not None else sys.maxsize
         pending = 0  # counted, not yet taken: taken TAKE_EVERY bytes at a time
         for count, row in enumerate(self.rows, 1):
@@ -297,7 +299,15 @@ class _Held:
         self.held = 0
 
 
-def _released(rows: list, memory: Memory, size: int) -> Iterator[Solution]:
+def _first_sight(items: Iterable[Any], kept: dict) -> Iterator[Any]:
+    """The ``items`` not yet in ``kept``, each put there as it goes by."""
+    for item in items:
+        if item not in kept:
+            kept[item] = None
+            yield item
+
+
+def _released(rows: Iterable[Any], memory: Memory, size: int) -> Iterator[Any]:
     """``rows``, giving ``size`` bytes back to ``memory`` once they are all read, or when
     the reader lets go of them, even unread (a LIMIT 0 never starts reading)."""
     stream = _releasing(rows, memory, size)
@@ -305,7 +315,7 @@ def _released(rows: list, memory: Memory, size: int) -> Iterator[Solution]:
     return stream
 
 
-def _releasing(rows: list, memory: Memory, size: int) -> Iterator[Any]:
+def _releasing(rows: Iterable[Any], memory: Memory, size: int) -> Iterator[Any]:
     try:
         yield None
         yield from rows
@@ -340,6 +350,7 @@ class Executor:
         self._named_list: list | None = None
         self._nodes: dict = {}
         self._tables: dict = {}
+        self._table_bytes = 0  # taken from memory by the hash tables (see release)
         self._steps: dict = {}
         self._reads: dict = {}  # prepared reads of the source, by graph and pattern (see prepared)
         self._compiled: dict = {}
@@ -438,16 +449,41 @@ class Executor:
             found = self._nodes[key] = list(nodes)
         return found
 
-    def held(self, rows: Iterable[Solution], operator: str) -> Iterable[Solution]:
+    def held(self, rows: Iterable[Any], operator: str, size: Callable[[Any], int] = row_size) -> Iterable[Any]:
         """``rows``, which ``operator`` keeps in memory: an IntermediateTooLargeError past
         :attr:`max_held_rows` of them, a MemoryLimitError past the query's memory budget
-        (then a :class:`_Held`, whose ``release`` gives their bytes back)."""
+        (then a :class:`_Held`, whose ``release`` gives their bytes back; ``size`` counts
+        a row's bytes)."""
         limit = self.max_held_rows
         if self.memory is not None:
-            return _Held(rows, operator, limit, self.memory)
+            return _Held(rows, operator, limit, self.memory, size)
         if limit is None:
             return rows
         return _capped(rows, limit, operator)
+
+    def held_set(self, items: Iterable[Any], operator: str, size: Callable[[Any], int]) -> Iterator[Any]:
+        """The distinct ``items`` (hashable), all read first and kept until they are read
+        back, as ``operator``'s held rows: at most :attr:`max_held_rows` of them, their
+        ``size`` taken from the query's memory and given back once read (or let go).
+
+        >>> from query.source import MemorySource
+        >>> ex = Executor(MemorySource([]), max_held_rows=2)
+        >>> list(ex.held_set(["a", "b", "a"], "a set", len))
+        ['a', 'b']
+        >>> list(ex.held_set("abc", "a set", len))
+        Traceback (most recent call last):
+        ...
+        query.errors.IntermediateTooLargeError: a set holds more than 2 rows (the limit on rows held in memory); narrow the query or raise the limit (max_held_rows, --max-held-rows)
+        """
+        if self.max_held_rows is None and self.memory is None:
+            return iter(dict.fromkeys(items))
+        kept: dict = {}
+        held = self.held(_first_sight(items, kept), operator, size)
+        for _ in held:  # the count: kept fills as it goes
+            pass
+        if self.memory is None:
+            return iter(kept)
+        return _released(kept, self.memory, held.held)
 
     def _compile(self, expr: Any, graph: Any) -> Any:
         key = (id(expr), graph)
@@ -504,9 +540,22 @@ class Executor:
         table = self._tables.get(key)
         if table is None:
             with paused_gc():  # materialising: see nstore.collector
-                rows = list(self.held(self.run(node, {}, graph), operator))
+                held = self.held(self.run(node, {}, graph), operator)
+                rows = list(held)
+                if self.memory is not None:
+                    self._table_bytes += held.held
                 table = self._tables[key] = _HashTable(rows, keys)
         return table
+
+    def release(self) -> None:
+        """Let go of what this executor keeps for the rest of its query — its hash tables
+        and adaptive steps' tables — and give their bytes back to the query's memory: for
+        an executor that ends before its query does (one part of CHANGES or VERSIONS)."""
+        if self.memory is not None:
+            self.memory.give(self._table_bytes + sum(state.held for state in self._steps.values()))
+        self._table_bytes = 0
+        self._tables.clear()
+        self._steps.clear()
 
     # ------------------------------------------------------------------ operators
 
@@ -737,6 +786,10 @@ class Executor:
                     kind = type(value)
                     if kind is Literal:
                         grown += len(value.lexical)
+                        if value.datatype is not None:  # STRDT / STRLANG can make long ones
+                            grown += len(value.datatype.value)
+                        elif value.lang is not None:
+                            grown += len(value.lang)
                     elif kind is IRI:
                         grown += len(value.value)
             if grown > LONG_BINDING:
@@ -976,9 +1029,12 @@ class Executor:
             sub = Executor(source, dataset=self.dataset, ctx=ctx, check=self.check, max_held_rows=self.max_held_rows,
                            memory=self.memory)
             plan = Planner(source, ctx, default_graphs=tuple(sub.default_graphs)).plan(node.pattern, frozenset(inner), graph)
-            for sol in sub.run(plan, inner, graph):
-                for extra in wanted:
-                    yield {**sol, **extra}
+            try:
+                for sol in sub.run(plan, inner, graph):
+                    for extra in wanted:
+                        yield {**sol, **extra}
+            finally:  # the part's tables go with it: parts one after another do not add up
+                sub.release()
 
 
 def _merge(stream: Iterator[Solution], outer: Solution) -> Iterator[Solution]:

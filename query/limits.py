@@ -118,17 +118,21 @@ class Deadline:
 
 def value_size(value: Any) -> int:
     """The bytes a value is counted as holding: the characters of its text (a literal's
-    lexical form, an IRI, a blank node's label, a stored string or bytes) plus
-    :data:`VALUE_OVERHEAD`; a number or date only the overhead.
+    lexical form with its datatype IRI or language tag, an IRI, a blank node's label, a
+    stored string or bytes) plus :data:`VALUE_OVERHEAD`; a number or date only the
+    overhead. A literal's datatype counts even when it is XSD's: STRDT can make one of any
+    length, and telling the two apart would cost more than counting.
 
-    >>> value_size(Literal("abc")), value_size(IRI("urn:x")), value_size(7)
-    (35, 37, 32)
+    >>> value_size(Literal("abc")), value_size(Literal("abc", lang="en")), value_size(IRI("urn:x")), value_size(7)
+    (35, 37, 37, 32)
+    >>> value_size(Literal("1", "http://www.w3.org/2001/XMLSchema#integer"))
+    73
     """
     kind = type(value)
     if kind is IRI:
         return VALUE_OVERHEAD + len(value.value)
     if kind is Literal:
-        return VALUE_OVERHEAD + len(value.lexical)
+        return VALUE_OVERHEAD + _literal_text(value)
     if kind is str or kind is bytes:
         return VALUE_OVERHEAD + len(value)
     if kind is BNode:
@@ -149,11 +153,29 @@ def row_size(row: dict) -> int:
             size += len(value.value)
         elif kind is Literal:
             size += len(value.lexical)
+            if value.datatype is not None:
+                size += len(value.datatype.value)
+            elif value.lang is not None:
+                size += len(value.lang)
         elif kind is str or kind is bytes:
             size += len(value)
         elif kind is BNode:
             size += len(value.id)
     return size
+
+
+def _literal_text(literal: Literal) -> int:
+    """The characters of a literal: its lexical form and its datatype IRI or language tag
+    (a literal has one or neither).
+
+    >>> _literal_text(Literal("abc")), _literal_text(Literal("abc", lang="en")), _literal_text(Literal("1", "urn:t"))
+    (3, 5, 6)
+    """
+    if literal.datatype is not None:
+        return len(literal.lexical) + len(literal.datatype.value)
+    if literal.lang is not None:
+        return len(literal.lexical) + len(literal.lang)
+    return len(literal.lexical)
 
 
 class Memory:
@@ -162,10 +184,10 @@ class Memory:
     (``max_value_length`` characters; None: any).
 
     An operator that holds rows takes their :func:`row_size` as it keeps them and gives it
-    back when it lets them go (a sort or DISTINCT when done; a hash table
-    lasts the query). A solution that grows past what is left (a chain of BINDs) is
-    refused by :meth:`check`; a function that would make a too-long value by
-    :meth:`check_length`, before it makes it.
+    back when it lets them go (a sort or DISTINCT when done; a hash table lasts the query,
+    or the CHANGES / VERSIONS part that built it). A solution that grows past what is left
+    (a chain of BINDs) is refused by :meth:`check`; a function that would make a too-long
+    value by :meth:`check_length`, before it makes it.
 
     >>> memory = Memory(100, 10)
     >>> memory.take(60, "ORDER BY"); memory.check(40, "BIND"); memory.give(60); memory.held

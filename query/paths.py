@@ -5,7 +5,9 @@ and inverses keep duplicates (they are joins and unions); a negated property set
 of node pairs, and so are ``path?``, ``path*`` and ``path+``, computed by a breadth-first
 search that visits every node at most once per start node, so cycles terminate. With both
 ends free, ``path*`` starts from every node of the graph (zero-length paths), ``path+`` from
-every node with an outgoing first step.
+every node with an outgoing first step. With both ends free, the sets of pairs are held
+rows of the query (:meth:`query.executor.Executor.held_set`: ``max_held_rows``, the memory
+budget): ``(a/b)?`` can hold the square of the graph's nodes.
 
 >>> from query.algebra import PathMod, PathLink, Var
 >>> from query.source import MemorySource
@@ -25,13 +27,26 @@ from typing import Any, Callable, Iterable, Iterator
 from fstore import Param
 
 from .algebra import PathAlt, PathInv, PathLink, PathMod, PathNeg, PathSeq, Var
+from .limits import value_size
 from .planner import DEFAULT  # noqa: F401 - used by the doctest
 from .terms import IRI
 
-__all__ = ["eval_path", "pairs"]
+__all__ = ["eval_path", "pairs", "pair_size", "HELD"]
 
 _S, _P, _O = Var(".ps"), Var(".pp"), Var(".po")
 _PARAM = Param()  # the bound end of a one-link lookup (see Executor.prepared)
+
+HELD = "a property path"
+"""The operator named when the pairs a path keeps (``?``, a negated set) are too many."""
+
+
+def pair_size(pair: tuple) -> int:
+    """The bytes a held ``(subject, object)`` pair counts (:func:`query.limits.value_size`).
+
+    >>> pair_size((IRI("urn:a"), IRI("urn:b")))
+    74
+    """
+    return value_size(pair[0]) + value_size(pair[1])
 
 
 def eval_path(ex: Any, s: Any, path: Any, o: Any, hint: dict, graph: Any) -> Iterator[dict]:
@@ -162,17 +177,39 @@ def _negated(ex: Any, path: PathNeg, graph: Any, s: Any, o: Any) -> Iterator[tup
     forward = set(path.iris)
     inverse = set(path.inverse)
     if forward or not inverse:
-        found: dict[tuple, None] = {}
-        for b in ex.match(graph, s if s is not None else _S, _P, o if o is not None else _O):
-            if b[".pp"] not in forward:
-                found[(s if s is not None else b[".ps"], o if o is not None else b[".po"])] = None
-        yield from found
+        found = ((s if s is not None else b[".ps"], o if o is not None else b[".po"])
+                 for b in ex.match(graph, s if s is not None else _S, _P, o if o is not None else _O)
+                 if b[".pp"] not in forward)
+        yield from _distinct(ex, found, s, o)
     if inverse:
-        found = {}
-        for b in ex.match(graph, o if o is not None else _S, _P, s if s is not None else _O):
-            if b[".pp"] not in inverse:
-                found[(s if s is not None else b[".po"], o if o is not None else b[".ps"])] = None
-        yield from found
+        found = ((s if s is not None else b[".po"], o if o is not None else b[".ps"])
+                 for b in ex.match(graph, o if o is not None else _S, _P, s if s is not None else _O)
+                 if b[".pp"] not in inverse)
+        yield from _distinct(ex, found, s, o)
+
+
+def _distinct(ex: Any, found: Iterable[tuple], s: Any, o: Any) -> Iterator[tuple]:
+    """The distinct pairs of ``found``. With both ends free they are held rows of the query
+    (their number can grow with the square of the graph's nodes); with one end bound they
+    are at most the graph's nodes, like the sets ``*`` and ``+`` keep, and are not counted
+    (this runs once per incoming solution)."""
+    if s is None and o is None:
+        return ex.held_set(found, HELD, pair_size)
+    return iter(dict.fromkeys(found))
+
+
+def _zero_or_one(ex: Any, inner: Any, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
+    """The pairs of ``inner?``, repeated ones included: the zero-length ones (with both
+    ends free, every node of the graph to itself), then ``inner``'s."""
+    if s is not None:
+        if o is None or o == s:
+            yield (s, s)
+    elif o is not None:
+        yield (o, o)
+    else:
+        for node in ex.graph_nodes(graph):
+            yield (node, node)
+    yield from pairs(ex, inner, graph, s, o)
 
 
 def _reach(step: Callable[[Any], Iterable], start: Any, include_start: bool) -> list:
@@ -204,18 +241,7 @@ def _closure(ex: Any, path: PathMod, graph: Any, s: Any, o: Any) -> Iterator[tup
         return (a for a, _ in pairs(ex, inner, graph, None, node))
 
     if mod == "?":
-        results: dict = {}
-        if s is not None:
-            if o is None or o == s:
-                results[(s, s)] = None
-        elif o is not None:
-            results[(o, o)] = None
-        else:
-            for node in ex.graph_nodes(graph):
-                results[(node, node)] = None
-        for pair in pairs(ex, inner, graph, s, o):
-            results[pair] = None
-        yield from results
+        yield from _distinct(ex, _zero_or_one(ex, inner, graph, s, o), s, o)
         return
     if s is not None:
         for node in _reach(forward, s, zero):

@@ -19,7 +19,8 @@ from query import IRI, Literal, MemorySource, execute, explain
 from query.errors import IntermediateTooLargeError, MemoryLimitError, QueryError, ResultTooLargeError, ValueTooLongError
 from query.limits import MAX_HELD_BYTES, MAX_VALUE_LENGTH, Limits, Memory, collect, row_size, value_size
 from query.parser import parse_query
-from query.engine import run_query
+from query.engine import prepare, run_query
+from query.source import as_source
 from query.terms import XSD_INTEGER
 
 
@@ -146,7 +147,7 @@ def test_a_top_k_sort_holds_only_its_heap() -> None:
     """LIMIT 3 over 3,600 rows: the heap's three rows, not the input, count."""
     text = "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d } ORDER BY DESC(?b) ?d LIMIT 3"
     source = _numbers(60)
-    assert _rows(text, source, max_held_bytes=1_000) == _rows(text, source)
+    assert _rows(text, source, max_held_bytes=2_000) == _rows(text, source)  # the input: 1.1 MB
 
 
 @pytest.mark.parametrize("inner", [
@@ -177,7 +178,7 @@ def test_the_result_collected_counts_against_the_budget() -> None:
 
 
 def test_sizes_and_the_budget() -> None:
-    assert value_size(Literal("abc")) == value_size(Literal("xyz", XSD_INTEGER)) == 35
+    assert value_size(Literal("abc")) == 35 and value_size(Literal("xyz", XSD_INTEGER)) == 35 + len(XSD_INTEGER.value)
     assert row_size({"a": IRI("urn:x"), "b": Literal("")}) == value_size(IRI("urn:x")) + value_size(Literal(""))
     memory = Memory(100, None)
     memory.take(100, "x")
@@ -208,6 +209,173 @@ def test_an_update_where_runs_under_the_memory_budget(tmp_path) -> None:
         assert session.run("ASK { ?s ?p ?o }").ask is False  # nothing committed
     finally:
         repo.close()
+
+
+# ---------------------------------------------------------------------------- what the review found uncounted
+
+
+def _long_values(groups: int, per_group: int, length: int) -> MemorySource:
+    """``groups`` subjects, each with ``per_group`` literals of ``length`` characters,
+    increasing within a group (a MAX changes its kept value at each one)."""
+    return MemorySource([(None, IRI(f"urn:s{g}"), IRI("urn:p"), Literal(f"{v:04d}" + "x" * length))
+                         for g in range(groups) for v in range(per_group)])
+
+
+@pytest.mark.parametrize("aggregate", ["MIN", "MAX", "SAMPLE"])
+def test_the_value_min_max_and_sample_keep_per_group_counts(aggregate: str) -> None:
+    """Each group keeps one value: 200 groups of a 5,000-character value hold 1 MB, which
+    a 200,000-byte budget refuses, naming the aggregate (the review's t4.py, smaller)."""
+    source = _long_values(200, 1, 5_000)
+    text = f"SELECT (COUNT(*) AS ?n) WHERE {{ {{ SELECT ?s ({aggregate}(?o) AS ?m) WHERE {{ ?s ?p ?o }} GROUP BY ?s }} }}"
+    assert _rows(text, source, max_held_bytes=1 << 30) == _rows(text, source) == [{"n": Literal("200", XSD_INTEGER)}]
+    with pytest.raises(MemoryLimitError) as caught:
+        _rows(text, source, max_held_bytes=200_000, max_held_rows=10**9)
+    assert (caught.value.operator, caught.value.limit) == (aggregate, 200_000)
+
+
+@pytest.mark.parametrize("aggregate", ["MIN", "MAX"])
+def test_min_and_max_count_the_value_they_keep_not_every_one_they_saw(aggregate: str) -> None:
+    """One group, 200 values of 5,000 characters, each a new MAX (and the first the MIN):
+    while the group's row goes out the query holds the one value kept, which fits in 50,000
+    bytes; and it is given back when done."""
+    source = _long_values(1, 200, 5_000)
+    text = f"SELECT ({aggregate}(?o) AS ?m) WHERE {{ ?s ?p ?o }}"
+    expected = _rows(text, source)
+    assert _rows(text, source, max_held_bytes=50_000, max_held_rows=10**9) == expected
+    assert len(expected[0]["m"].lexical) == 5_004
+    memory = Memory(50_000, None)
+    executor, plan = prepare(source, parse_query(text), memory=memory)
+    solutions = executor.solutions(plan)
+    assert next(solutions) == expected[0] and memory.held == value_size(expected[0]["m"])
+    assert list(solutions) == [] and memory.held == 0
+
+
+def test_a_literal_counts_its_datatype_and_language_tag() -> None:
+    long_type, long_tag = Literal("1", "urn:" + "t" * 10_000), Literal("1", lang="en-" + "a" * 10_000)
+    assert value_size(long_type) == value_size(Literal("1")) + len("urn:" + "t" * 10_000)
+    assert value_size(long_tag) == value_size(Literal("1")) + len("en-" + "a" * 10_000)
+    values = {"t": long_type, "l": long_tag, "i": IRI("urn:x"), "n": 7, "s": "abc", "b": Literal("x", lang="fr")}
+    assert row_size(values) == sum(map(value_size, values.values()))  # the inlined copy agrees
+
+
+@pytest.mark.parametrize("make", ['STRDT("1", IRI(CONCAT("urn:", ?x10, ?x10)))', 'STRLANG("1", CONCAT("en-", ?x10, ?x10))'])
+def test_a_long_datatype_or_language_tag_is_held_bytes(make: str) -> None:
+    """The review's t4.py: an ORDER BY of 60 rows each holding a literal "1" whose datatype
+    IRI (or language tag) is 2,000 characters long; and 40 such BINDs in one solution."""
+    sort = (f'SELECT ?k WHERE {{ {{ SELECT ?k ?d WHERE {{ ?k ?p ?o {doubling(10).split("WHERE {")[1][:-1]}'
+            f' BIND({make} AS ?d) }} }} }} ORDER BY ?k')
+    source = _numbers(60)
+    assert len(_rows(sort, source, max_held_bytes=1 << 30)) == 60
+    with pytest.raises(MemoryLimitError, match="ORDER BY"):
+        _rows(sort, source, max_held_bytes=100_000, max_held_rows=10**9)
+    binds = doubling(10)[:-1] + " ".join(f"BIND({make} AS ?y{i})" for i in range(40)) + " }"
+    assert len(_rows(binds, max_held_bytes=1 << 30)) == 1
+    with pytest.raises(MemoryLimitError, match="BIND"):
+        _rows(binds, max_held_bytes=50_000)
+
+
+def _hub(n: int) -> MemorySource:
+    """``n`` nodes linked to a hub and ``n`` linked from it: ``(p/p)`` joins each of the
+    first to each of the second, n² pairs."""
+    p, hub = IRI("urn:p"), IRI("urn:hub")
+    return MemorySource([(None, IRI(f"urn:in{i}"), p, hub) for i in range(n)]
+                        + [(None, hub, p, IRI(f"urn:out{i}")) for i in range(n)])
+
+
+PATHS = {
+    "zero or one, both ends free": "SELECT (COUNT(*) AS ?n) WHERE { ?s (<urn:p>/<urn:p>)? ?o }",
+    "zero or one of an alternative": "SELECT (COUNT(*) AS ?n) WHERE { ?s (<urn:p>|^<urn:p>)? ?o }",
+    "negated property set": "SELECT (COUNT(*) AS ?n) WHERE { ?s !<urn:x> ?o }",
+    "negated, inverse": "SELECT (COUNT(*) AS ?n) WHERE { ?s !^<urn:x> ?o }",
+}
+
+
+@pytest.mark.parametrize("case", sorted(PATHS))
+def test_the_pairs_a_path_holds_are_counted(case: str) -> None:
+    """The review's t6.py: a path's set of pairs (``?`` and ``!``) is held rows and bytes;
+    the answer with room is pyoxigraph's."""
+    import pyoxigraph as ox
+
+    source = _hub(60)
+    store = ox.Store()
+    store.extend(ox.Quad(ox.NamedNode(s.value), ox.NamedNode(p.value), ox.NamedNode(o.value)) for _, s, p, o in source.quads)
+    expected = int(next(iter(store.query(PATHS[case])))["n"].value)
+    assert _rows(PATHS[case], source, max_held_rows=10**9, max_held_bytes=1 << 30) == [
+        {"n": Literal(str(expected), XSD_INTEGER)}]
+    rows = 1000 if case.startswith("zero or one, both") else 100  # 3,721 pairs; 361, 120
+    with pytest.raises(IntermediateTooLargeError) as caught:
+        _rows(PATHS[case], source, max_held_rows=rows)
+    assert caught.value.operator == "a property path" and caught.value.limit == rows
+    if case.startswith("zero or one, both"):  # 3,721 pairs
+        with pytest.raises(MemoryLimitError, match="a property path would hold"):
+            _rows(PATHS[case], source, max_held_rows=10**9, max_held_bytes=100_000)
+    memory = Memory(1 << 30, None)  # and the bytes go back once the pairs are read
+    executor, plan = prepare(source, parse_query(PATHS[case]), memory=memory)
+    assert list(executor.solutions(plan)) == [{"n": Literal(str(expected), XSD_INTEGER)}] and memory.held == 0
+
+
+def test_a_path_with_one_end_bound_keeps_its_pairs_uncounted() -> None:
+    """At most the graph's nodes, like the sets * and + keep: 121 pairs under a cap of 100."""
+    text = "SELECT (COUNT(*) AS ?n) WHERE { <urn:hub> (<urn:p>|^<urn:p>)? ?o }"
+    assert _rows(text, _hub(60), max_held_rows=100, max_held_bytes=1_000) == [{"n": Literal("121", XSD_INTEGER)}]
+
+
+def _history(path, commits: int):
+    """A store whose first commit adds 30 ``urn:q`` quads (MINUS's side), each later one an
+    ``urn:p`` quad (the review's t7.py, smaller)."""
+    import fstore
+
+    repo = fstore.open(path)
+    with repo.transaction("main", message="base", author="tester") as tx:
+        for i in range(30):
+            fstore.add(tx, None, IRI(f"urn:a{i}"), IRI("urn:q"), "x" * 100)
+    for c in range(commits):
+        with repo.transaction("main", message=f"c{c}", author="tester") as tx:
+            fstore.add(tx, None, IRI(f"urn:s{c}"), IRI("urn:p"), c)
+    return repo
+
+
+def test_each_versions_part_gives_its_tables_bytes_back(tmp_path) -> None:
+    """VERSIONS runs the pattern once per commit, each run with its own MINUS table of 30
+    rows: one run's table fits the budget, all 31 together would not."""
+    from query.versioning import VersionContext
+
+    repo = _history(tmp_path / "store", 30)
+    try:
+        view = repo.at("main")
+        text = "SELECT (COUNT(*) AS ?n) VERSIONS WHERE { ?s <urn:p> ?o MINUS { ?a <urn:q> ?b } }"
+        one_table = 30 * row_size({"a": IRI("urn:a10"), "b": "x" * 100})
+        expected = _rows(text, view)
+        assert expected == [{"n": Literal(str(sum(range(1, 31))), XSD_INTEGER)}]
+        assert _rows(text, view, max_held_bytes=3 * one_table) == expected
+        memory = Memory(3 * one_table, None)
+        executor, plan = prepare(as_source(view), parse_query(text), VersionContext.of(view), memory=memory)
+        assert list(executor.solutions(plan)) == expected and memory.held == 0
+        with pytest.raises(MemoryLimitError, match="MINUS"):  # and the budget can bite
+            _rows(text, view, max_held_bytes=one_table // 2)
+    finally:
+        repo.close()
+
+
+
+@pytest.mark.parametrize("case", ["a hash join's table", "an adaptive step's table"])
+def test_an_executor_released_gives_its_tables_bytes_back(case: str) -> None:
+    """What an executor keeps for its whole query (hash tables) stays taken after its rows
+    are read; release gives it back (what each VERSIONS or CHANGES part does)."""
+    if case == "a hash join's table":
+        source, text = _numbers(60), HELD[case]
+        assert "(hash)" in explain(source, text)
+    else:  # 600 lookups of ?o ?pp ?x: the step reads that pattern whole and probes a table
+        p, q = IRI("urn:p"), IRI("urn:q")
+        source = MemorySource([(None, IRI(f"urn:s{i}"), p, IRI(f"urn:o{i % 20}")) for i in range(600)]
+                              + [(None, IRI(f"urn:o{j}"), q, IRI(f"urn:x{j}")) for j in range(20)])
+        text = "SELECT * WHERE { ?s <urn:p> ?o . ?o ?pp ?x }"
+    memory = Memory(1 << 30, None)
+    executor, plan = prepare(source, parse_query(text), memory=memory)
+    assert len(list(executor.solutions(plan))) == len(_rows(text, source))
+    assert memory.held > 0
+    executor.release()
+    assert memory.held == 0
 
 
 # ---------------------------------------------------------------------------- the CLI
