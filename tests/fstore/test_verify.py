@@ -328,3 +328,30 @@ def test_a_commit_record_whose_time_or_parents_broke_is_a_typed_error(repo):
         tx.set(pack("c", 2), msgpack.packb({**record, "parents": [[1]]}))
     with pytest.raises(fstore.DataeError, match="not commit numbers"):
         repo.verify()
+
+
+def test_a_clone_of_an_empty_store_verifies_and_clones_again(tmp_path):
+    """Review finding 2: its remote-tracking branch ``origin/main`` has no commit, which
+    verify took for damage, so the clone of that clone was refused as tampered."""
+    fstore.open(tmp_path / "a").close()
+    with fstore.clone(str(tmp_path / "a"), str(tmp_path / "b")) as b:
+        assert b.remote_branches() == {"origin/main": None}
+        assert b.verify() == []
+    with fstore.clone(str(tmp_path / "b"), str(tmp_path / "c")) as c:
+        assert c.verify() == []
+
+
+def test_a_fetched_empty_branch_verifies(repo, tmp_path):
+    """The same after a fetch from a remote that has a branch without commits; a tag or a
+    remote-tracking branch naming a commit that is not stored is still reported."""
+    with fstore.clone(str(repo.path), str(tmp_path / "b")) as b:
+        repo.branch("empty", None)
+        b.fetch()
+        assert b.remote_branches()["origin/empty"] is None
+        assert b.verify() == []
+        with b.storage.write() as tx:
+            tx.set(pack("t", "v9"), pack(None))
+            tx.set(pack("m", "origin/gone"), pack(99))
+        problems = b.verify()
+    assert any("tag 'v9': its value (None,) is not (commit seq, commit id)" in p for p in problems), problems
+    assert any("remote-tracking branch 'origin/gone': it names commit #99" in p for p in problems), problems
