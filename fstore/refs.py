@@ -252,8 +252,9 @@ class Refs:
 
     def problems(self, tx: Transaction, current_branch: str) -> Iterator[str]:
         """Each branch, tag, remote-tracking branch or reflog entry whose value is not
-        ``pack(seq, id)`` of a stored commit (or ``pack(None)`` for a branch), and a
-        current branch that does not exist (O(refs); for verify)."""
+        ``pack(seq, id)`` of a stored commit (or ``pack(None)`` for a branch or a
+        remote-tracking branch: an empty branch, here or on the remote), and a current
+        branch that does not exist (O(refs); for verify)."""
         for kind, what in ((BRANCH, "branch"), (TAG, "tag"), (REMOTE, "remote-tracking branch"), (REFLOG, "reflog entry")):
             start = pack(kind)
             for key, value in tx.range(start, prefix_end(start)):
@@ -263,7 +264,7 @@ class Refs:
                 except PackError as exc:
                     yield f"{what} key {key.hex()} (value {value.hex()}) is not a packed ref: {exc}"
                     continue
-                problem = self._value_problem(tx, fields, kind == BRANCH)
+                problem = self._value_problem(tx, fields, kind in (BRANCH, REMOTE))
                 if problem:
                     yield f"{what} {name}: {problem}"
         if not self.get(tx, BRANCH, current_branch)[0]:

@@ -50,6 +50,7 @@ DEFAULT_BRANCH = "main"
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{64}")
 _SEVERAL_COMMITS = -1  # no commit's seq: a prefix of several ids
+_TREE_ATTEMPTS = 5  # new read transactions tried when two writes already replaced a state's meta page
 
 
 def _now() -> _dt.datetime:
@@ -316,19 +317,22 @@ class Storage:
                     problems.append(f"{where}: the tuples it holds sum to {held}, not to that commit's state digest {stored}")
         return problems
 
-    def tree_problems(self, tx: OkvsTransaction) -> list[str]:
+    def tree_problems(self, tx: OkvsTransaction) -> list[str] | None:
         """Each way the LMDB B-trees of the file break what a search relies on (keys out
         of order, a separator that misdirects lookups, a page of the wrong kind: see
         :mod:`nstore.btree`), checked first by verify: the reads after it trust the trees,
-        and LMDB aborts the process on some damaged pages. The state ``tx`` reads, or, if
-        two writes replaced its meta page since ``tx`` began, the newest one."""
+        and LMDB aborts the process on some damage. The state ``tx`` reads; if two writes
+        had already replaced its meta page when the walk began, the state of a new read
+        transaction (whose meta page is read as it begins, so only two writes in that
+        instant replace it). None if even that kept losing the race: not checked.
+        Writes during a walk never spoil it (see :meth:`OkvsTransaction.tree_problems`)."""
         found = tx.tree_problems()
-        for _ in range(3):
+        for _ in range(_TREE_ATTEMPTS):
             if found is not None:
-                return [f"{DATA_FILE}: {problem}" for problem in found]
+                break
             with self.read() as newer:
                 found = newer.tree_problems()
-        return [f"{DATA_FILE}: its B-trees could not be checked: writes kept replacing the state read"]
+        return None if found is None else [f"{DATA_FILE}: {problem}" for problem in found]
 
     def index_problems(self, tx: OkvsTransaction) -> list[str]:
         """Each keyspace whose indices disagree (they must hold the same tuples), and each

@@ -35,7 +35,7 @@ node's value size is ``lo | hi << 16``. The free-page tree's keys are transactio
 ...     for i in range(2000):
 ...         _ = txn.put(b"key %05d" % i, b"value")
 >>> with env.begin() as txn:
-...     tree_problems(os.path.join(directory, "data.mdb"), txn.id())
+...     tree_problems(os.path.join(directory, "data.mdb"), txn.id(), txn.stat())
 []
 >>> env.close()
 """
@@ -47,6 +47,7 @@ import os
 import struct
 import sys
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from .lmdbfile import read_meta
 
@@ -65,6 +66,7 @@ _PAGE = struct.Struct("=QHHHH")
 _NODE_HEADER = struct.Struct("=HHHH")
 _U64 = struct.Struct("=Q")
 _TREES = ("free-page", "main")
+_STAT = ("depth", "branch_pages", "leaf_pages", "overflow_pages", "entries")  # LMDB's stat, in record order
 
 
 @dataclass
@@ -83,42 +85,55 @@ class _Walk:
             self.problems.append(text)
 
 
-def tree_problems(path: str, txn_id: int) -> list[str] | None:
+def tree_problems(path: str, txn_id: int, stat: Mapping[str, int] | None = None) -> list[str] | None:
     """Each way the trees of transaction ``txn_id``'s state in the LMDB file ``path``
     break what searches rely on (see the module doc); an empty list: none. None when
-    neither meta page holds that transaction any more (later writes replaced it: check
-    again in a newer read transaction). Hold a read transaction of ``txn_id`` open while
-    this runs, so LMDB keeps its pages as they are."""
+    neither meta page holds that transaction any more (two later writes replaced it:
+    check again in a newer read transaction).
+
+    Hold a read transaction of ``txn_id`` open while this runs: LMDB reuses only pages
+    freed before the oldest open reader's state, so that state's pages stay as they are
+    however many writes commit meanwhile, and the walk needs no check at its end. Its
+    meta page is not protected (the write after next rewrites it), so the walk reads a
+    copy taken at the start. ``stat``, LMDB's statistics of the main tree in that
+    transaction (``txn.stat()``), guards the copy: a meta page caught half rewritten
+    still shows the old transaction id but no longer the counts LMDB read."""
     with open(path, "rb") as stream:
         size = os.fstat(stream.fileno()).st_size
         if size == 0:
             return ["the file is empty"]
         with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            meta = _meta_of(data, txn_id)
+            meta = _meta_of(data, txn_id, stat)
             if meta is None:
                 return None
-            page_size, last_page, at = meta
+            page_size, last_page, records = meta
             walk = _Walk(data, page_size, size // page_size, last_page, bytearray(last_page + 1))
-            records = [_DB.unpack_from(data, at + offset) for offset in _DB_AT]
             for name, record in zip(_TREES, records):
                 _walk_tree(walk, name, record)
             if not walk.problems:
                 _check_free_list(walk, records[0])
-            if _meta_of(data, txn_id) != meta:
-                return None  # its meta page was rewritten while we read: not that state any more
             return walk.problems
 
 
-def _meta_of(data: mmap.mmap | bytes, txn_id: int) -> tuple[int, int, int] | None:
-    """``(page size, last page, byte offset)`` of the meta page of ``txn_id``, or None."""
+def _meta_of(data: mmap.mmap | bytes, txn_id: int,
+             stat: Mapping[str, int] | None) -> tuple[int, int, list[tuple]] | None:
+    """``(page size, last page, [free-page tree record, main tree record])`` from a copy
+    of the meta page of ``txn_id``, or None if no meta page holds it whole: a write
+    replacing it as it was read shows as two reads that differ, or counts that are not
+    ``stat``'s."""
     first = read_meta(data[:4096], "")
     if not first:
         return None
     page_size = first[0]
     for number in (0, 1):
-        meta = read_meta(data[number * page_size:number * page_size + 4096], "")
-        if meta and meta[2] == txn_id:
-            return meta[0], meta[1], number * page_size
+        copy = data[number * page_size:(number + 1) * page_size]
+        meta = read_meta(copy, "")
+        if not meta or meta[2] != txn_id or data[number * page_size:(number + 1) * page_size] != copy:
+            continue
+        records = [_DB.unpack_from(copy, offset) for offset in _DB_AT]
+        if stat is not None and records[1][2:7] != tuple(stat[name] for name in _STAT):
+            return None
+        return meta[0], meta[1], records
     return None
 
 

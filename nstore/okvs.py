@@ -417,12 +417,15 @@ class Transaction:
     def tree_problems(self) -> list[str] | None:
         """Each way the LMDB B-trees of the state this read transaction sees break what
         LMDB's searches rely on (:func:`nstore.btree.tree_problems`; O(pages)): what a scan
-        of every key cannot see. None if that state is no longer the file's newest or the
-        one before it (two writes committed since this transaction began)."""
+        of every key cannot see. Writes that commit during the walk change nothing (this
+        transaction keeps its pages). None if, when it is called, that state is no longer
+        the file's newest or the one before it (two writes committed since this
+        transaction began, so its meta page is gone, or it was caught being rewritten):
+        ask a newer transaction."""
         if self.write:
             raise TransactionError("tree_problems reads a committed state: use a read transaction")
-        txn_id = self._require_open().id()
-        return tree_problems(os.path.join(self._shared.path, DATA_FILE), txn_id)
+        txn = self._require_open()
+        return tree_problems(os.path.join(self._shared.path, DATA_FILE), txn.id(), txn.stat())
 
     def _require_open(self) -> lmdb.Transaction:
         if self._txn is None:

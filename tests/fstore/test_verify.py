@@ -23,6 +23,7 @@ from nstore.pack import Packed, pack, unpack
 from tests import lmdb_pages
 from tests.fstore import flip_probe
 from tests.profiles import PROFILE, examples
+from tests.writer_process import committing
 
 
 def build(path) -> fstore.Repository:
@@ -328,3 +329,82 @@ def test_a_commit_record_whose_time_or_parents_broke_is_a_typed_error(repo):
         tx.set(pack("c", 2), msgpack.packb({**record, "parents": [[1]]}))
     with pytest.raises(fstore.DataeError, match="not commit numbers"):
         repo.verify()
+
+
+def test_a_clone_of_an_empty_store_verifies_and_clones_again(tmp_path):
+    """Review finding 2: its remote-tracking branch ``origin/main`` has no commit, which
+    verify took for damage, so the clone of that clone was refused as tampered."""
+    fstore.open(tmp_path / "a").close()
+    with fstore.clone(str(tmp_path / "a"), str(tmp_path / "b")) as b:
+        assert b.remote_branches() == {"origin/main": None}
+        assert b.verify() == []
+    with fstore.clone(str(tmp_path / "b"), str(tmp_path / "c")) as c:
+        assert c.verify() == []
+
+
+def test_a_fetched_empty_branch_verifies(repo, tmp_path):
+    """The same after a fetch from a remote that has a branch without commits; a tag or a
+    remote-tracking branch naming a commit that is not stored is still reported."""
+    with fstore.clone(str(repo.path), str(tmp_path / "b")) as b:
+        repo.branch("empty", None)
+        b.fetch()
+        assert b.remote_branches()["origin/empty"] is None
+        assert b.verify() == []
+        with b.storage.write() as tx:
+            tx.set(pack("t", "v9"), pack(None))
+            tx.set(pack("m", "origin/gone"), pack(99))
+        problems = b.verify()
+    assert any("tag 'v9': its value (None,) is not (commit seq, commit id)" in p for p in problems), problems
+    assert any("remote-tracking branch 'origin/gone': it names commit #99" in p for p in problems), problems
+
+
+def test_verify_holds_while_another_process_commits(tmp_path):
+    """Review finding 3: verify on a store another process wrote every few seconds always
+    failed ("its B-trees could not be checked: writes kept replacing the state read") and
+    ran none of its other checks. Its read transaction keeps the state it checks; the
+    writer here commits all through verify, many times during the walk of the trees."""
+    path = str(tmp_path / "r")
+    with fstore.open(path) as repo:
+        with repo.transaction("main", message="bulk", author="a") as tx:  # a walk of a few tenths of a second
+            fstore.add_many(tx, [(IRI("urn:g"), IRI(f"urn:s{i}"), IRI(f"urn:p{i % 7}"), i) for i in range(60_000)])
+        setup = textwrap.dedent(f"""
+            import fstore
+            from fstore import IRI
+            repo = fstore.open({path!r})
+            def commit(n):
+                with repo.transaction("side", message="w", author="w") as tx:
+                    fstore.add(tx, IRI("urn:g"), IRI(f"urn:w{{n}}"), IRI("urn:p"), n)
+            """)
+        repo.branch("side")
+        with committing(setup, tmp_path, pause=0.002, limit=3000):
+            before = repo.commit("side").seq
+            problems = repo.verify()
+            during = repo.commit("side").seq - before
+        assert problems == []
+        assert during >= 20, during  # commits the writer made while verify ran
+        assert repo.verify() == []  # and what it wrote is whole
+
+
+def test_b_trees_not_checked_leave_every_other_check_running(repo, monkeypatch):
+    """If the trees could not be checked (every read transaction tried lost its meta page
+    to two writes before its walk began), verify says so and still runs the other checks:
+    it used to return that line alone."""
+    from nstore.okvs import Transaction
+
+    with repo.storage.write() as tx:
+        tx.set(pack("b", "side"), pack(99))  # a commit that does not exist
+    monkeypatch.setattr(Transaction, "tree_problems", lambda self: None)
+    problems = repo.verify()
+    assert any("its B-trees could not be checked" in p for p in problems), problems
+    assert any("branch 'side': it names commit #99, which is not stored" in p for p in problems), problems
+
+
+def test_a_state_replaced_before_the_walk_is_checked_in_a_newer_one(repo):
+    """Two writes after the read transaction began replace its meta page: the walk then
+    checks the newest state instead (its pages are read as that transaction begins)."""
+    with repo.storage.read() as tx:
+        for i in range(2):
+            with repo.transaction("main", message=f"w{i}", author="a") as write:
+                fstore.add(write, IRI("urn:g"), IRI(f"urn:w{i}"), IRI("urn:p"), i)
+        assert tx.tree_problems() is None
+        assert repo.storage.tree_problems(tx) == []

@@ -18,6 +18,7 @@ import pytest
 import nstore
 from nstore.btree import tree_problems
 from tests.lmdb_pages import pages
+from tests.writer_process import committing
 from tests.profiles import examples
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(nstore.__file__)))
@@ -93,6 +94,10 @@ def test_an_intact_file_has_no_problems(tmp_path):
         assert tree_problems(str(tmp_path / "data.mdb"), txn.id()) == []
         assert tree_problems(str(tmp_path / "data.mdb"), txn.id() - 1) == []  # the state before, intact too
         assert tree_problems(str(tmp_path / "data.mdb"), txn.id() + 5) is None  # no such state
+        assert tree_problems(str(tmp_path / "data.mdb"), txn.id(), txn.stat()) == []
+        # A meta page whose counts are not those LMDB read for the transaction is one
+        # caught half rewritten by a later write: not that state's.
+        assert tree_problems(str(tmp_path / "data.mdb"), txn.id(), {**txn.stat(), "entries": 1}) is None
         assert txn.stat()["overflow_pages"] and txn.stat()["depth"] == 3
     env.close()
 
@@ -121,3 +126,31 @@ def test_a_cut_or_foreign_file_is_no_crash(tmp_path, size):
         assert tree_problems(str(tmp_path / "data.mdb"), 1) == ["the file is empty"]
     else:
         assert tree_problems(str(tmp_path / "data.mdb"), 1) is None  # no meta page of that transaction
+
+
+def test_writes_during_the_walk_do_not_spoil_it(tmp_path):
+    """Review finding 3: the walk gave up when its state's meta page was rewritten while it
+    read (two commits), so on a store written every few seconds it never finished. The
+    open read transaction keeps that state's pages: the walk holds while another process
+    commits all through it."""
+    directory = str(tmp_path / "store")
+    env = lmdb.open(directory, map_size=1 << 30)
+    with env.begin(write=True) as txn:  # enough pages that a walk outlasts many commits
+        for i in range(300_000):
+            txn.put(b"key %08d" % (i * 7919 % 1_000_003), b"v" * 60)
+    setup = (f"import lmdb\nenv = lmdb.open({directory!r}, map_size=1 << 30)\n"
+             "def commit(n):\n    with env.begin(write=True) as txn:\n        txn.put(b'w%08d' % n, b'x' * 100)\n")
+    walks = []
+    with committing(setup, tmp_path, pause=0.001, limit=20_000):
+        for _ in range(10):
+            if len(walks) == 3:
+                break
+            with env.begin() as txn:
+                found = tree_problems(str(tmp_path / "store" / "data.mdb"), txn.id(), txn.stat())
+                commits = env.info()["last_txnid"] - txn.id()
+            # None only if two commits came between begin and the walk's start (microseconds).
+            if found is not None:
+                walks.append((found, commits))
+    env.close()
+    assert [found for found, _ in walks] == [[], [], []], walks
+    assert all(commits >= 2 for _, commits in walks), walks  # what made the walk give up before
