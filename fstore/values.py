@@ -71,7 +71,8 @@ DEFAULT_GRAPH = None
 _ALLOWED = (str, int, float, bytes, Decimal, _dt.date, IRI, Literal, BNode)
 
 
-ALREADY_CANONICAL = frozenset({IRI, str, int, type(None), BNode, float, bool, bytes, Decimal, _dt.date, _dt.datetime})
+# Not float: a NaN of any bit pattern is stored as the one NaN (canonical).
+ALREADY_CANONICAL = frozenset({IRI, str, int, type(None), BNode, bool, bytes, Decimal, _dt.date, _dt.datetime})
 
 
 def check_value(value: Any, where: str) -> Any:

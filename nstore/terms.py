@@ -239,7 +239,9 @@ XSD_DAYTIMEDURATION = IRI(XSD + "dayTimeDuration")
 def canonical(value: Any) -> Any:
     """The stored form of a value: a literal that a Python value represents exactly (``to_rdf``
     of that value gives the literal back, same lexical form) becomes that value; any other
-    literal stays a Literal, so every lexical form round-trips."""
+    literal stays a Literal, so every lexical form round-trips. Every NaN becomes one NaN."""
+    if type(value) is float:
+        return _NAN if value != value else value  # every NaN is the one term "NaN"^^xsd:double
     if type(value) is not Literal or value.lang is not None:
         return value
     datatype = value.datatype
@@ -261,8 +263,13 @@ def _parse_boolean(lexical: str) -> bool:
     return lexical == "true"
 
 
+_NAN = float("nan")
+"""The one NaN the store holds: NaNs of other bit patterns (payloads, a sign) are the same
+RDF term, so they are stored as this one and found by it."""
+
+
 def _parse_double(lexical: str) -> float:
-    special = {"NaN": float("nan"), "INF": float("inf"), "-INF": float("-inf")}
+    special = {"NaN": _NAN, "INF": float("inf"), "-INF": float("-inf")}
     return special[lexical] if lexical in special else float(lexical)
 
 

@@ -278,3 +278,22 @@ def _check_parquet(repo, root, written) -> None:
     for row in table.to_pylist():
         if row["object_int"] is not None:
             assert int(row["object"]) == row["object_int"]  # exact, also for "01" and above 2**53
+
+
+def test_every_nan_is_one_term(tmp_path):
+    """NaNs of other bit patterns (a payload, the sign bit) are the one term
+    "NaN"^^xsd:double: stored once, found by any NaN and by SPARQL's NaN."""
+    import struct
+
+    payload = struct.unpack("d", struct.pack("Q", 0x7FF8000000000001))[0]
+    negative = struct.unpack("d", struct.pack("Q", 0xFFF8000000000000))[0]
+    repo = fstore.open(tmp_path / "r")
+    with repo.transaction("main", message="nans") as tx:
+        for nan in (payload, negative, math.nan):
+            fstore.add(tx, GRAPH, IRI("urn:s"), PREDICATE, nan)
+    view = repo.at("main")
+    (quad,) = fstore.quads(view, GRAPH, IRI("urn:s"), PREDICATE, Var("o"))
+    assert _is_nan(quad[3])
+    assert all(fstore.ask(view, GRAPH, IRI("urn:s"), PREDICATE, nan) for nan in (payload, negative, math.nan))
+    assert execute(view, 'ASK { GRAPH <urn:g> { <urn:s> <urn:p> "NaN"^^<http://www.w3.org/2001/XMLSchema#double> } }').ask
+    repo.close()
