@@ -147,7 +147,7 @@ distinct_values = st.lists(values, min_size=1, max_size=8)
 
 
 @given(distinct_values)
-@settings(max_examples=examples(25), suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 def test_values_read_back_as_written_through_every_path(tmp_path_factory, objects):
     objects = _distinct(objects)
     written = quads_of(objects)
