@@ -113,8 +113,12 @@ def decode_payload(data: bytes) -> dict:
 
 def check_payload(payload: Any) -> dict:
     """``payload`` if it has every field of a commit with its type, else SyncError."""
-    if not isinstance(payload, dict) or any(not isinstance(payload.get(name), kind) for name, kind in _FIELDS.items()):
+    # type() not isinstance(): bool is an int subclass, and True stored as a count would pass verify (1 == True)
+    if not isinstance(payload, dict) or any(type(payload.get(name)) is not kind for name, kind in _FIELDS.items()):
         raise SyncError(f"a received commit lacks a field or has one of the wrong type: {str(payload)[:200]}")
+    if payload["added"] < 0 or payload["removed"] < 0:
+        raise SyncError(f"commit {payload['id']}: a negative count (added {payload['added']}, "
+                        f"removed {payload['removed']})")
     if not all(isinstance(record, bytes) and len(record) > 1 for record in payload["records"]):
         raise SyncError(f"commit {payload['id']}: a change record is not bytes")
     return payload
@@ -123,7 +127,7 @@ def check_payload(payload: Any) -> dict:
 def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     """Check one commit and write it (parents first); returns its seq here. A commit held
     already is not written again."""
-    claimed = payload["id"]
+    claimed = check_payload(payload)["id"]
     try:
         time = _dt.datetime.fromisoformat(payload["time"])
     except ValueError:
@@ -177,7 +181,7 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
 
 def _check_counts(claimed: str, sent: tuple[int, int], recomputed: tuple[int, int]) -> None:
     """The counts are not in the id, so a receiver stores only counts it recomputed."""
-    if sent != recomputed:
+    if any(type(count) is not int for count in sent) or sent != recomputed:
         raise TamperedError(f"commit {claimed}: it claims to add {sent[0]} and remove {sent[1]} tuples, but its "
                             f"records add {recomputed[0]} and remove {recomputed[1]}")
 
