@@ -4,6 +4,8 @@ name ambiguous, and folders a clone did not make."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import fstore
@@ -33,3 +35,36 @@ def test_counts_that_are_booleans_or_negative_are_refused(tmp_path, field, forge
         assert b.storage.commits.seq_of(tx, payloads[0]["id"]) is None
     with pytest.raises(SyncError):
         sync.check_payload(payloads[0])
+
+
+@pytest.mark.parametrize("local", [True, False])
+@pytest.mark.parametrize("name", [".dst.clone-backup", ".dst.clone-0123456789ab", ".dst.clone-0123456789abcd"])
+def test_a_clone_leaves_folders_it_did_not_make(tmp_path, local, name):
+    src = fstore.open(str(tmp_path / "src"))
+    one_commit(src)
+    src.close()
+    mine = tmp_path / "lo" / name
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("x")
+    fstore.clone(str(tmp_path / "src"), str(tmp_path / "lo" / "dst"), local=local).close()
+    assert (mine / "notes.txt").read_text() == "x"
+    assert sorted(p.name for p in (tmp_path / "lo").iterdir()) == sorted([name, "dst"])
+
+
+def test_a_clone_removes_a_killed_clones_marked_folder_but_not_a_live_one(tmp_path):
+    from fstore import remotes
+    src = fstore.open(str(tmp_path / "src"))
+    one_commit(src)
+    src.close()
+    (tmp_path / "lo").mkdir()
+    top = str(tmp_path / "lo" / "dst")
+    with remotes._build_folder(top) as live:
+        (tmp_path / "lo" / "dead").mkdir()
+        dead = tmp_path / "lo" / ".dst.clone-00112233aabb"
+        dead.mkdir()
+        (dead / remotes._MARKER).write_text("")  # its lock died with its process
+        fstore.clone(str(tmp_path / "src"), top + "2").close()  # another name: leaves both alone
+        assert dead.exists()
+        fstore.clone(str(tmp_path / "src"), str(tmp_path / "lo" / "other")).close()
+        with remotes._build_folder(top) as second:
+            assert not dead.exists() and os.path.isdir(live) and second != live
