@@ -16,6 +16,7 @@ import fcntl
 import os
 import secrets
 import shutil
+import warnings
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 from urllib.parse import urlsplit
@@ -31,7 +32,7 @@ from .sync import NotFastForwardError, RefUpdate, SyncError, TamperedError
 if TYPE_CHECKING:
     from .repository import Repository
 
-__all__ = ["Remote", "PathRemote", "connect", "fetch", "push", "clone_into", "check_url", "Progress", "TOKEN_ENV"]
+__all__ = ["SkippedTagWarning", "Remote", "PathRemote", "connect", "fetch", "push", "clone_into", "check_url", "Progress", "TOKEN_ENV"]
 
 TOKEN_ENV = "DATAE_TOKEN"
 
@@ -148,6 +149,11 @@ def _counted(payloads: Iterable[dict], progress: Progress | None) -> Iterator[di
             progress(commits, records)
 
 
+class SkippedTagWarning(UserWarning):
+    """A fetch did not create a remote's tag whose name would make a name here ambiguous
+    (a branch or remote-tracking branch has it); the tag's commit was fetched."""
+
+
 def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Progress | None = None) -> dict[str, str | None]:
     """Bring remote ``name``'s commits here; set the remote-tracking branches
     ``name/BRANCH`` to its heads (dropping those of branches it deleted) and create its
@@ -177,9 +183,26 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         for branch, commit_id in branches.items():
             refs.set(tx, REMOTE, f"{name}/{branch}", None if commit_id is None else seq_of(tx, commit_id))
         for tag, commit_id in tags.items():
-            if not refs.get(tx, TAG, tag)[0]:
-                refs.set(tx, TAG, tag, seq_of(tx, commit_id))
+            if refs.get(tx, TAG, tag)[0]:
+                continue
+            clash = _tag_clash(repo, tx, tag)
+            if clash:
+                warnings.warn(SkippedTagWarning(f"remote {name!r} has a tag {tag!r} that was not fetched: {clash}; "
+                                                f"its commit {commit_id} is here"), stacklevel=3)
+                continue
+            refs.set(tx, TAG, tag, seq_of(tx, commit_id))
     return {f"{name}/{branch}": commit_id for branch, commit_id in branches.items()}
+
+
+def _tag_clash(repo: Repository, tx: Any, tag: str) -> str | None:
+    """Why a fetched tag named ``tag`` would make a name here ambiguous (None: it would not).
+    git keeps both and warns; here a plain name must name one ref, so the tag is skipped."""
+    refs = repo.storage.refs
+    for kind in (BRANCH, REMOTE):
+        if refs.get(tx, kind, tag)[0]:
+            return f"a {kind_name(kind)} here has that name"
+    remote = next((r for r in refs.remotes(tx) if tag.startswith(r + "/")), None)
+    return None if remote is None else f"it starts with the name of remote {remote!r}"
 
 
 def push(repo: Repository, name: str, branch: str | None, *, force: bool = False, tags: bool = False,

@@ -38,7 +38,7 @@ from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
 from .location import STORE_DIR, locate
 from .merge import Policy, check_policy
-from .refs import BRANCH, REMOTE, TAG, check_ref_name, qualified
+from .refs import BRANCH, REMOTE, TAG, check_ref_name, qualified, qualify
 from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
 from .undo import Shown, lost_by_reset, plan_revert, refuse_reset
@@ -255,12 +255,13 @@ class Repository:
         with self.storage.read() as tx:
             merge_state.refuse_while_merging(self.storage, tx, f"pull {remote!r}")
         self.fetch(remote, token=token)
-        other = f"{remote}/{branch or into}"
+        tracking = f"{remote}/{branch or into}"
+        other = qualify(REMOTE, tracking)  # a store may hold an older branch or tag named REMOTE/BRANCH
         with self.storage.read() as tx:
             ours, theirs = self.storage.refs.head(tx, into), self.storage.resolve(tx, other)
             if ours is not None and theirs is not None and self.storage.commits.merge_base(tx, ours, theirs) is None:
-                raise sync.SyncError(f"cannot pull {other} into {into}: their histories share no commit")
-        return self.merge(into, other, policy=policy, author=author)
+                raise sync.SyncError(f"cannot pull {tracking} into {into}: their histories share no commit")
+        return self.merge(into, other, message=f"Merge {tracking!r} into {into!r}", policy=policy, author=author)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""

@@ -68,3 +68,48 @@ def test_a_clone_removes_a_killed_clones_marked_folder_but_not_a_live_one(tmp_pa
         fstore.clone(str(tmp_path / "src"), str(tmp_path / "lo" / "other")).close()
         with remotes._build_folder(top) as second:
             assert not dead.exists() and os.path.isdir(live) and second != live
+
+
+def test_a_fetched_tag_named_as_a_local_branch_is_skipped_with_a_warning(tmp_path):
+    up = fstore.open(str(tmp_path / "up"))
+    tagged = one_commit(up, 1)
+    up.tag("feat", "main")
+    up.tag("v1", "main")
+    down = fstore.open(str(tmp_path / "down"))
+    one_commit(down, 2)
+    down.branch("feat")
+    mine = down.branches()["feat"]
+    down.remote_add("up", str(tmp_path / "up"))
+    with pytest.warns(fstore.remotes.SkippedTagWarning, match="'feat'"):
+        down.fetch("up")
+    assert down.tags() == {"v1": tagged}
+    assert [c.id for c in down.log("feat")][0] == mine  # the plain name still names one ref
+    assert down.verify() == []
+
+
+def test_a_branch_or_tag_named_as_a_remote_tracking_branch_is_refused_and_pull_still_works(tmp_path):
+    up = fstore.open(str(tmp_path / "up"))
+    one_commit(up, 1)
+    up.close()
+    c = fstore.clone(str(tmp_path / "up"), str(tmp_path / "c"))
+    for create in (c.branch, c.tag):
+        with pytest.raises(fstore.errors.RefExistsError, match="origin/main"):
+            create("origin/main")
+        with pytest.raises(fstore.errors.RefExistsError, match="origin"):
+            create("origin/later")
+    assert set(c.branches()) == {"main"} and c.tags() == {}
+    up = fstore.open(str(tmp_path / "up"))
+    head = one_commit(up, 2)
+    assert c.pull("origin", "main") == head
+
+
+def test_pull_resolves_the_remote_tracking_branch_even_beside_an_older_branch_of_its_name(tmp_path):
+    up = fstore.open(str(tmp_path / "up"))
+    one_commit(up, 1)
+    up.close()
+    c = fstore.clone(str(tmp_path / "up"), str(tmp_path / "c"))
+    with c.storage.write() as tx:  # what a store made before the rule holds
+        c.storage.refs.set(tx, fstore.refs.BRANCH, "origin/main", None)
+    up = fstore.open(str(tmp_path / "up"))
+    head = one_commit(up, 2)
+    assert c.pull("origin", "main") == head
