@@ -165,6 +165,7 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
         raise SyncError(f"commit {claimed}: a change record is malformed: {exc}") from None
     claimed_counts = (payload["added"], payload["removed"])
     if len(parents) < 2:  # a merge's counts need its records in place (see fstore.counts)
+        _check_records_change(storage, tx, claimed, parents[0] if parents else None, changes)
         _check_counts(claimed, claimed_counts, record_counts(records))
     seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,
                                             *claimed_counts)
@@ -177,6 +178,24 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     if len(parents) >= 2:
         _check_counts(claimed, claimed_counts, counts_of(storage, tx, seq))
     return seq
+
+
+def _check_records_change(storage: Storage, tx: OkvsTransaction, claimed: str, parent: int | None,
+                          changes: dict[str, list]) -> None:
+    """Each record of a commit with at most one parent must change its tuple's state at
+    the parent, as a transaction writes only such records: the state digest and the
+    counts are computed from the records on that premise (one lookup per record; at a
+    branch head, in its snapshot)."""
+    for space, found in changes.items():
+        if not found:
+            continue
+        reader = storage.reader(tx, parent, space) if parent is not None else None
+        for quad, alive, _ in found:
+            was = reader is not None and next(iter(reader.match(quad)), None) is not None
+            if was == alive:
+                state = "alive" if alive else "absent"
+                raise TamperedError(f"commit {claimed}: its record of {space} tuple {quad!r} changes nothing "
+                                    f"(the tuple is {state} at its parent already)")
 
 
 def _check_counts(claimed: str, sent: tuple[int, int], recomputed: tuple[int, int]) -> None:

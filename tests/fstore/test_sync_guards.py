@@ -113,3 +113,52 @@ def test_pull_resolves_the_remote_tracking_branch_even_beside_an_older_branch_of
     up = fstore.open(str(tmp_path / "up"))
     head = one_commit(up, 2)
     assert c.pull("origin", "main") == head
+
+
+def forged_on(head: str, payload: dict, *, message: str = "noop") -> dict:
+    """A commit on ``head`` whose records are ``payload``'s, with a true id and digest."""
+    import datetime as dt
+
+    from fstore.commits import commit_hash
+    from fstore.digest import as_hex, from_hex, moved
+    records = sorted(payload["records"])
+    born = [r[:-1] for r in records if r[-1:] == b"\x01"]
+    dead = [r[:-1] for r in records if r[-1:] != b"\x01"]
+    digest = as_hex(moved(from_hex(payload["digest"]), born, dead))
+    time = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    return {"id": commit_hash([head], message, "evil", time, digest, records), "parents": [head], "message": message,
+            "author": "evil", "time": time.isoformat(), "digest": digest, "added": len(born), "removed": len(dead),
+            "records": records}
+
+
+@pytest.mark.parametrize("at_head", [True, False])
+def test_a_pushed_record_that_changes_nothing_is_refused(tmp_path, at_head):
+    a = fstore.open(str(tmp_path / "a"))
+    first = one_commit(a, 1)
+    head = one_commit(a, 2) if at_head else first
+    a.close()
+    b = fstore.clone(str(tmp_path / "a"), str(tmp_path / "b"), local=False)
+    (payload,) = [p for p in sync.send(b.storage, [first], set()) if p["id"] == first]
+    forged = forged_on(head, payload)
+    before = b.branches()
+    with pytest.raises(TamperedError, match=f"commit {forged['id']}: its record .*changes nothing"):
+        sync.accept_push(b.storage, [sync.RefUpdate("branch", "main", head, forged["id"])], [forged])
+    assert b.branches() == before and b.verify() == []
+
+
+def test_a_root_commit_that_removes_what_is_not_there_is_refused(tmp_path):
+    a = fstore.open(str(tmp_path / "a"))
+    one_commit(a, 1)
+    (payload,) = payloads_of(a)
+    import datetime as dt
+
+    from fstore.commits import commit_hash
+    from fstore.digest import EMPTY, as_hex
+    records = [r[:-1] + b"\x00" for r in payload["records"]]
+    time = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    root = {"id": commit_hash([], "m", "x", time, as_hex(EMPTY), records), "parents": [], "message": "m",
+            "author": "x", "time": time.isoformat(), "digest": as_hex(EMPTY), "added": 0, "removed": len(records),
+            "records": records}
+    b = fstore.open(str(tmp_path / "b"))
+    with pytest.raises(TamperedError, match="changes nothing"):
+        sync.receive_all(b.storage, [root])
