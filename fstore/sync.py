@@ -33,7 +33,7 @@ from nstore.errors import DataeError, PackError
 from nstore.pack import decode_item, split
 
 from .commits import commit_hash
-from .counts import counts_of, record_counts
+from .counts import record_counts
 from .layout import QUADS, TABLES
 from .refs import BRANCH, TAG, check_ref_name
 
@@ -167,16 +167,18 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     if len(parents) < 2:  # a merge's counts need its records in place (see fstore.counts)
         _check_records_change(storage, tx, claimed, parents[0] if parents else None, changes)
         _check_counts(claimed, claimed_counts, record_counts(records))
+    merge = len(parents) >= 2  # its counts come from the pass that computes its digest
     seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,
-                                            *claimed_counts)
+                                            *((None, None) if merge else claimed_counts))
     if written != claimed:  # the records hashed to the id, so the state digest or the time's form differs
         digest = storage.commits.get(tx, seq).digest
         if digest != payload["digest"]:
             raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims "
                                 f"({payload['digest']}; they give {digest})")
         raise TamperedError(f"commit {claimed}: its time {payload['time']!r} is not in UTC as ids hash it")
-    if len(parents) >= 2:
-        _check_counts(claimed, claimed_counts, counts_of(storage, tx, seq))
+    if merge:
+        stored = storage.commits.get(tx, seq)
+        _check_counts(claimed, claimed_counts, (stored.added, stored.removed))
     return seq
 
 

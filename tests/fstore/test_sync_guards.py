@@ -162,3 +162,35 @@ def test_a_root_commit_that_removes_what_is_not_there_is_refused(tmp_path):
     b = fstore.open(str(tmp_path / "b"))
     with pytest.raises(TamperedError, match="changes nothing"):
         sync.receive_all(b.storage, [root])
+
+
+def test_verify_of_many_merges_keeps_few_ancestries_and_counts_them_as_a_naive_diff_does(tmp_path):
+    from fstore import commits as commit_store
+    from fstore import Var
+    repo = fstore.open(str(tmp_path / "m"))
+    with repo.transaction("main", message="0", author="a") as tx:
+        fstore.add(tx, IRI("urn:g"), IRI("urn:s"), IRI("urn:p"), 0)
+    repo.branch("dev")
+    rounds = commit_store._CACHED_ANCESTRIES + 8
+    for r in range(rounds):
+        with repo.transaction("dev", message="d", author="a") as tx:
+            fstore.add(tx, IRI("urn:g"), IRI(f"urn:d{r}"), IRI("urn:p"), r)
+            if r:
+                fstore.rm(tx, IRI("urn:g"), IRI(f"urn:m{r - 1}"), IRI("urn:p"), r - 1)
+        with repo.transaction("main", message="m", author="a") as tx:
+            fstore.add(tx, IRI("urn:g"), IRI(f"urn:m{r}"), IRI("urn:p"), r)
+        repo.merge("main", "dev")
+        repo.merge("dev", "main")
+    repo.close()
+    repo = fstore.open(str(tmp_path / "m"))
+    assert repo.verify() == []
+    assert len(repo.storage.commits._ancestors) <= commit_store._CACHED_ANCESTRIES
+
+    def state(commit_id: str) -> set:
+        return set(fstore.quads(repo.at(commit_id), Var("g"), Var("s"), Var("p"), Var("o")))
+
+    merges = [c for c in repo.log("main") if len(c.parents) == 2]
+    assert len(merges) == rounds
+    for merge in merges:
+        now, was = state(merge.id), state(merge.parents[0])
+        assert (merge.added, merge.removed) == (len(now - was), len(was - now))
