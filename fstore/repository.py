@@ -261,7 +261,7 @@ class Repository:
             ours, theirs = self.storage.refs.head(tx, into), self.storage.resolve(tx, other)
             if ours is not None and theirs is not None and self.storage.commits.merge_base(tx, ours, theirs) is None:
                 raise sync.SyncError(f"cannot pull {tracking} into {into}: their histories share no commit")
-        return self.merge(into, other, message=f"Merge {tracking!r} into {into!r}", policy=policy, author=author)
+        return self.merge(into, other, policy=policy, author=author)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""
@@ -318,8 +318,10 @@ class Repository:
             base = self.storage.commits.merge_base(tx, ours, theirs)
             planned = "abort" if policy == "record" else policy
             outcomes, conflicts = merge_state.plan(self, tx, ours, theirs, base, planned)
+            kind, name = qualified(other)
+            label = name if kind == REMOTE else other  # what pull names: REMOTE/BRANCH, as git shows it
             if message is None:
-                message = f"Merge {other!r} into {into!r}"
+                message = f"Merge {label!r} into {into!r}"
             if conflicts and policy == "abort":
                 raise MergeConflict(conflicts)
             if not conflicts or policy != "record":
@@ -328,7 +330,7 @@ class Repository:
                                                  sum(o.removed for o in outcomes.values()))
             items = merge_state.items_of(conflicts)
             ids = [self.storage.commit_id(tx, seq) for seq in (ours, theirs, base)]
-            merge_state.record(self.storage, tx, MergeState(into, other, *ids, message, author or ""), items)
+            merge_state.record(self.storage, tx, MergeState(into, label, *ids, message, author or ""), items)
         raise ConflictsRecorded(conflicts, items)  # after the state is committed
 
     # -- a merge in progress (see fstore.merge_state) ----------------------------------
