@@ -215,3 +215,20 @@ def test_the_cli_prints_a_skipped_tag_as_one_warning_line(tmp_path):
     assert done.returncode == 0
     assert done.stderr.splitlines() == [line for line in done.stderr.splitlines() if line.startswith("datae: warning:")]
     assert len(done.stderr.splitlines()) == 1 and "'feat'" in done.stderr
+
+
+def test_table_commits_pass_the_record_check_over_sync(tmp_path):
+    import fstore.tables as tables
+    a = fstore.open(str(tmp_path / "a"))
+    with a.transaction("main", message="table", author="t") as tx:
+        tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0},
+                                {"id": "v", "name": "v", "dataType": "text"}])
+        tx.table("t").insert_many([{"k": i, "v": str(i)} for i in range(5)])
+    b = fstore.clone(str(tmp_path / "a"), str(tmp_path / "b"), local=False)
+    with b.transaction("main", message="edit", author="t") as tx:
+        tx.table("t").update({"k": 1, "v": "one"})
+        tx.table("t").delete(2)
+        tx.table("t").upsert({"k": 9, "v": "nine"})
+    b.remote_add("a2", str(tmp_path / "a"))
+    b.push("a2", "main")
+    assert a.branches() == b.branches() and a.verify() == []
