@@ -114,8 +114,12 @@ def decode_payload(data: bytes) -> dict:
 def check_payload(payload: Any) -> dict:
     """``payload`` if it has every field of a commit with its type, else SyncError."""
     # type() not isinstance(): bool is an int subclass, and True stored as a count would pass verify (1 == True)
-    if not isinstance(payload, dict) or any(type(payload.get(name)) is not kind for name, kind in _FIELDS.items()):
-        raise SyncError(f"a received commit lacks a field or has one of the wrong type: {str(payload)[:200]}")
+    if not isinstance(payload, dict):
+        raise SyncError(f"a received commit is not a map of fields: {str(payload)[:200]}")
+    wrong = next((name for name, kind in _FIELDS.items() if type(payload.get(name)) is not kind), None)
+    if wrong is not None:
+        raise SyncError(f"a received commit lacks field {wrong!r} or has it of a type other than "
+                        f"{_FIELDS[wrong].__name__}: {str(payload)[:200]}")
     if payload["added"] < 0 or payload["removed"] < 0:
         raise SyncError(f"commit {payload['id']}: a negative count (added {payload['added']}, "
                         f"removed {payload['removed']})")

@@ -29,7 +29,7 @@ def test_counts_that_are_booleans_or_negative_are_refused(tmp_path, field, forge
     payloads = payloads_of(a)
     payloads[0][field] = forged
     b = fstore.open(str(tmp_path / "b"))
-    with pytest.raises(SyncError, match=f"{payloads[0]['id']}|wrong type"):
+    with pytest.raises(SyncError, match=f"{payloads[0]['id']}|field '{field}'"):
         sync.receive_all(b.storage, payloads)
     with b.storage.read() as tx:
         assert b.storage.commits.seq_of(tx, payloads[0]["id"]) is None
