@@ -118,7 +118,7 @@ def check_payload(payload: Any) -> dict:
         raise SyncError(f"a received commit is not a map of fields: {str(payload)[:200]}")
     wrong = next((name for name, kind in _FIELDS.items() if type(payload.get(name)) is not kind), None)
     if wrong is not None:
-        raise SyncError(f"a received commit lacks field {wrong!r} or has it of a type other than "
+        raise SyncError(f"a received commit lacks a field or has one of the wrong type: field {wrong!r} must be "
                         f"{_FIELDS[wrong].__name__}: {str(payload)[:200]}")
     if payload["added"] < 0 or payload["removed"] < 0:
         raise SyncError(f"commit {payload['id']}: a negative count (added {payload['added']}, "
