@@ -26,6 +26,7 @@ import datetime as dt
 import os
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 from urllib.parse import urlsplit
@@ -1097,7 +1098,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         debug = args.debug
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            return args.handler(args)
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: stop quietly, as git does.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -1114,6 +1117,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         message, code = describe_error(exc)
         return fail(message if debug or code != EXIT_INTERNAL else f"{message} (rerun with --debug for the traceback)",
                     code)
+
+
+def _warning_line(message: Warning | str, *_: Any, **__: Any) -> None:
+    """A warning (e.g. a tag a fetch skipped) is one line, ``datae: warning: ...``."""
+    sys.stdout.flush()
+    print(f"datae: warning: {message}", file=sys.stderr)
 
 
 def describe_error(exc: Exception) -> tuple[str, int]:

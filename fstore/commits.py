@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
@@ -92,11 +93,16 @@ def _is_time(text: str) -> bool:
     return True
 
 
+_CACHED_ANCESTRIES = 32
+
+
 class CommitStore:
     """Commit records: ``pack("c", seq) -> msgpack`` and ``pack("i", hex id) -> pack(seq)``."""
 
     def __init__(self) -> None:
-        self._ancestors: dict[tuple[int, str], frozenset[int]] = {}
+        # LRU, bounded: an ancestry holds up to every commit, and a long-lived store (a
+        # server receiving merges, verify over every merge) asks for one per merge
+        self._ancestors: OrderedDict[tuple[int, str], frozenset[int]] = OrderedDict()
 
     def next_seq(self, tx: Transaction) -> int:
         start = pack("c")
@@ -179,6 +185,7 @@ class CommitStore:
         key = (seq, commit_id)
         cached = self._ancestors.get(key)
         if cached is not None:
+            self._ancestors.move_to_end(key)
             return cached
         seen = {seq}
         stack = [seq]
@@ -194,6 +201,8 @@ class CommitStore:
                         stack.append(parent)
         result = frozenset(seen)
         self._ancestors[key] = result
+        if len(self._ancestors) > _CACHED_ANCESTRIES:
+            self._ancestors.popitem(last=False)
         return result
 
     def merge_base(self, tx: Transaction, a: int, b: int) -> int | None:

@@ -64,7 +64,6 @@ class History:
         self.heads = Heads(self, okvs)
         self._values: dict[bytes, Any] = {}  # item -> stored value (committed ids only)
         self._terms: dict[bytes, Any] = {}  # item -> RDF term
-        self._packed_ancestries: dict[frozenset[int], frozenset[bytes]] = {}
 
     # -- terms and items ----------------------------------------------------------------
 
@@ -150,16 +149,6 @@ class History:
             return slow(tx, item) if value is _MISSING else value
 
         return decode
-
-    def packed_ancestry(self, ancestors: frozenset[int]) -> frozenset[bytes]:
-        """An ancestry as packed seq items, so records are tested without decoding (cached:
-        one ancestry is used for many reads)."""
-        packed = self._packed_ancestries.get(ancestors)
-        if packed is None:
-            if len(self._packed_ancestries) >= 64:
-                self._packed_ancestries.clear()
-            packed = self._packed_ancestries[ancestors] = frozenset(pack_value(seq) for seq in ancestors)
-        return packed
 
     # -- records --------------------------------------------------------------------------
 
@@ -308,14 +297,18 @@ class History:
         for commit in before ^ after:
             for items, _ in self.raw_changes_of(tx, commit):
                 touched.setdefault(b"".join(items), items)
-        packed_before = self.packed_ancestry(before) if before else frozenset()
-        packed_after = self.packed_ancestry(after)
+        # the touched tuples' record seqs are decoded (memoised) rather than the ancestries
+        # packed: an ancestry holds every commit, the touched tuples' records only a few
+        seqs: dict[bytes, int] = {}
         for ident, items in touched.items():
             was = now = False
             for record_seq, payload in self.item_records(tx, items):
-                if record_seq in packed_before:
+                number = seqs.get(record_seq)
+                if number is None:
+                    number = seqs[record_seq] = decode_item(record_seq)
+                if number in before:
                     was = payload == ALIVE
-                if record_seq in packed_after:
+                if number in after:
                     now = payload == ALIVE
             if was != now:
                 yield ident, items, now

@@ -173,15 +173,20 @@ class Refs:
         tx.set(key, self._value(tx, seq))
 
     def create(self, tx: Transaction, kind: str, name: str, seq: int | None) -> None:
-        """Create a branch or tag; refused if it exists, or if a ref of the other kind has
-        its name (the name would be ambiguous)."""
+        """Create a branch or tag; refused if it exists, or if a ref of another kind has
+        its name or the name starts with ``REMOTE/`` for a remote here (the name would be
+        ambiguous)."""
         check_ref_name(name)
         if self.get(tx, kind, name)[0]:
             raise RefExistsError(f"a {kind_name(kind)} named {name!r} already exists")
-        other = TAG if kind == BRANCH else BRANCH
-        if self.get(tx, other, name)[0]:
-            raise RefExistsError(f"a {kind_name(other)} named {name!r} already exists: a {kind_name(kind)} of that "
-                                 f"name would make {name!r} ambiguous")
+        for other in (TAG if kind == BRANCH else BRANCH, REMOTE):
+            if self.get(tx, other, name)[0]:
+                raise RefExistsError(f"a {kind_name(other)} named {name!r} already exists: a {kind_name(kind)} of "
+                                     f"that name would make {name!r} ambiguous")
+        remote = next((r for r in self.remotes(tx) if name.startswith(r + "/")), None)
+        if remote is not None:  # a later fetch would bring a remote-tracking branch of that name
+            raise RefExistsError(f"{name!r} starts with the name of remote {remote!r}: a {kind_name(kind)} of that "
+                                 f"name could be ambiguous with its remote-tracking branches")
         self.set(tx, kind, name, seq)
 
     def delete(self, tx: Transaction, kind: str, name: str, *, log: bool = True) -> None:

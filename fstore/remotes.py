@@ -16,6 +16,7 @@ import fcntl
 import os
 import secrets
 import shutil
+import warnings
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 from urllib.parse import urlsplit
@@ -31,7 +32,7 @@ from .sync import NotFastForwardError, RefUpdate, SyncError, TamperedError
 if TYPE_CHECKING:
     from .repository import Repository
 
-__all__ = ["Remote", "PathRemote", "connect", "fetch", "push", "clone_into", "check_url", "Progress", "TOKEN_ENV"]
+__all__ = ["SkippedTagWarning", "Remote", "PathRemote", "connect", "fetch", "push", "clone_into", "check_url", "Progress", "TOKEN_ENV"]
 
 TOKEN_ENV = "DATAE_TOKEN"
 
@@ -148,6 +149,11 @@ def _counted(payloads: Iterable[dict], progress: Progress | None) -> Iterator[di
             progress(commits, records)
 
 
+class SkippedTagWarning(UserWarning):
+    """A fetch did not create a remote's tag whose name would make a name here ambiguous
+    (a branch or remote-tracking branch has it); the tag's commit was fetched."""
+
+
 def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Progress | None = None) -> dict[str, str | None]:
     """Bring remote ``name``'s commits here; set the remote-tracking branches
     ``name/BRANCH`` to its heads (dropping those of branches it deleted) and create its
@@ -177,9 +183,26 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         for branch, commit_id in branches.items():
             refs.set(tx, REMOTE, f"{name}/{branch}", None if commit_id is None else seq_of(tx, commit_id))
         for tag, commit_id in tags.items():
-            if not refs.get(tx, TAG, tag)[0]:
-                refs.set(tx, TAG, tag, seq_of(tx, commit_id))
+            if refs.get(tx, TAG, tag)[0]:
+                continue
+            clash = _tag_clash(repo, tx, tag)
+            if clash:
+                warnings.warn(SkippedTagWarning(f"remote {name!r} has a tag {tag!r} that was not fetched: {clash}; "
+                                                f"its commit {commit_id} is here"), stacklevel=3)
+                continue
+            refs.set(tx, TAG, tag, seq_of(tx, commit_id))
     return {f"{name}/{branch}": commit_id for branch, commit_id in branches.items()}
+
+
+def _tag_clash(repo: Repository, tx: Any, tag: str) -> str | None:
+    """Why a fetched tag named ``tag`` would make a name here ambiguous (None: it would not).
+    git keeps both and warns; here a plain name must name one ref, so the tag is skipped."""
+    refs = repo.storage.refs
+    for kind in (BRANCH, REMOTE):
+        if refs.get(tx, kind, tag)[0]:
+            return f"a {kind_name(kind)} here has that name"
+    remote = next((r for r in refs.remotes(tx) if tag.startswith(r + "/")), None)
+    return None if remote is None else f"it starts with the name of remote {remote!r}"
 
 
 def push(repo: Repository, name: str, branch: str | None, *, force: bool = False, tags: bool = False,
@@ -268,6 +291,7 @@ def clone_into(url: str, path: str, opener: Callable[[str], Repository], *, loca
                 _fetch_all(repo, origin_url, offer["current"], token, progress)
         finally:
             repo.close()  # reopened at ``path`` once the folder is in place
+        _unmark(build)
         _move_into_place(build, top)
     return opener(path)
 
@@ -294,40 +318,67 @@ def _topmost_new(path: str) -> str:
 
 
 _BUILDING = ".clone-"
+_TOKEN_HEX = 12  # secrets.token_hex(6)
+_MARKER = ".datae-clone-in-progress"  # in a build folder, locked by the clone building it
 
 
 @contextmanager
 def _build_folder(top: str) -> Iterator[str]:
-    """A new hidden sibling of ``top`` to build a clone in, locked (``flock``) while this
-    process lives, and removed on any error. A killed clone's lock dies with it, so the
-    siblings of ``top`` whose lock can be taken are leftovers of killed clones: removed."""
+    """A new hidden sibling of ``top`` to build a clone in, holding a marker file locked
+    (``flock``) while this process lives, and removed on any error. A killed clone's lock
+    dies with it, so the siblings of ``top`` that carry the marker and whose lock can be
+    taken are leftovers of killed clones: removed. Nothing else is ever removed."""
     parent, name = os.path.split(top)
     _remove_leftovers(parent, f".{name}{_BUILDING}")
-    build = os.path.join(parent, f".{name}{_BUILDING}{secrets.token_hex(6)}")
+    build = os.path.join(parent, f".{name}{_BUILDING}{secrets.token_hex(_TOKEN_HEX // 2)}")
     try:
         os.mkdir(build)  # not mkdtemp: the clone keeps the folder, with the modes umask gives
-        lock = os.open(build, os.O_RDONLY)
     except OSError as exc:
         raise SyncError(f"cannot clone into {top}: cannot make a folder in {parent}: {exc.strerror}") from None
+    lock = -1
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock = _marked_and_locked(build)
         yield build
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
     finally:
-        os.close(lock)
+        if lock >= 0:
+            os.close(lock)
+
+
+def _marked_and_locked(build: str) -> int:
+    """Put the marker in ``build``, locked before it has its name: a folder another clone
+    may remove is one whose marker it can lock, so a live build is never eligible."""
+    pending = os.path.join(build, f"{_MARKER}.{os.getpid()}")
+    lock = os.open(pending, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
+    os.rename(pending, os.path.join(build, _MARKER))
+    return lock
+
+
+def _unmark(build: str) -> None:
+    """Drop the marker of a finished build (still locked by us) before it moves into place."""
+    os.unlink(os.path.join(build, _MARKER))
+
+
+def _is_build_name(entry: str, prefix: str) -> bool:
+    token = entry[len(prefix):]
+    return (entry.startswith(prefix) and len(token) == _TOKEN_HEX
+            and all(c in "0123456789abcdef" for c in token))
 
 
 def _remove_leftovers(parent: str, prefix: str) -> None:
+    """Remove the build folders of killed clones: named as :func:`_build_folder` names
+    them and holding a marker nobody holds locked."""
     for entry in os.listdir(parent):
-        if not entry.startswith(prefix):
+        if not _is_build_name(entry, prefix):
             continue
         folder = os.path.join(parent, entry)
         try:
-            lock = os.open(folder, os.O_RDONLY)
+            lock = os.open(os.path.join(folder, _MARKER), os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
-            continue
+            continue  # not ours, or a build that has not marked itself yet
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -38,7 +38,7 @@ from .gc import DEFAULT_EXPIRY, GcReport, collect
 from .history import Quad
 from .location import STORE_DIR, locate
 from .merge import Policy, check_policy
-from .refs import BRANCH, REMOTE, TAG, check_ref_name, qualified
+from .refs import BRANCH, REMOTE, TAG, check_ref_name, qualified, qualify
 from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
 from .undo import Shown, lost_by_reset, plan_revert, refuse_reset
@@ -255,11 +255,12 @@ class Repository:
         with self.storage.read() as tx:
             merge_state.refuse_while_merging(self.storage, tx, f"pull {remote!r}")
         self.fetch(remote, token=token)
-        other = f"{remote}/{branch or into}"
+        tracking = f"{remote}/{branch or into}"
+        other = qualify(REMOTE, tracking)  # a store may hold an older branch or tag named REMOTE/BRANCH
         with self.storage.read() as tx:
             ours, theirs = self.storage.refs.head(tx, into), self.storage.resolve(tx, other)
             if ours is not None and theirs is not None and self.storage.commits.merge_base(tx, ours, theirs) is None:
-                raise sync.SyncError(f"cannot pull {other} into {into}: their histories share no commit")
+                raise sync.SyncError(f"cannot pull {tracking} into {into}: their histories share no commit")
         return self.merge(into, other, policy=policy, author=author)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
@@ -317,8 +318,10 @@ class Repository:
             base = self.storage.commits.merge_base(tx, ours, theirs)
             planned = "abort" if policy == "record" else policy
             outcomes, conflicts = merge_state.plan(self, tx, ours, theirs, base, planned)
+            kind, name = qualified(other)
+            label = name if kind == REMOTE else other  # what pull names: REMOTE/BRANCH, as git shows it
             if message is None:
-                message = f"Merge {other!r} into {into!r}"
+                message = f"Merge {label!r} into {into!r}"
             if conflicts and policy == "abort":
                 raise MergeConflict(conflicts)
             if not conflicts or policy != "record":
@@ -327,7 +330,7 @@ class Repository:
                                                  sum(o.removed for o in outcomes.values()))
             items = merge_state.items_of(conflicts)
             ids = [self.storage.commit_id(tx, seq) for seq in (ours, theirs, base)]
-            merge_state.record(self.storage, tx, MergeState(into, other, *ids, message, author or ""), items)
+            merge_state.record(self.storage, tx, MergeState(into, label, *ids, message, author or ""), items)
         raise ConflictsRecorded(conflicts, items)  # after the state is committed
 
     # -- a merge in progress (see fstore.merge_state) ----------------------------------

@@ -230,10 +230,12 @@ class Storage:
 
     def record_commit(self, tx: OkvsTransaction, parents: list[int],
                       changes: dict[str, list[tuple[Quad, bool, list[bytes] | None]]],
-                      message: str, author: str, time: _dt.datetime | None, added: int,
-                      removed: int) -> tuple[int, str, dict[str, list[tuple[list[bytes], bool]]]]:
+                      message: str, author: str, time: _dt.datetime | None, added: int | None,
+                      removed: int | None) -> tuple[int, str, dict[str, list[tuple[list[bytes], bool]]]]:
         """Write a commit's change records and its record, moving no ref (what a fetch
-        receives); returns its seq, its id and its changes as key items by space."""
+        receives); returns its seq, its id and its changes as key items by space. Counts
+        of None are those the state digest moves by (what a receiver stores of a merge:
+        one pass gives both)."""
         seq = self.commits.next_seq(tx)
         time = (time or _now()).astimezone(_dt.timezone.utc)
         records: list[bytes] = []
@@ -242,24 +244,28 @@ class Storage:
             packed, encoded[space.space.name] = space.write(tx, seq, changes.get(space.space.name, []))
             records += _marked(space, packed)
         records.sort()
-        state_digest = self._digest_after(tx, seq, parents, records)
+        state_digest, moves = self._digest_after(tx, seq, parents, records)
+        added = moves[0] if added is None else added
+        removed = moves[1] if removed is None else removed
         parent_ids = [self.commits.get(tx, p).id for p in parents]
         commit_id = commit_hash(parent_ids, message, author, time, state_digest, records)
         self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed, state_digest)
         return seq, commit_id, encoded
 
-    def _digest_after(self, tx: OkvsTransaction, seq: int, parents: list[int], records: list[bytes]) -> str:
+    def _digest_after(self, tx: OkvsTransaction, seq: int, parents: list[int],
+                      records: list[bytes]) -> tuple[str, tuple[int, int]]:
         """The state digest of commit ``seq``, which wrote ``records`` (as its id hashes
         them): its first parent's moved by the tuples whose state differs between the two.
         Those are exactly the records of a commit with one parent (a transaction records
         only what changes its head); a merge's records are relative to the union of its
         parents' histories, so its changes are read from the records of the commits it
-        brings in (O(those changes))."""
+        brings in (O(those changes)). With the digest: how many tuples it moves in and
+        out (the commit's counts, :mod:`fstore.counts`)."""
         before = from_hex(self.commits.get(tx, parents[0]).digest) if parents else EMPTY
         if len(parents) < 2:
             born = [record[:-1] for record in records if record[-1:] == ALIVE]
             dead = [record[:-1] for record in records if record[-1:] != ALIVE]
-            return as_hex(moved(before, born, dead))
+            return as_hex(moved(before, born, dead)), (len(born), len(dead))
         ancestors = self.commits.ancestors
         first = ancestors(tx, parents[0])
         merged = first.union(*(ancestors(tx, parent) for parent in parents[1:]), (seq,))
@@ -269,7 +275,7 @@ class Storage:
             for _, items, alive in space.state_changes(tx, first, merged):
                 identity = mark + space.identity([value(tx, item) for item in items])
                 (born if alive else dead).append(identity)
-        return as_hex(moved(before, born, dead))
+        return as_hex(moved(before, born, dead)), (len(born), len(dead))
 
     def state_digest(self, tx: OkvsTransaction, seq: int | None, snapshot: tuple[str, int] | None = None) -> str:
         """The state digest of commit ``seq`` recomputed from every tuple alive at it, in

@@ -33,7 +33,7 @@ from nstore.errors import DataeError, PackError
 from nstore.pack import decode_item, split
 
 from .commits import commit_hash
-from .counts import counts_of, record_counts
+from .counts import record_counts
 from .layout import QUADS, TABLES
 from .refs import BRANCH, TAG, check_ref_name
 
@@ -113,8 +113,16 @@ def decode_payload(data: bytes) -> dict:
 
 def check_payload(payload: Any) -> dict:
     """``payload`` if it has every field of a commit with its type, else SyncError."""
-    if not isinstance(payload, dict) or any(not isinstance(payload.get(name), kind) for name, kind in _FIELDS.items()):
-        raise SyncError(f"a received commit lacks a field or has one of the wrong type: {str(payload)[:200]}")
+    # type() not isinstance(): bool is an int subclass, and True stored as a count would pass verify (1 == True)
+    if not isinstance(payload, dict):
+        raise SyncError(f"a received commit is not a map of fields: {str(payload)[:200]}")
+    wrong = next((name for name, kind in _FIELDS.items() if type(payload.get(name)) is not kind), None)
+    if wrong is not None:
+        raise SyncError(f"a received commit lacks a field or has one of the wrong type: field {wrong!r} must be "
+                        f"{_FIELDS[wrong].__name__}: {str(payload)[:200]}")
+    if payload["added"] < 0 or payload["removed"] < 0:
+        raise SyncError(f"commit {payload['id']}: a negative count (added {payload['added']}, "
+                        f"removed {payload['removed']})")
     if not all(isinstance(record, bytes) and len(record) > 1 for record in payload["records"]):
         raise SyncError(f"commit {payload['id']}: a change record is not bytes")
     return payload
@@ -123,7 +131,7 @@ def check_payload(payload: Any) -> dict:
 def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     """Check one commit and write it (parents first); returns its seq here. A commit held
     already is not written again."""
-    claimed = payload["id"]
+    claimed = check_payload(payload)["id"]
     try:
         time = _dt.datetime.fromisoformat(payload["time"])
     except ValueError:
@@ -161,23 +169,44 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
         raise SyncError(f"commit {claimed}: a change record is malformed: {exc}") from None
     claimed_counts = (payload["added"], payload["removed"])
     if len(parents) < 2:  # a merge's counts need its records in place (see fstore.counts)
+        _check_records_change(storage, tx, claimed, parents[0] if parents else None, changes)
         _check_counts(claimed, claimed_counts, record_counts(records))
+    merge = len(parents) >= 2  # its counts come from the pass that computes its digest
     seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,
-                                            *claimed_counts)
+                                            *((None, None) if merge else claimed_counts))
     if written != claimed:  # the records hashed to the id, so the state digest or the time's form differs
         digest = storage.commits.get(tx, seq).digest
         if digest != payload["digest"]:
             raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims "
                                 f"({payload['digest']}; they give {digest})")
         raise TamperedError(f"commit {claimed}: its time {payload['time']!r} is not in UTC as ids hash it")
-    if len(parents) >= 2:
-        _check_counts(claimed, claimed_counts, counts_of(storage, tx, seq))
+    if merge:
+        stored = storage.commits.get(tx, seq)
+        _check_counts(claimed, claimed_counts, (stored.added, stored.removed))
     return seq
+
+
+def _check_records_change(storage: Storage, tx: OkvsTransaction, claimed: str, parent: int | None,
+                          changes: dict[str, list]) -> None:
+    """Each record of a commit with at most one parent must change its tuple's state at
+    the parent, as a transaction writes only such records: the state digest and the
+    counts are computed from the records on that premise (one lookup per record; at a
+    branch head, in its snapshot)."""
+    for space, found in changes.items():
+        if not found:
+            continue
+        reader = storage.reader(tx, parent, space) if parent is not None else None
+        for quad, alive, _ in found:
+            was = reader is not None and next(iter(reader.match(quad)), None) is not None
+            if was == alive:
+                state = "alive" if alive else "absent"
+                raise TamperedError(f"commit {claimed}: its record of {space} tuple {quad!r} changes nothing "
+                                    f"(the tuple is {state} at its parent already)")
 
 
 def _check_counts(claimed: str, sent: tuple[int, int], recomputed: tuple[int, int]) -> None:
     """The counts are not in the id, so a receiver stores only counts it recomputed."""
-    if sent != recomputed:
+    if any(type(count) is not int for count in sent) or sent != recomputed:
         raise TamperedError(f"commit {claimed}: it claims to add {sent[0]} and remove {sent[1]} tuples, but its "
                             f"records add {recomputed[0]} and remove {recomputed[1]}")
 
