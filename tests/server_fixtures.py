@@ -19,6 +19,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def serve_with_token(store: Path, directory: Path, *args: str) -> "Server":
+    """A server on ``store`` that wants the token :func:`write_token` puts in
+    ``directory``; the token is ``server.token``."""
+    token_file, token = write_token(directory)
+    running = Server(store, "--token-file", str(token_file), *args)
+    running.token = token
+    return running
+
+
 class Server:
     """``datae --repo STORE serve --port 0 ARGS...``; ``url`` once it listens (a restart
     listens on the same port)."""

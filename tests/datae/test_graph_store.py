@@ -26,7 +26,7 @@ from rdflib.compare import isomorphic
 import fstore
 from nstore.terms import IRI
 from tests.locations import PROJECT
-from tests.server_fixtures import Server, write_token
+from tests.server_fixtures import Server, serve_with_token
 
 PREFIXES = "@prefix foaf: <http://xmlns.com/foaf/0.1/> .\n@prefix v: <http://www.w3.org/2006/vcard/ns#> .\n"
 JOHN = PREFIXES + '<http://$HOST$/person/1> a foaf:Person; foaf:businessCard [ a v:VCard; v:fn "John Doe" ] .'
@@ -94,9 +94,7 @@ def server(tmp_path, monkeypatch):
     monkeypatch.delenv("DATAE_AUTHOR", raising=False)  # the server's own author, tested in test_server_holes
     store = tmp_path / "store"
     fstore.open(str(store)).close()
-    token_file, token = write_token(tmp_path)
-    running = Server(store, "--token-file", str(token_file))
-    running.token = token
+    running = serve_with_token(store, tmp_path)
     yield running
     running.stop()
 
@@ -326,9 +324,7 @@ def towns_server(tmp_path):
         towns.insert({"fid": 2, "name": "beta"})
         fstore.add(tx, None, IRI("urn:a"), IRI("urn:b"), IRI("urn:c"))
     repo.close()
-    token_file, token = write_token(tmp_path)
-    running = Server(store, "--token-file", str(token_file))
-    running.token = token
+    running = serve_with_token(store, tmp_path)
     yield running
     running.stop()
 

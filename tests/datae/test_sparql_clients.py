@@ -23,7 +23,7 @@ from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 import fstore
 import fstore.rdf
 from nstore.terms import IRI
-from tests.server_fixtures import Server, write_token
+from tests.server_fixtures import Server, serve_with_token
 
 EX = "http://example.org/"
 DATA = f"""
@@ -47,9 +47,7 @@ def server(tmp_path_factory):
         fstore.add_many(tx, fstore.rdf.parse(DATA.encode(), "ttl"))
         fstore.add_many(tx, fstore.rdf.parse(NAMED.encode(), "nq"))
     repo.close()
-    token_file, token = write_token(directory)
-    running = Server(store, "--token-file", str(token_file))
-    running.token = token
+    running = serve_with_token(store, directory)
     yield running
     running.stop()
 
