@@ -38,7 +38,7 @@ from .commits import CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved
 from .errors import AmbiguousRefError, UnknownRefError
 from .heads import Reader
-from .history import ALIVE, History, Quad
+from .history import ALIVE, History, Quad, winner
 from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
                      MERGE_STATE_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES)
 from .refs import BRANCH, REMOTE, TAG, Refs, kind_name, qualified, qualify
@@ -103,6 +103,15 @@ class Storage:
     def reader(self, tx: OkvsTransaction, seq: int | None, space: str = QUADS.name) -> Reader:
         """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.heads.Reader`)."""
         return self._by_name[space].reader(tx, seq)
+
+    def was_alive(self, tx: OkvsTransaction, seq: int | None, space: str, quad: Any) -> bool:
+        """Whether ``quad`` of ``space`` is alive at commit ``seq``, from its own records
+        (the winner among ``seq``'s ancestors): one look-up, where :meth:`reader` at a commit
+        that is no branch head replays every commit since its nearest snapshot."""
+        if seq is None:
+            return False
+        best = winner(self._by_name[space].records(tx, quad), self.commits.ancestors(tx, seq))
+        return best is not None and best[1]
 
     def current_branch(self, tx: OkvsTransaction) -> str:
         """The branch commands work on when none is named (git's HEAD; ``main`` until

@@ -190,15 +190,11 @@ def _check_records_change(storage: Storage, tx: OkvsTransaction, claimed: str, p
                           changes: dict[str, list]) -> None:
     """Each record of a commit with at most one parent must change its tuple's state at
     the parent, as a transaction writes only such records: the state digest and the
-    counts are computed from the records on that premise (one lookup per record; at a
-    branch head, in its snapshot)."""
+    counts are computed from the records on that premise (one look-up of the tuple's own
+    records per record: :meth:`Storage.was_alive`)."""
     for space, found in changes.items():
-        if not found:
-            continue
-        reader = storage.reader(tx, parent, space) if parent is not None else None
         for quad, alive, _ in found:
-            was = reader is not None and next(iter(reader.match(quad)), None) is not None
-            if was == alive:
+            if storage.was_alive(tx, parent, space, quad) == alive:
                 state = "alive" if alive else "absent"
                 raise TamperedError(f"commit {claimed}: its record of {space} tuple {quad!r} changes nothing "
                                     f"(the tuple is {state} at its parent already)")
