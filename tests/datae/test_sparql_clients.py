@@ -38,16 +38,21 @@ CONSTRUCT = f"CONSTRUCT {{ ?s <{EX}called> ?name }} WHERE {{ ?s <{EX}name> ?name
 DESCRIBE = f"DESCRIBE <{EX}bob>"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("clients")
+def store_with_data(directory):
+    """A store in ``directory`` holding DATA (default graph) and NAMED (named graphs)."""
     store = directory / "store"
     repo = fstore.open(str(store))
     with repo.transaction("main", message="data", author="tests") as tx:
         fstore.add_many(tx, fstore.rdf.parse(DATA.encode(), "ttl"))
         fstore.add_many(tx, fstore.rdf.parse(NAMED.encode(), "nq"))
     repo.close()
-    running = serve_with_token(store, directory)
+    return store
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("clients")
+    running = serve_with_token(store_with_data(directory), directory)
     yield running
     running.stop()
 
@@ -193,13 +198,7 @@ def test_updates_with_the_token(server, request_method):
 
 @pytest.fixture()
 def rdflib_server(tmp_path):
-    store = tmp_path / "store"
-    repo = fstore.open(str(store))
-    with repo.transaction("main", message="data", author="tests") as tx:
-        fstore.add_many(tx, fstore.rdf.parse(DATA.encode(), "ttl"))
-        fstore.add_many(tx, fstore.rdf.parse(NAMED.encode(), "nq"))
-    repo.close()
-    running = Server(store)
+    running = Server(store_with_data(tmp_path))
     yield running
     running.stop()
 
