@@ -39,9 +39,9 @@ from query.parser import parse_update
 from query.errors import QueryError, QuerySyntaxError, UnsupportedFeatureError
 from query.terms import NUMERIC_TYPES, XSD_BOOLEAN, BNode, IRI, Literal, numeric
 from query.terms_ox import from_ox
-from tests.locations import SHARED
+from tests.locations import SHARED, missing, shared
 
-__all__ = ["SUITE_DIR", "Case", "ensure_suite", "collect", "run_case", "Outcome", "is_update"]
+__all__ = ["SUITE_DIR", "Case", "ensure_suite", "require_suite", "collect", "run_case", "Outcome", "is_update"]
 
 SUITE_DIR = ROOT / ".cache" / "sparql-suite"
 FETCH_SCRIPT = SHARED / "scripts" / "get_sparql_suite.sh"
@@ -109,6 +109,17 @@ def ensure_suite() -> Path | None:
     except (subprocess.SubprocessError, OSError):
         return None
     return target if (target / "sparql11" / "manifest-all.ttl").exists() else None
+
+
+def require_suite() -> Path:
+    """The suite directory for a test (downloaded first if missing, whichever test asks
+    first); the test, or at import its module, is skipped naming what is missing, or
+    failed under ``DATAE_REQUIRE_SHARED=1`` (``tests.locations.missing``)."""
+    suite = ensure_suite()
+    if suite is None:
+        shared("scripts", FETCH_SCRIPT.name)  # no script beside a user's clone: says so
+        missing(f"the W3C SPARQL suite is not in {SUITE_DIR} and {FETCH_SCRIPT} could not fetch it")
+    return suite
 
 
 @dataclass

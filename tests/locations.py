@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["PROJECT", "SHARED", "DEMO_DATA", "shared"]
+__all__ = ["PROJECT", "SHARED", "DEMO_DATA", "shared", "missing"]
 
 PROJECT = Path(__file__).resolve().parents[1]
 """The project's root (pyproject.toml, docs/, .cache/)."""
@@ -33,8 +33,13 @@ def shared(*parts: str) -> Path:
     module) is skipped, or failed under ``DATAE_REQUIRE_SHARED=1``."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        reason = f"needs the shared test material {path} (beside the project's CI checkout; a clone has none)"
-        if os.environ.get("DATAE_REQUIRE_SHARED") == "1":
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason, allow_module_level=True)
+        missing(f"needs the shared test material {path} (beside the project's CI checkout; a clone has none)")
     return path
+
+
+def missing(reason: str) -> None:
+    """Skip the calling test (or, at import, its module) for want of shared material, saying
+    ``reason``; fail instead under ``DATAE_REQUIRE_SHARED=1``."""
+    if os.environ.get("DATAE_REQUIRE_SHARED") == "1":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason, allow_module_level=True)

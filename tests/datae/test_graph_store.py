@@ -25,7 +25,7 @@ from rdflib.compare import isomorphic
 
 import fstore
 from nstore.terms import IRI
-from tests.locations import PROJECT
+from tests import conformance
 from tests.server_fixtures import Server, serve_with_token
 
 PREFIXES = "@prefix foaf: <http://xmlns.com/foaf/0.1/> .\n@prefix v: <http://www.w3.org/2006/vcard/ns#> .\n"
@@ -73,13 +73,9 @@ DEVIATIONS = {
     "DELETE - existing graph": (200, 404),  # person/2 was PUT empty: it holds nothing to delete
     "POST - multipart/form-data": (200, 415),
 }
-SUITE = PROJECT / ".cache" / "sparql-suite" / "w3c" / "sparql11" / "http-rdf-update" / "tests.txt"
-
-
 def test_every_request_of_the_suite_has_a_case():
-    if not SUITE.exists():
-        pytest.skip("the W3C SPARQL suite could not be downloaded (get_sparql_suite.sh)")
-    suite = re.findall(r"Request \((.+?)\s*\)[^\n]*\n.*?-+ Response -+\s*\n(\d{3}) ", SUITE.read_text(), re.S)
+    tests = conformance.require_suite() / "sparql11" / "http-rdf-update" / "tests.txt"
+    suite = re.findall(r"Request \((.+?)\s*\)[^\n]*\n.*?-+ Response -+\s*\n(\d{3}) ", tests.read_text(), re.S)
     assert len(suite) == len(W3C_CASES) == 22
     for (name, status), case in zip(suite, W3C_CASES):
         name = " ".join(name.split())  # the suite has "create  new graph"

@@ -19,14 +19,13 @@ import pytest
 
 import fstore
 from tests.server_fixtures import Server
-from tests.locations import PROJECT
+from tests import conformance
 
 DATA = "http://kasei.us/2009/09/sparql/data/"
 FOAF_DOCUMENT = "http://xmlns.com/foaf/0.1/Document"
 RESULTS = ("application/sparql-results+xml", "application/sparql-results+json")
 ALL_RESULTS = RESULTS + ("text/tab-separated-values", "text/csv")
 GRAPHS = ("application/rdf+xml", "text/turtle", "application/n-triples", "text/html", "application/ld+json")
-MANIFEST = PROJECT / ".cache" / "sparql-suite" / "w3c" / "sparql11" / "protocol" / "manifest.ttl"
 FORM = "application/x-www-form-urlencoded"
 PREFIXES = "PREFIX dc: <http://purl.org/dc/terms/>\nPREFIX foaf: <http://xmlns.com/foaf/0.1/>\n"
 THREE_DOCUMENTS = "\n".join(f"GRAPH <{DATA}data{n}.rdf> {{ <{DATA}data{n}.rdf> a foaf:Document }}" for n in (1, 2, 3))
@@ -170,9 +169,7 @@ def _seed(server: Server) -> None:
 
 
 def test_every_test_of_the_suite_has_a_case():
-    if not MANIFEST.exists():
-        pytest.skip("the W3C SPARQL suite could not be downloaded (get_sparql_suite.sh)")
-    text = MANIFEST.read_text()
+    text = (conformance.require_suite() / "sparql11" / "protocol" / "manifest.ttl").read_text()
     listed = text[text.index("mf:entries"):text.index(")", text.index("mf:entries"))]
     names = {token.lstrip(":") for token in listed.split() if token.startswith(":")}
     assert len(names) == 34 and names <= set(CASES), names - set(CASES)

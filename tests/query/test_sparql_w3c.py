@@ -15,11 +15,10 @@ import pytest
 
 from tests import conformance
 
-_SUITE = conformance.ensure_suite()
-_CASES = conformance.collect(_SUITE) if _SUITE is not None else []
+_SUITE = conformance.require_suite()
+_CASES = conformance.collect(_SUITE)
 
 
-@pytest.mark.skipif(_SUITE is None, reason="the W3C SPARQL suite could not be downloaded (get_sparql_suite.sh)")
 def test_suite_is_present() -> None:
     assert len(_CASES) > 900
 
