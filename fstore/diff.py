@@ -48,7 +48,7 @@ def diff_seqs(storage: Storage, tx: OkvsTransaction, a: int | None, b: int | Non
 
 def blame_seq(storage: Storage, tx: OkvsTransaction, seq: int | None, quad: Quad) -> int | None:
     """The commit whose record gives ``quad`` its state at ``seq`` (None: never recorded)."""
-    best = winner(storage.quads.records(tx, quad), storage.commits.ancestors(tx, seq))
+    best = storage.deciding_record(tx, seq, quad)
     return None if best is None else best[0]
 
 

@@ -104,13 +104,17 @@ class Storage:
         """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.heads.Reader`)."""
         return self._by_name[space].reader(tx, seq)
 
+    def deciding_record(self, tx: OkvsTransaction, seq: int | None, quad: Any,
+                        space: str = QUADS.name) -> tuple[int, bool] | None:
+        """``(commit seq, alive)`` of the record that gives ``quad`` its state at commit
+        ``seq`` (the winner among ``seq``'s ancestors; None: never recorded there): one
+        look-up of the tuple's records, where :meth:`reader` at a commit that is no branch
+        head replays every commit since its nearest snapshot."""
+        return winner(self._by_name[space].records(tx, quad), self.commits.ancestors(tx, seq))
+
     def was_alive(self, tx: OkvsTransaction, seq: int | None, space: str, quad: Any) -> bool:
-        """Whether ``quad`` of ``space`` is alive at commit ``seq``, from its own records
-        (the winner among ``seq``'s ancestors): one look-up, where :meth:`reader` at a commit
-        that is no branch head replays every commit since its nearest snapshot."""
-        if seq is None:
-            return False
-        best = winner(self._by_name[space].records(tx, quad), self.commits.ancestors(tx, seq))
+        """Whether ``quad`` of ``space`` is alive at commit ``seq`` (:meth:`deciding_record`)."""
+        best = None if seq is None else self.deciding_record(tx, seq, quad, space)
         return best is not None and best[1]
 
     def current_branch(self, tx: OkvsTransaction) -> str:
