@@ -184,7 +184,7 @@ class Literal:
         # hash as that value does; NaN hashes by identity in Python, so it hashes by its key.
         cached = self._hash
         if cached is None:
-            native = canonical(self) if self.lang is None else self
+            native = canonical(self)  # the literal itself when no Python value stands for it
             if native is self or (type(native) is float and native != native):
                 cached = hash(self._key())
             else:
