@@ -179,15 +179,23 @@ class Refs:
         check_ref_name(name)
         if self.get(tx, kind, name)[0]:
             raise RefExistsError(f"a {kind_name(kind)} named {name!r} already exists")
-        for other in (TAG if kind == BRANCH else BRANCH, REMOTE):
-            if self.get(tx, other, name)[0]:
-                raise RefExistsError(f"a {kind_name(other)} named {name!r} already exists: a {kind_name(kind)} of "
-                                     f"that name would make {name!r} ambiguous")
-        remote = next((r for r in self.remotes(tx) if name.startswith(r + "/")), None)
+        other, remote = self.clash(tx, kind, name)
+        if other is not None:
+            raise RefExistsError(f"a {kind_name(other)} named {name!r} already exists: a {kind_name(kind)} of "
+                                 f"that name would make {name!r} ambiguous")
         if remote is not None:  # a later fetch would bring a remote-tracking branch of that name
             raise RefExistsError(f"{name!r} starts with the name of remote {remote!r}: a {kind_name(kind)} of that "
                                  f"name could be ambiguous with its remote-tracking branches")
-        self.set(tx, kind, name, seq)
+        tx.set(pack(kind, name), self._value(tx, seq))  # the name is checked and new: set() need not look again
+
+    def clash(self, tx: Transaction, kind: str, name: str) -> tuple[str | None, str | None]:
+        """What a new ref of ``kind`` named ``name`` would be ambiguous with: ``(the other
+        kind of ref that has the name, None)``, ``(None, a remote whose "R/" starts the
+        name)``, or ``(None, None)``."""
+        for other in (TAG if kind == BRANCH else BRANCH, REMOTE):
+            if self.get(tx, other, name)[0]:
+                return other, None
+        return None, next((r for r in self.remotes(tx) if name.startswith(r + "/")), None)
 
     def delete(self, tx: Transaction, kind: str, name: str, *, log: bool = True) -> None:
         """Delete a ref; its last commit stays reachable from the reflog until gc expires

@@ -197,11 +197,9 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
 def _tag_clash(repo: Repository, tx: Any, tag: str) -> str | None:
     """Why a fetched tag named ``tag`` would make a name here ambiguous (None: it would not).
     git keeps both and warns; here a plain name must name one ref, so the tag is skipped."""
-    refs = repo.storage.refs
-    for kind in (BRANCH, REMOTE):
-        if refs.get(tx, kind, tag)[0]:
-            return f"a {kind_name(kind)} here has that name"
-    remote = next((r for r in refs.remotes(tx) if tag.startswith(r + "/")), None)
+    other, remote = repo.storage.refs.clash(tx, TAG, tag)
+    if other is not None:
+        return f"a {kind_name(other)} here has that name"
     return None if remote is None else f"it starts with the name of remote {remote!r}"
 
 

@@ -201,8 +201,9 @@ def _check_records_change(storage: Storage, tx: OkvsTransaction, claimed: str, p
 
 
 def _check_counts(claimed: str, sent: tuple[int, int], recomputed: tuple[int, int]) -> None:
-    """The counts are not in the id, so a receiver stores only counts it recomputed."""
-    if any(type(count) is not int for count in sent) or sent != recomputed:
+    """The counts are not in the id, so a receiver stores only counts it recomputed
+    (``check_payload`` has made sure they are non-negative ints)."""
+    if sent != recomputed:
         raise TamperedError(f"commit {claimed}: it claims to add {sent[0]} and remove {sent[1]} tuples, but its "
                             f"records add {recomputed[0]} and remove {recomputed[1]}")
 

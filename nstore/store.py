@@ -29,7 +29,7 @@ from .blobs import BlobStore, digest_of
 from .errors import PackError, PatternError
 from .indices import choose_index, minimal_permutations
 from .okvs import MAX_KEY_SIZE, Okvs, Transaction, prefix_end
-from .pack import BlobRef, Packed, decode_item, pack, pack_value, split
+from .pack import BLOBREF_CODE, BlobRef, Packed, decode_item, pack, pack_value, split
 from .terms import IRI, Literal
 
 __all__ = ["NStore", "Var", "Param", "PreparedRead", "select", "Bindings"]
@@ -258,7 +258,7 @@ class NStore:
         for value, item in zip(values, encoded):
             # A BlobRef: count (or release) one reference to the value; a Packed one is
             # the caller's (it holds the blob elsewhere).
-            if item[0] == 0x4F and type(value) is not Packed:
+            if item[0] == BLOBREF_CODE and type(value) is not Packed:
                 digest = item[1:]
                 if keep:
                     self.blobs.put(tx, pack_value(value), digest)
@@ -554,7 +554,7 @@ class NStore:
                     break
                 for position, item in zip(perm, items):
                     canonical[position] = item
-                    if counting and item[0] == 0x4F:  # a BlobRef
+                    if counting and item[0] == BLOBREF_CODE:
                         blob_refs[item[1:]] += 1
                 total += int.from_bytes(digest_of(b"".join(canonical) + payload), "big")
             else:
