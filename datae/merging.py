@@ -23,7 +23,7 @@ from fstore.merge_state import items_of
 
 from query.termsyntax import format_term
 
-from .cli import EXIT_CONFLICT, Fatal, default_author, open_repo, out, subject, token
+from .cli import EXIT_CONFLICT, Fatal, default_author, open_repo, out, short_head, subject, token
 
 __all__ = ["cmd_merge", "cmd_conflicts", "cmd_resolve", "cmd_pull", "format_item"]
 
@@ -121,7 +121,7 @@ def _abort(repo: fstore.Repository) -> int:
     state = repo.merge_abort()
     # not state.ours: commits may have gone onto the branch while the merge was stopped
     head = repo.head(state.into)
-    out(f"Merge of {state.other} into {state.into} aborted; {state.into} is at {(head or '(no commits)')[:10]}")
+    out(f"Merge of {state.other} into {state.into} aborted; {state.into} is at {short_head(head)}")
     return 0
 
 

@@ -19,13 +19,9 @@ __all__ = ["cmd_show", "cmd_revert", "cmd_reset", "format_quad"]
 
 def cmd_show(args: argparse.Namespace) -> int:
     """``datae show [REF]``."""
-    from fstore.tables.changes import tables_changed
-
     with open_repo(args) as repo:
-        shown = repo.show(args.ref or repo.current_branch)
-        commit = shown.commit
-        # stored values, as diff and table diff print them (shown.tables holds Python values)
-        tables = tables_changed(repo, commit.parents[0] if commit.parents else None, commit.id, python=False)
+        shown = repo.show(args.ref or repo.current_branch, python=False)  # as diff and table diff print them
+        commit, tables = shown.commit, shown.tables
     out(f"commit {commit.id}")
     if len(commit.parents) > 1:
         out("Merge: " + " ".join(p[:10] for p in commit.parents))

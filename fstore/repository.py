@@ -376,15 +376,16 @@ class Repository:
 
     # -- show, revert, reset (see fstore.undo) -------------------------------------------
 
-    def show(self, ref: str) -> Shown:
+    def show(self, ref: str, *, python: bool = True) -> Shown:
         """The commit ``ref`` names and its changes against its first parent: quads, and
-        each table's rows (a :class:`fstore.tables.TableDiff`)."""
+        each table's rows (a :class:`fstore.tables.TableDiff`; rows in Python values, or
+        stored values with ``python=False``)."""
         commit = self.commit(ref)
         parent = commit.parents[0] if commit.parents else None
         with self.storage.read() as tx:
             seq, first = commit.seq, None if parent is None else self.storage.commits.seq_of(tx, parent)
             quads = [(op, _terms(quad)) for op, quad in diff_seqs(self.storage, tx, first, seq)]
-        return Shown(commit, quads, provided("table_diffs")(self, first, seq))
+        return Shown(commit, quads, provided("table_diffs")(self, first, seq, python=python))
 
     def revert(self, ref: str, branch: str | None = None, *, message: str | None = None, author: str | None = None,
                time: _dt.datetime | None = None) -> str | None:

@@ -66,9 +66,7 @@ class Budget:
         self.left -= 1
         if self.left < 0:
             raise IntermediateTooLargeError(operator, self.limit)
-        self.pending += size
-        if self.pending >= TAKE_EVERY:
-            self.settle(operator)
+        self.change(operator, size)
 
     def change(self, operator: str, size: int) -> None:
         """Account for ``size`` more bytes (or fewer, when negative) in the value an

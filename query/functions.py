@@ -286,7 +286,7 @@ _URI_UNRESERVED = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 def _encode_for_uri(term: Any, memory: Any = None) -> Literal:
     text, _ = _string(term)
-    if memory is not None and 12 * len(text) > (memory.max_value_length or 1 << 62):
+    if memory is not None and 12 * len(text) > memory.max_value_length:  # given only when set
         # Up to 12 characters a character: count the result's length before making it.
         encoded = text.encode("utf-8")
         memory.check_length(len(encoded) + 2 * len(encoded.translate(None, _URI_UNRESERVED)), "ENCODE_FOR_URI")
