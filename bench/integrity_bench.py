@@ -43,7 +43,7 @@ from typing import Iterator
 
 import fstore
 from fstore import IRI
-from fstore.storage import Storage
+from fstore.core.storage import Storage
 
 from .nstore_bench import generate, machine
 

@@ -138,7 +138,7 @@ def load(quads: list, workdir: str) -> tuple[fstore.Repository, ox.Store]:
 def profile(view: fstore.View, text: str) -> str:
     """Where a query's time goes (cProfile, inclusive times as shares of the whole):
     parsing, planning, and reading through fstore (setting reads up and iterating them in
-    ``fstore.history``: LMDB, nstore key splitting, the history pass, term decoding); the
+    ``fstore.core.history``: LMDB, nstore key splitting, the history pass, term decoding); the
     rest is the query engine itself (executor, expressions, solution dicts)."""
     profiler = cProfile.Profile()
     profiler.enable()

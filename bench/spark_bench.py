@@ -233,7 +233,7 @@ def child(kind: str, store: str, out: str, batch: int, repeat: int) -> dict:
         if step == "export" and what == "quads" and os.environ.get("DATAE_BENCH_SPARK"):
             from pyspark.sql import SparkSession
 
-            from fstore.export.spark import dataset_dataframe
+            from fstore.spark import dataset_dataframe
 
             spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
                      .config("spark.sql.shuffle.partitions", "2").config("spark.driver.memory", "1g")

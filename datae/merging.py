@@ -18,8 +18,8 @@ import argparse
 from typing import Any, Iterable
 
 import fstore
-from fstore.conflicts import ConflictItem
-from fstore.merge_state import items_of
+from fstore.ops.conflicts import ConflictItem
+from fstore.ops.merge_state import items_of
 
 from query.termsyntax import format_term
 
@@ -46,7 +46,7 @@ def format_item(item: ConflictItem) -> list[str]:
     """The lines that show one conflict: its key and where, then each side (and how it is
     resolved, if it is).
 
-    >>> from fstore.conflicts import keyed
+    >>> from fstore.ops.conflicts import keyed
     >>> item = keyed([ConflictItem("cell", ("t", (1,), "a"), "a1", "ours", "theirs", "update/update")])[0]
     >>> format_item(item)[1:]
     ["  base    'a1'", "  ours    'ours'", "  theirs  'theirs'"]

@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 import fstore
 from fstore.repository import DEFAULT_BRANCH
-from fstore.requests import STATES
-from fstore.remotes import connect
+from fstore.sync.merge_requests import STATES
+from fstore.sync.remotes import connect
 
 from .cli import Fatal, default_author, open_repo, out, positive_int, token
 

@@ -50,10 +50,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 import fstore
-from fstore import sync
+from fstore.sync import protocol as sync
 from fstore.errors import MergeConflict, MergeInProgressError, MergeStaleError, UnknownRefError
-from fstore.requests import RequestConflictError, RequestStateError, UnknownRequestError
-from fstore.http_remote import FRAMES_TYPE, MAX_FRAME
+from fstore.sync.merge_requests import RequestConflictError, RequestStateError, UnknownRequestError
+from fstore.sync.http_client import FRAMES_TYPE, MAX_FRAME
 from nstore.errors import DataeError
 from query.errors import QueryError
 from query.limits import Limits, QueryTimeoutError, ResultTooLargeError

@@ -15,7 +15,7 @@ from nstore.errors import DataeError, InvalidTermError
 
 from . import tables
 from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prepare, quads, rm, rm_many, where
-from .commits import Commit
+from .core.commits import Commit
 from .errors import (
     AmbiguousRefError,
     AmbiguousStoreError,
@@ -37,14 +37,14 @@ from .errors import (
     UnknownRefError,
     UnresolvedConflictsError,
 )
-from .conflicts import ConflictItem, MergeState
-from .merge import Conflict
-from .ranges import NumericRange
+from .ops.conflicts import ConflictItem, MergeState
+from .ops.three_way import Conflict
+from .core.ranges import NumericRange
 from .repository import FORMAT_VERSION, STORE_DIR, Repository, clone, locate, open
-from .sync import AuthenticationError, NotFastForwardError, SyncError, TamperedError
-from .requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
+from .sync.protocol import AuthenticationError, NotFastForwardError, SyncError, TamperedError
+from .sync.merge_requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
 from .transaction import Transaction
-from .values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
+from .core.values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
 from .view import View
 
 __all__ = [

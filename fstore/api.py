@@ -29,10 +29,10 @@ from nstore.errors import PatternError
 from nstore.store import Bindings, Param, Step
 
 from .errors import ReadOnlyViewError
-from .history import Quad
-from .ranges import NumericRange
+from .core.history import Quad
+from .core.ranges import NumericRange
 from .transaction import Transaction
-from .values import ALREADY_CANONICAL, check_value
+from .core.values import ALREADY_CANONICAL, check_value
 from .view import View, prepare_new_quad, prepare_pattern, prepare_quad
 
 __all__ = ["add", "add_many", "rm", "rm_many", "ask", "from_", "quads", "prepare", "Param", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
@@ -119,7 +119,7 @@ def quads(
     """Yield each quad ``(graph, subject, predicate, object)`` matching the pattern (values
     or ``Var``), whole: :func:`from_` without building a dict per match.
 
-    ``within`` (a :class:`~fstore.ranges.NumericRange`, the object being a ``Var``) reads
+    ``within`` (a :class:`~fstore.core.ranges.NumericRange`, the object being a ``Var``) reads
     only the quads whose object may lie in the range: every number in it, plus objects
     stored as Literals or blobs, which the caller compares itself. ``terms=True`` gives
     each item as its RDF term (``fstore.to_rdf``: ``"Bea"`` as ``Literal("Bea")``), as a

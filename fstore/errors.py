@@ -75,7 +75,7 @@ class MergeError(FstoreError):
 class MergeConflict(FstoreError):
     """Both sides changed the objects of the same (graph, subject, predicate) differently.
 
-    ``conflicts`` lists each one as a :class:`fstore.merge.Conflict`.
+    ``conflicts`` lists each one as a :class:`fstore.ops.three_way.Conflict`.
     """
 
     def __init__(self, conflicts: list) -> None:
@@ -89,7 +89,7 @@ class ConflictsRecorded(MergeConflict):
     """A merge stopped on conflicts and recorded them as the merge in progress (git's
     "Automatic merge failed"): nothing was committed; settle each conflict
     (``Repository.resolve_conflicts``) then ``merge_continue``, or ``merge_abort``. ``items`` lists
-    them as :class:`fstore.conflicts.ConflictItem`, each with its key."""
+    them as :class:`fstore.ops.conflicts.ConflictItem`, each with its key."""
 
     def __init__(self, conflicts: list, items: list) -> None:
         self.items = items

@@ -2,7 +2,7 @@
 written by pyoxigraph.
 
 Terms become fstore values (``IRI``, ``BNode``, ``Literal`` or the Python value a literal
-stands for exactly, see :mod:`fstore.values`); the default graph is graph ``None``.
+stands for exactly, see :mod:`fstore.core.values`); the default graph is graph ``None``.
 
 >>> quads = list(parse(b'<urn:s> <urn:p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .', "nt"))
 >>> quads
@@ -32,7 +32,7 @@ from .files import GZIP_DAMAGE, open_input, without_gz
 from .progress import Progress, counted
 from .rdf_depth import JsonDepthGuard, limit_xml_depth
 from .rdf_errors import RdfFormatError, RdfNestingError, RdfSyntaxError
-from .values import IRI, BNode, Literal, canonical, to_rdf
+from .core.values import IRI, BNode, Literal, canonical, to_rdf
 
 __all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError",
            "RdfFormatError", "RdfNestingError", "FORMATS", "FORMAT_NAMES"]

@@ -25,24 +25,25 @@ from typing import Any, Iterator
 from nstore.errors import DataeError
 from nstore.lmdbfile import DATA_FILE, compact, exclusive
 
-from .commits import Commit, commit_hash
-from .counts import count_problems
-from .diff import blame_seq, diff_seqs, history_of, versions_of
-from . import merge_state, remotes, sync
-from . import requests as _requests
-from .conflicts import ConflictItem, MergeState, decode_state
+from .core.commits import Commit, commit_hash
+from .core.counts import count_problems
+from .ops.diff import blame_seq, diff_seqs, history_of, versions_of
+from .ops import merge_state
+from .sync import protocol as sync, remotes
+from .sync import merge_requests as _requests
+from .ops.conflicts import ConflictItem, MergeState, decode_state
 from .errors import (ConflictsRecorded, MergeConflict, MergeError, RefExistsError, RefInUseError,
                      RevertConflict, UnknownRefError)
 from .extensions import provided
-from .gc import DEFAULT_EXPIRY, GcReport, collect
-from .history import Quad
+from .ops.gc import DEFAULT_EXPIRY, GcReport, collect
+from .core.history import Quad
 from .location import STORE_DIR, locate
-from .merge import Policy, check_policy
-from .refs import BRANCH, REMOTE, TAG, check_ref_name, qualified, qualify
-from .storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
+from .ops.three_way import Policy, check_policy
+from .core.refs import BRANCH, REMOTE, TAG, check_ref_name, qualified, qualify
+from .core.storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
-from .undo import Shown, lost_by_reset, plan_revert, refuse_reset
-from .values import to_rdf
+from .ops.undo import Shown, lost_by_reset, plan_revert, refuse_reset
+from .core.values import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
@@ -57,7 +58,7 @@ def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
 def clone(url: str, path: str | os.PathLike, *, local: bool = True, token: str | None = None,
           progress: remotes.Progress | None = None) -> Repository:
     """A new store at ``path`` holding every commit of the store at ``url`` (see
-    :mod:`fstore.remotes`), with the remote ``origin``, its branches as
+    :mod:`fstore.sync.remotes`), with the remote ``origin``, its branches as
     ``origin/BRANCH``, and a local branch, made current, for the remote's current branch.
 
     The store's file is copied, as git clones a local repository (a consistent copy, at
@@ -296,7 +297,7 @@ class Repository:
         Fast-forwards when ``into`` is an ancestor of ``other``; does nothing when ``other``
         is already merged. Conflicts go to ``policy``: "abort" (raise MergeConflict and write
         nothing), "ours", "theirs", a callable ``f(conflict) -> objects to keep``, or
-        "record": store the merge in progress (git's way; see :mod:`fstore.merge_state`)
+        "record": store the merge in progress (git's way; see :mod:`fstore.ops.merge_state`)
         and raise :class:`ConflictsRecorded`, listing each conflict with the key to settle
         it by (:meth:`resolve_conflicts`, :meth:`resolve_with`), then :meth:`merge_continue` or
         :meth:`merge_abort`. Refused while a merge is in progress.
@@ -333,7 +334,7 @@ class Repository:
             merge_state.record(self.storage, tx, MergeState(into, label, *ids, message, author or ""), items)
         raise ConflictsRecorded(conflicts, items)  # after the state is committed
 
-    # -- a merge in progress (see fstore.merge_state) ----------------------------------
+    # -- a merge in progress (see fstore.ops.merge_state) ----------------------------------
 
     def merge_state(self) -> MergeState | None:
         """The merge in progress (None: none is), with its counts of conflicts.
@@ -374,7 +375,7 @@ class Repository:
         """Forget the merge in progress; the branch stays as it was (nothing was committed)."""
         return merge_state.abort(self)
 
-    # -- show, revert, reset (see fstore.undo) -------------------------------------------
+    # -- show, revert, reset (see fstore.ops.undo) -------------------------------------------
 
     def show(self, ref: str, *, python: bool = True) -> Shown:
         """The commit ``ref`` names and its changes against its first parent: quads, and
@@ -442,11 +443,11 @@ class Repository:
             self.storage.fast_forward(tx, branch, old if forward else None, new)
             return self.storage.commit_id(tx, new)
 
-    # -- merge requests (see fstore.requests; arguments and results are JSON) -------------
+    # -- merge requests (see fstore.sync.merge_requests; arguments and results are JSON) -------------
 
     def request_open(self, source: str, target: str = DEFAULT_BRANCH, title: str = "", author: str = "") -> int:
         """Open a merge request of branch ``source`` into branch ``target``; returns its
-        number. See :mod:`fstore.requests` for an example."""
+        number. See :mod:`fstore.sync.merge_requests` for an example."""
         return _requests.open_request(self, source, target, title, author)
 
     def requests(self, state: str | None = None) -> list[dict]:
@@ -633,7 +634,7 @@ class Repository:
 
     def gc(self, *, expire: _dt.timedelta = DEFAULT_EXPIRY) -> GcReport:
         """Drop what no branch, tag, remote-tracking branch or reflog entry younger than
-        ``expire`` reaches, then compact the file (see :mod:`fstore.gc`). No other handle on the store may be open,
+        ``expire`` reaches, then compact the file (see :mod:`fstore.ops.gc`). No other handle on the store may be open,
         in this process or another; views taken before are closed with it."""
         self.storage.close()
         try:

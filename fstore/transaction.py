@@ -18,16 +18,16 @@ from nstore.pack import pack_value
 from nstore.store import Param
 
 from .extensions import provided
-from .history import Quad
-from .layout import QUADS, TABLES
-from .ranges import NumericRange
-from .values import to_rdf
+from .core.history import Quad
+from .core.layout import QUADS, TABLES
+from .core.ranges import NumericRange
+from .core.values import to_rdf
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
-    from .heads import Reader
-    from .history import History
+    from .core.heads import Reader
+    from .core.history import History
     from .repository import Repository
 
 __all__ = ["Transaction", "Staged", "matches"]
@@ -144,7 +144,7 @@ class Transaction:
         self.commit_id: str | None = None
         self._tx: OkvsTransaction | None = None
         self._head: int | None = None
-        self._staged: dict[str, Staged] = {}  # by space name (fstore.layout)
+        self._staged: dict[str, Staged] = {}  # by space name (fstore.core.layout)
 
     def __enter__(self) -> Transaction:
         tx = self.repo.storage.write()
@@ -216,7 +216,7 @@ class Transaction:
 
     def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
         """The head's quads overlaid with this transaction's intents (``within`` and
-        ``terms``: see :meth:`fstore.heads.Reader.match`)."""
+        ``terms``: see :meth:`fstore.core.heads.Reader.match`)."""
         staged = self._space(QUADS.name)
         if terms:
             return (tuple(map(to_rdf, quad)) for quad in staged.match(pattern, within))  # type: ignore[misc]

@@ -23,17 +23,17 @@ from nstore.errors import PatternError
 from nstore.terms import IRI, check_quad_terms
 
 from .extensions import provided
-from .history import Quad
-from .ranges import NumericRange
-from .values import ALREADY_CANONICAL as _CANONICAL
-from .values import check_value
+from .core.history import Quad
+from .core.ranges import NumericRange
+from .core.values import ALREADY_CANONICAL as _CANONICAL
+from .core.values import check_value
 
 _CANONICAL_OR_VAR = _CANONICAL | {Var}
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
-    from .heads import Reader
+    from .core.heads import Reader
 
     from .repository import Repository
 
@@ -126,7 +126,7 @@ class View:
         return self.repo.storage.quads.reader(tx, self.seq)
 
     def table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
-        """The tables space's tuples at this commit (``fstore.layout``)."""
+        """The tables space's tuples at this commit (``fstore.core.layout``)."""
         if self._tx is not None:
             return self.repo.storage.tables.reader(self._tx, self.seq).match(pattern)
         return self._match_tables_alone(pattern)

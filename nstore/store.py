@@ -119,7 +119,7 @@ class NStore:
 
     ``indices`` overrides the index permutations (default: the minimal cover of n items);
     ``blobs`` is where values too long for a key go (default: a blob store of its own).
-    ``prefix`` may also be raw bytes: a keyspace its owner reserves (``fstore.layout``),
+    ``prefix`` may also be raw bytes: a keyspace its owner reserves (``fstore.core.layout``),
     followed by one byte per index number.
     """
 

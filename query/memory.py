@@ -20,7 +20,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Iterable, Iterator
 
-from fstore.values import canonical
+from fstore.core.values import canonical
 
 from .algebra import Var
 from .source import _to_term

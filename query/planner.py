@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from fstore.ranges import NumericRange
+from fstore.core.ranges import NumericRange
 
 from .algebra import (
     BGP,

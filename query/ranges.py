@@ -4,7 +4,7 @@ A filter placed after a step, such as ``?age >= 30`` or ``40 > ?age``, compares 
 object with a numeric constant. The conjunction of such filters is a
 :class:`fstore.NumericRange` the source may scan instead of reading every object: the
 filters still run on what it returns, so the range only has to hold every solution they
-keep (see :mod:`fstore.ranges`).
+keep (see :mod:`fstore.core.ranges`).
 
 >>> from query.terms import Literal, XSD_INTEGER
 >>> age, thirty, n32 = Var("age"), Literal("30", XSD_INTEGER), Literal("32", XSD_INTEGER)
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from fstore.ranges import NumericRange
+from fstore.core.ranges import NumericRange
 
 from .algebra import Op, Triple, Var
 from .terms import IRI, EvalError, numeric  # noqa: F401 - IRI is used by the doctest

@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkabl
 
 from fstore import Param
 from fstore.tables import is_dataset_graph
-from fstore.values import canonical, to_rdf
+from fstore.core.values import canonical, to_rdf
 
 from .algebra import Var
 from .tables import TableGraphs

@@ -29,7 +29,7 @@ import dataclasses
 from typing import Any, Callable
 
 from fstore.tables import is_dataset_graph
-from fstore.values import canonical
+from fstore.core.values import canonical
 from nstore import Var as StoreVar
 
 from .algebra import (

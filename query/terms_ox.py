@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from fstore.rdf import from_oxigraph, to_oxigraph
-from fstore.values import to_rdf
+from fstore.core.values import to_rdf
 
 from .terms import IRI, Literal  # noqa: F401 - used by the doctests
 

@@ -18,7 +18,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from fstore.rdf import from_oxigraph
-from fstore.values import to_rdf
+from fstore.core.values import to_rdf
 from nstore.errors import DataeError
 
 __all__ = ["parse_term", "format_term", "TermSyntaxError"]

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator
 
 import fstore
 from fstore.tables import is_dataset_graph
-from fstore.values import canonical
+from fstore.core.values import canonical
 from nstore.errors import DataeError
 
 from .algebra import Dataset, Query, Var

@@ -100,6 +100,6 @@ def test_layers_import_only_downwards():
 def test_the_checker_sees_a_loop():
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
     graph = import_graph("fstore")
-    assert "fstore.heads" in graph["fstore.history"] and "nstore.dictionary" in graph["fstore.history"]
+    assert "fstore.core.heads" in graph["fstore.core.history"] and "nstore.dictionary" in graph["fstore.core.history"]
     assert "fstore.tables.wkb" in graph["fstore.tables.wkt"]  # `from . import wkb`
     assert "fstore.tables" not in graph["fstore.view"]  # table reads come through fstore.extensions

@@ -9,7 +9,7 @@
 * :mod:`.dataset_writer` — writing one version of a dataset, committed atomically
 * :mod:`.snapshot` — :func:`~.snapshot.export_snapshot` / :func:`~.snapshot.export_changes`:
   a commit, or the changes between two, as datasets that plateau, Spark and pyarrow read
-* :mod:`.spark` — the DataFrame functions (``fstore.spark`` re-exports them)
+* :mod:`fstore.spark` — the DataFrame functions (imports pyspark)
 
 pyarrow and pyspark are optional (``pip install 'datae[spark]'``): importing ``fstore`` or
 this package imports neither; the modules that need them import them.

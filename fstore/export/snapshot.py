@@ -35,7 +35,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..diff import diff_seqs
+from ..ops.diff import diff_seqs
 from ..errors import UnknownRefError
 from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches
 from .changes import quad_change_batches, table_change_batches

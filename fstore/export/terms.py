@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 from nstore import terms as _xsd
 
 from ..tables.types import DECIMAL_PRECISION, DECIMAL_SCALE  # object_decimal is DECIMAL(38, 18)
-from ..values import IRI, BNode, Literal, to_rdf
+from ..core.values import IRI, BNode, Literal, to_rdf
 
 __all__ = [
     "QUAD_COLUMNS",

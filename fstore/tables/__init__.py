@@ -8,7 +8,7 @@ The store side (see ``docs/tables.md``):
   delete / alter
 * :mod:`.dataset` — ``view.table(name)``: schema, get, rows (streamed), len
 * :mod:`.changes` — :func:`table_diff`, :func:`table_log`, :func:`table_blame`
-* :mod:`.merging` — cell-wise three-way merge of rows, column-wise merge of schemas
+* :mod:`.row_merge` — cell-wise three-way merge of rows, column-wise merge of schemas
 * :mod:`.kart_import`, :mod:`.kart_export` — whole Kart repositories in, V3 trees out
 * :mod:`.kart_repo_export` — the tables' history out as a Kart repository
 * :mod:`.csv_io`, :mod:`.sqlite_io`, :mod:`.frames` — CSV, SQLite / GeoPackage, pandas
@@ -79,7 +79,7 @@ from .dataset import Table, list_datasets  # noqa: E402
 from .store import TableWriter, as_schema, create, drop, tables_in  # noqa: E402
 from .access import tuples  # noqa: E402
 from .changes import LogEntry, RowChange, TableDiff, raw_diff, table_blame, table_diff, table_diffs, table_log  # noqa: E402
-from .merging import RowConflict, SchemaConflict  # noqa: E402
+from .row_merge import RowConflict, SchemaConflict  # noqa: E402
 from .kart_import import import_kart  # noqa: E402
 from .kart_export import export_kart_tree  # noqa: E402
 from .kart_repo_export import KartExport, export_kart_repo  # noqa: E402

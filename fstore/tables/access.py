@@ -1,5 +1,5 @@
 """Where table code reads and writes its tuples: the repository's tables space
-(``fstore.layout.TABLES``), never the quads. Reads come from a view, or the committed state
+(``fstore.core.layout.TABLES``), never the quads. Reads come from a view, or the committed state
 under a write transaction, and legends from anywhere in history.
 
 A table's tuples have the shape of quads (its graph, a path, META or FEATURE, a value: see
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from nstore import Var
 
-from ..history import Quad
+from ..core.history import Quad
 from ..view import prepare_quad
 from .mapping import META, legend_item, object_bytes
 from .schema import Legend

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 from nstore import Var
 
-from ..commits import Commit
-from ..diff import diff_seqs, history_of
-from ..history import winner
+from ..core.commits import Commit
+from ..ops.diff import diff_seqs, history_of
+from ..core.history import winner
 from .access import legend_finder, seq_source
 from .dataset import DatasetState, RowReader, find_dataset, key_order, pk_of_path, pk_tuple
 from .errors import ColumnNotFoundError, TableNotFoundError

@@ -30,7 +30,7 @@ from typing import Any
 from nstore import Var
 from nstore.pack import pack as pack_key
 
-from ..history import Quad
+from ..core.history import Quad
 from .errors import DatasetCorruptError, FeatureError, LegendError, PrimaryKeyError, SchemaError, TableNotFoundError
 from .mapping import (
     ATTACHMENT,

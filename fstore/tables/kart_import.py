@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from nstore.pack import pack
 
 from .access import put, remove
-from ..history import Quad, winner
-from ..refs import BRANCH, check_ref_name
+from ..core.history import Quad, winner
+from ..core.refs import BRANCH, check_ref_name
 from ..view import prepare_quad
 from .dataset import list_datasets
 from .errors import KartRepoError, KartVersionError

@@ -48,14 +48,14 @@ from dulwich.objects import Commit as GitCommit
 from dulwich.pack import write_pack
 from dulwich.repo import Repo
 
-from ..diff import diff_seqs
+from ..ops.diff import diff_seqs
 from .errors import ExportTargetError, NoTablesError
 from .kart_export import dataset_file
 from .mapping import META, PATH_STRUCTURE_ITEM, SCHEMA_ITEM, dataset_name, object_bytes
 from .paths import LEGACY
 
 if TYPE_CHECKING:
-    from ..commits import Commit
+    from ..core.commits import Commit
     from ..repository import Repository
 
 __all__ = ["KartExport", "export_kart_repo", "REPOSTRUCTURE_FILE", "KART_INDEX"]

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..values import IRI
+from ..core.values import IRI
 
 __all__ = [
     "GRAPH_PREFIX",

@@ -1,4 +1,4 @@
-"""Merge requests (fstore.requests, issue 14 point 6): a contributor proposes on a shared
+"""Merge requests (fstore.sync.merge_requests, issue 14 point 6): a contributor proposes on a shared
 store, a reviewer comments, approves and merges there, and fetches carry the requests back;
 conflicting, closed and unknown requests are refused with nothing written; the command
 line end to end."""
@@ -12,7 +12,7 @@ import pytest
 import fstore
 import fstore.tables as tables
 from fstore import IRI, Var
-from fstore.requests import (RequestConflictError, RequestRefusedError, RequestStateError, UnknownRequestError,
+from fstore.sync.merge_requests import (RequestConflictError, RequestRefusedError, RequestStateError, UnknownRequestError,
                              mirror_requests)
 from tests.cli_fixtures import run_cli
 

@@ -10,7 +10,7 @@ import fstore
 import fstore.tables as tables
 from tests.cli_fixtures import run_cli
 from fstore import IRI, Var
-from fstore.layout import MERGE_PREFIX
+from fstore.core.layout import MERGE_PREFIX
 from nstore.okvs import prefix_end
 
 P = IRI("urn:p")

@@ -20,7 +20,7 @@ CHILD = textwrap.dedent(
     import sys
     import fstore
     from fstore import IRI
-    from fstore.storage import Storage
+    from fstore.core.storage import Storage
 
     path, phase = sys.argv[1], sys.argv[2]
     repo = fstore.open(path)

@@ -9,9 +9,9 @@ import pytest
 
 import fstore
 from fstore import IRI, Var
-from fstore.commits import commit_hash
-from fstore.digest import as_hex, from_hex, moved
-from fstore.history import ALIVE
+from fstore.core.commits import commit_hash
+from fstore.core.digest import as_hex, from_hex, moved
+from fstore.core.history import ALIVE
 from nstore.errors import FormatVersionError, PackError, PatternError
 from nstore.pack import pack
 

@@ -10,8 +10,8 @@ import msgpack
 
 import fstore
 from fstore import IRI
-from fstore.heads import SNAPSHOT_INDICES
-from fstore.history import RECORD_INDICES
+from fstore.core.heads import SNAPSHOT_INDICES
+from fstore.core.history import RECORD_INDICES
 from nstore.pack import pack
 
 WHEN = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)

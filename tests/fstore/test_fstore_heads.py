@@ -1,4 +1,4 @@
-"""Materialised heads (fstore.heads): a branch that shares another's snapshot gets one of
+"""Materialised heads (fstore.core.heads): a branch that shares another's snapshot gets one of
 its own once its overlay grows, and reads stay exact through every hand-over."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, settings
 
 import fstore
-import fstore.heads as heads
+import fstore.core.heads as heads
 from fstore import IRI, Var
 
 from tests.fstore import test_fstore_model as model

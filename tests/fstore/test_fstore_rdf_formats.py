@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import fstore
 from fstore.rdf import (FORMAT_NAMES, FORMATS, RdfFormatError, RdfSyntaxError, format_of, load, parse, serialize,
                         to_oxigraph)
-from fstore.values import IRI, Literal
+from fstore.core.values import IRI, Literal
 from tests.profiles import examples
 
 DATASET_FORMATS = [name for name in FORMAT_NAMES if FORMATS[name].supports_datasets]

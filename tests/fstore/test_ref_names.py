@@ -18,10 +18,10 @@ import unicodedata
 import pytest
 
 import fstore
-import fstore.refs
+import fstore.core.refs
 from datae.cli import EXIT_FATAL
 from fstore import IRI
-from fstore.refs import BRANCH, TAG
+from fstore.core.refs import BRANCH, TAG
 from tests.cli_fixtures import checkout_env
 
 REFUSED = {
@@ -66,7 +66,7 @@ def repo(tmp_path):
 @pytest.fixture
 def older_rules(monkeypatch):
     """Let names in as a store made before these rules holds them; returns an undo."""
-    monkeypatch.setattr(fstore.refs, "_reads_as_another", lambda name: None, raising=False)
+    monkeypatch.setattr(fstore.core.refs, "_reads_as_another", lambda name: None, raising=False)
     return monkeypatch.undo
 
 

@@ -15,7 +15,7 @@ import pytest
 import fstore
 import fstore.tables as tables
 from fstore import IRI, Var
-from fstore.sync import NotFastForwardError, SyncError, TamperedError, commit_payloads, receive
+from fstore.sync.protocol import NotFastForwardError, SyncError, TamperedError, commit_payloads, receive
 
 EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
 
@@ -137,7 +137,7 @@ def test_tampered_or_orphan_commits_are_refused_and_change_nothing(tmp_path):
                 receive(target.storage, tx, payload)
         assert target.stats()["commits"] == before
     # A digest that its records do not give, with an id recomputed to match it.
-    from fstore.commits import commit_hash
+    from fstore.core.commits import commit_hash
     import datetime as dt
 
     forged = {**payloads[0], "digest": "0" * 63 + "1"}
@@ -257,7 +257,7 @@ def test_a_payload_built_from_docs_sync_md_is_received(tmp_path):
 
     import msgpack
 
-    from fstore.sync import decode_payload
+    from fstore.sync.protocol import decode_payload
     from nstore.pack import pack_value
 
     identity = pack_value(None) + pack_value(IRI("urn:s")) + pack_value(IRI("urn:p")) + pack_value(1)
@@ -308,7 +308,7 @@ def test_the_daily_loop_status_branch_and_tag_deletion(tmp_path):
 
 
 def test_an_interrupted_fetch_moves_no_ref_and_the_next_one_completes(tmp_path, monkeypatch):
-    import fstore.sync as sync
+    import fstore.sync.protocol as sync
 
     copy = fstore.clone(seeded_origin(tmp_path), tmp_path / "copy" / ".datae")
     origin = store(tmp_path / "origin")

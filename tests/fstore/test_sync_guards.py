@@ -9,8 +9,9 @@ import os
 import pytest
 
 import fstore
-from fstore import IRI, sync
-from fstore.sync import SyncError, TamperedError
+from fstore import IRI
+from fstore.sync import protocol as sync
+from fstore.sync.protocol import SyncError, TamperedError
 
 
 def one_commit(repo: fstore.Repository, n: int = 1, branch: str = "main") -> str:
@@ -52,7 +53,7 @@ def test_a_clone_leaves_folders_it_did_not_make(tmp_path, local, name):
 
 
 def test_a_clone_removes_a_killed_clones_marked_folder_but_not_a_live_one(tmp_path):
-    from fstore import remotes
+    from fstore.sync import remotes
     src = fstore.open(str(tmp_path / "src"))
     one_commit(src)
     src.close()
@@ -80,7 +81,7 @@ def test_a_fetched_tag_named_as_a_local_branch_is_skipped_with_a_warning(tmp_pat
     down.branch("feat")
     mine = down.branches()["feat"]
     down.remote_add("up", str(tmp_path / "up"))
-    with pytest.warns(fstore.remotes.SkippedTagWarning, match="'feat'"):
+    with pytest.warns(fstore.sync.remotes.SkippedTagWarning, match="'feat'"):
         down.fetch("up")
     assert down.tags() == {"v1": tagged}
     assert [c.id for c in down.log("feat")][0] == mine  # the plain name still names one ref
@@ -109,7 +110,7 @@ def test_pull_resolves_the_remote_tracking_branch_even_beside_an_older_branch_of
     up.close()
     c = fstore.clone(str(tmp_path / "up"), str(tmp_path / "c"))
     with c.storage.write() as tx:  # what a store made before the rule holds
-        c.storage.refs.set(tx, fstore.refs.BRANCH, "origin/main", None)
+        c.storage.refs.set(tx, fstore.core.refs.BRANCH, "origin/main", None)
     up = fstore.open(str(tmp_path / "up"))
     head = one_commit(up, 2)
     assert c.pull("origin", "main") == head
@@ -119,8 +120,8 @@ def forged_on(head: str, payload: dict, *, message: str = "noop") -> dict:
     """A commit on ``head`` whose records are ``payload``'s, with a true id and digest."""
     import datetime as dt
 
-    from fstore.commits import commit_hash
-    from fstore.digest import as_hex, from_hex, moved
+    from fstore.core.commits import commit_hash
+    from fstore.core.digest import as_hex, from_hex, moved
     records = sorted(payload["records"])
     born = [r[:-1] for r in records if r[-1:] == b"\x01"]
     dead = [r[:-1] for r in records if r[-1:] != b"\x01"]
@@ -152,8 +153,8 @@ def test_a_root_commit_that_removes_what_is_not_there_is_refused(tmp_path):
     (payload,) = payloads_of(a)
     import datetime as dt
 
-    from fstore.commits import commit_hash
-    from fstore.digest import EMPTY, as_hex
+    from fstore.core.commits import commit_hash
+    from fstore.core.digest import EMPTY, as_hex
     records = [r[:-1] + b"\x00" for r in payload["records"]]
     time = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     root = {"id": commit_hash([], "m", "x", time, as_hex(EMPTY), records), "parents": [], "message": "m",
@@ -165,7 +166,7 @@ def test_a_root_commit_that_removes_what_is_not_there_is_refused(tmp_path):
 
 
 def test_verify_of_many_merges_keeps_few_ancestries_and_counts_them_as_a_naive_diff_does(tmp_path):
-    from fstore import commits as commit_store
+    from fstore.core import commits as commit_store
     from fstore import Var
     repo = fstore.open(str(tmp_path / "m"))
     with repo.transaction("main", message="0", author="a") as tx:

@@ -18,7 +18,7 @@ import pytest
 import fstore
 import fstore.tables as tables
 from fstore import IRI, Var
-from fstore.sync import TamperedError
+from fstore.sync.protocol import TamperedError
 from tests.server_fixtures import CutProxy, Server, write_token
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +141,7 @@ def test_a_push_of_a_merge_with_forged_counts_is_refused(pair):
 
 
 def _true_counts(repo: fstore.Repository, commit_id: str) -> tuple[int, int]:
-    from fstore.counts import counts_of
+    from fstore.core.counts import counts_of
 
     with repo.storage.read() as tx:
         return counts_of(repo.storage, tx, repo.storage.commits.seq_of(tx, commit_id))
@@ -319,8 +319,8 @@ def test_a_time_not_in_utc_is_refused_as_such(pair):
     than the one ids use (UTC) cannot be stored as it came, so it is refused, by name."""
     import datetime as dt
 
-    from fstore.commits import commit_hash
-    from fstore.sync import commit_payloads, receive
+    from fstore.core.commits import commit_hash
+    from fstore.sync.protocol import commit_payloads, receive
 
     origin = store(pair[0])
     with origin.storage.read() as tx:

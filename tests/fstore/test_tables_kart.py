@@ -13,7 +13,7 @@ import fstore
 from fstore.tables import KartRepo, raw_feature
 from fstore.tables.kart_export import export_kart_tree
 from fstore.tables.kart_import import import_kart, kart_time
-from fstore.tables.merging import RowConflict
+from fstore.tables.row_merge import RowConflict
 
 from tests.kart_fixtures import (archive_id, archives, build_kart_repo, from_json_value, load_vectors, unpack_archive,
                                   v2_dataset_vector, v2_sno_dataset_files)

@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 import fstore
 import fstore.tables as tables
-from fstore.tables.merging import RowConflict, SchemaConflict, merge_cells, merge_schemas
+from fstore.tables.row_merge import RowConflict, SchemaConflict, merge_cells, merge_schemas
 from tests.profiles import examples
 
 SCHEMA = [

@@ -230,9 +230,9 @@ def test_a_snapshot_no_read_chooses_yet_is_checked(tmp_path, monkeypatch):
     """Two snapshots of one commit: reads take the first, so the second is read by no
     one until its branch commits again, and then it is the head's state. Damage to it
     must show now."""
-    import fstore.heads
+    import fstore.core.heads
 
-    monkeypatch.setattr(fstore.heads, "OVERLAY_LIMIT", 2)  # a branch gets its own snapshot soon
+    monkeypatch.setattr(fstore.core.heads, "OVERLAY_LIMIT", 2)  # a branch gets its own snapshot soon
     repo = fstore.open(tmp_path / "r")
     with repo.transaction("main", message="one", author="a") as tx:
         fstore.add_many(tx, [(None, IRI(f"urn:s{i}"), IRI("urn:p"), i) for i in range(40)])

@@ -3,7 +3,7 @@
 As git keeps ``MERGE_HEAD`` and the conflicting index stages, a merge made with the
 ``"record"`` policy that meets conflicts writes no commit but the **merge state**: the
 branch merged into, its head then (ours), the commit merged (theirs), the base, the
-message and author, and every conflict as a :class:`~fstore.conflicts.ConflictItem` under
+message and author, and every conflict as a :class:`~fstore.ops.conflicts.ConflictItem` under
 its key (``docs/format.md``: the keys under ``pack("merge")``). The changes that merge
 without conflict are not stored: ours, theirs and the base determine them, and
 :func:`continue_merge` recomputes them (the same three-way merge), settling each conflict
@@ -48,14 +48,14 @@ from nstore.okvs import Transaction as OkvsTransaction
 
 from .conflicts import (SIDES, ConflictItem, MergeState, decode_item, decode_state, encode_item, encode_resolution,
                         encode_state, keyed, location_key)
-from .errors import (MergeInProgressError, MergeStaleError, NoMergeInProgressError, UnknownConflictError,
+from ..errors import (MergeInProgressError, MergeStaleError, NoMergeInProgressError, UnknownConflictError,
                      UnresolvedConflictsError)
-from .merge import MergeOutcome, Policy, plan_merge
-from .refs import BRANCH
+from .three_way import MergeOutcome, Policy, plan_merge
+from ..core.refs import BRANCH
 
 if TYPE_CHECKING:
-    from .repository import Repository
-    from .storage import Storage
+    from ..repository import Repository
+    from ..core.storage import Storage
 
 __all__ = ["plan", "items_of", "refuse_while_merging", "record", "state", "conflicts", "resolve", "resolve_with",
            "continue_merge", "abort"]
@@ -147,7 +147,7 @@ def resolve(repo: Repository, keys: Iterable[str] | None, side: str) -> list[Con
 
 def resolve_with(repo: Repository, key: str, value: Any) -> ConflictItem:
     """Settle conflict ``key`` with an explicit value (see
-    :func:`fstore.conflicts.encode_resolution`); returns it."""
+    :func:`fstore.ops.conflicts.encode_resolution`); returns it."""
     with repo.storage.write() as tx:
         _current(repo.storage, tx)
         item = _select(_items(repo.storage, tx), [key])[0]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from nstore.okvs import Transaction as OkvsTransaction
 
-from .refs import BRANCH, REMOTE, TAG
+from ..core.refs import BRANCH, REMOTE, TAG
 
 __all__ = ["GcReport", "collect", "DEFAULT_EXPIRY"]
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
-from .history import History, Quad, winner
-from .transaction import matches
+from ..core.history import History, Quad, winner
+from ..transaction import matches
 
 if TYPE_CHECKING:
-    from .storage import Storage
+    from ..core.storage import Storage
 
 __all__ = ["diff_seqs", "history_of", "blame_seq", "versions_of"]
 

@@ -3,7 +3,7 @@
 fstore's quad merge finds the ``(graph, subject, predicate)`` groups both sides changed to
 different objects. In a dataset graph that is a row both sides rewrote (its feature path),
 or ``schema.json`` both sides changed. This module is the graph merger fstore calls for
-those (see :func:`fstore.merge.register_graph_merger`): it compares the rows of the base,
+those (see :func:`fstore.ops.three_way.register_graph_merger`): it compares the rows of the base,
 ours and theirs *by column id* through the merged schema, and only reports a conflict when
 cells really conflict:
 
@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..conflicts import Choose, ConflictItem
-from ..merge import Conflict, GraphResolution, MergeSides, Policy, register_graph_merger
+from ..ops.conflicts import Choose, ConflictItem
+from ..ops.three_way import Conflict, GraphResolution, MergeSides, Policy, register_graph_merger
 from .access import legend_finder
 from .dataset import DatasetState, RowReader, find_dataset, pk_of_path
 from .errors import ColumnValueError, RowValueError, SchemaError, TablesError
@@ -281,7 +281,7 @@ def _python(col: Column, value: Any) -> Any:
 
 
 class TableMerger:
-    """The graph merger of dataset graphs (registered with fstore.merge on import)."""
+    """The graph merger of dataset graphs (registered with fstore.ops.three_way on import)."""
 
     def claims(self, graph: Any) -> bool:
         return is_dataset_graph(graph)

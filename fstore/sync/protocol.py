@@ -6,7 +6,7 @@ themselves, never a store's term ids), and its counts. So the receiver checks ea
 commit before it writes anything: the id must hash from what came, every parent must be
 known (sent before, or held), and once its records are written the state digest it
 recomputes must be the one sent. The counts (``added``, ``removed``) are the one thing
-the id does not cover, so they must be what the records give (:mod:`fstore.counts`):
+the id does not cover, so they must be what the records give (:mod:`fstore.core.counts`):
 what a store keeps of a received commit is covered by its id or recomputed here. Commits
 are written in transactions of about ``BATCH_RECORDS`` records (memory stays bounded
 however much travels) and refs move in a last one, as git writes objects before refs: an
@@ -18,7 +18,7 @@ stops at commits the receiver has (git's have/want, with the whole set of haves)
 
 The serving side is :func:`advertise`, :func:`held_ids`, :func:`send` and
 :func:`accept_push`; a store on a path and ``datae serve`` both answer through them. The
-fetching and pushing side is :mod:`fstore.remotes`.
+fetching and pushing side is :mod:`fstore.sync.remotes`.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ import msgpack
 from nstore.errors import DataeError, PackError
 from nstore.pack import decode_item, split
 
-from .commits import commit_hash
-from .counts import record_counts
-from .layout import QUADS, TABLES
-from .refs import BRANCH, TAG, check_ref_name
+from ..core.commits import commit_hash
+from ..core.counts import record_counts
+from ..core.layout import QUADS, TABLES
+from ..core.refs import BRANCH, TAG, check_ref_name
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
-    from .storage import Storage
+    from ..core.storage import Storage
 
 __all__ = ["PROTOCOL_VERSION", "SyncError", "TamperedError", "NotFastForwardError", "AuthenticationError",
            "RefMovedError",
@@ -168,7 +168,7 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     except PackError as exc:
         raise SyncError(f"commit {claimed}: a change record is malformed: {exc}") from None
     claimed_counts = (payload["added"], payload["removed"])
-    if len(parents) < 2:  # a merge's counts need its records in place (see fstore.counts)
+    if len(parents) < 2:  # a merge's counts need its records in place (see fstore.core.counts)
         _check_records_change(storage, tx, claimed, parents[0] if parents else None, changes)
         _check_counts(claimed, claimed_counts, record_counts(records))
     merge = len(parents) >= 2  # its counts come from the pass that computes its digest

@@ -35,15 +35,15 @@ from urllib.parse import unquote
 
 from nstore.okvs import Transaction as OkvsTransaction
 
-from .diff import diff_seqs
-from .errors import FstoreError, MergeConflict, UnknownRefError
-from .merge import Conflict, plan_merge
-from .refs import BRANCH, REMOTE
-from .values import IRI, to_rdf
+from ..ops.diff import diff_seqs
+from ..errors import FstoreError, MergeConflict, UnknownRefError
+from ..ops.three_way import Conflict, plan_merge
+from ..core.refs import BRANCH, REMOTE
+from ..core.values import IRI, to_rdf
 
 if TYPE_CHECKING:
-    from .repository import Repository
-    from .storage import Storage
+    from ..repository import Repository
+    from ..core.storage import Storage
 
 __all__ = [
     "STATES",

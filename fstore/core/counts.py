@@ -3,12 +3,12 @@
 A commit's id does not hash its counts: they are a summary of its records, kept in the
 commit record so ``log`` need not read the records. So a store never takes counts on
 trust from elsewhere: sync recomputes them for every commit it receives
-(:func:`fstore.sync.receive`), and ``verify`` checks the stored counts of every commit
+(:func:`fstore.sync.protocol.receive`), and ``verify`` checks the stored counts of every commit
 (:func:`count_problems`).
 
 The counts are the tuples (quads and table rows) whose state differs between the first
 parent and the commit, the same change the state digest moves by
-(:meth:`fstore.storage.Storage.record_commit`): for a commit with at most one parent its
+(:meth:`fstore.core.storage.Storage.record_commit`): for a commit with at most one parent its
 alive and dead records (a transaction records only what changes its head); for a merge,
 the tuples whose winning record differs between the two ancestries (O(the changes the
 merge brings in)).

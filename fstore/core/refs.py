@@ -33,7 +33,7 @@ from nstore.errors import PackError
 from nstore.pack import pack, unpack
 
 from .commits import MIN_PREFIX
-from .errors import InvalidRefNameError, RefExistsError, UnknownRefError
+from ..errors import InvalidRefNameError, RefExistsError, UnknownRefError
 
 if TYPE_CHECKING:
     from .commits import CommitStore

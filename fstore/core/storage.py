@@ -1,4 +1,4 @@
-"""The storage of a repository: the one owner of its keys (``fstore.layout``, and
+"""The storage of a repository: the one owner of its keys (``fstore.core.layout``, and
 ``docs/format.md``). It opens the LMDB environment, checks the format, and holds the parts
 every other module reads and writes through: the commits, the refs, the term dictionary and
 the two versioned spaces (quads and tables), each with its materialised heads.
@@ -36,7 +36,7 @@ from nstore.pack import pack, unpack
 
 from .commits import CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved
-from .errors import AmbiguousRefError, UnknownRefError
+from ..errors import AmbiguousRefError, UnknownRefError
 from .heads import Reader
 from .history import ALIVE, History, Quad, winner
 from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
@@ -101,7 +101,7 @@ class Storage:
         return self.okvs.transaction(write=True)
 
     def reader(self, tx: OkvsTransaction, seq: int | None, space: str = QUADS.name) -> Reader:
-        """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.heads.Reader`)."""
+        """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.core.heads.Reader`)."""
         return self._by_name[space].reader(tx, seq)
 
     def deciding_record(self, tx: OkvsTransaction, seq: int | None, quad: Any,
@@ -127,7 +127,7 @@ class Storage:
         self.refs.head(tx, branch)  # it must exist
         tx.set(CURRENT_BRANCH_KEY, branch.encode("utf-8"))
 
-    # -- a merge in progress (optional keys under pack("merge"); see fstore.merge_state) ----
+    # -- a merge in progress (optional keys under pack("merge"); see fstore.ops.merge_state) ----
 
     def merge_state(self, tx: OkvsTransaction) -> bytes | None:
         """The encoded state of the merge in progress (None: no merge is)."""
@@ -273,7 +273,7 @@ class Storage:
         only what changes its head); a merge's records are relative to the union of its
         parents' histories, so its changes are read from the records of the commits it
         brings in (O(those changes)). With the digest: how many tuples it moves in and
-        out (the commit's counts, :mod:`fstore.counts`)."""
+        out (the commit's counts, :mod:`fstore.core.counts`)."""
         before = from_hex(self.commits.get(tx, parents[0]).digest) if parents else EMPTY
         if len(parents) < 2:
             born = [record[:-1] for record in records if record[-1:] == ALIVE]
@@ -307,7 +307,7 @@ class Storage:
     def snapshot_problems(self, tx: OkvsTransaction, checked: set[int]) -> list[str]:
         """Each snapshot whose tuples are not the state of its commit (the state digest
         that commit's id covers), and each contradiction in the snapshots' records
-        (:meth:`fstore.heads.Heads.problems`). ``checked``: the commits whose state digest
+        (:meth:`fstore.core.heads.Heads.problems`). ``checked``: the commits whose state digest
         was recomputed already through the snapshots reads choose (so those are not read
         twice). O(the tuples of the other snapshots)."""
         problems: list[str] = []
@@ -397,7 +397,7 @@ class Storage:
         for space in self.spaces:
             space.heads.moved(tx, branch, [] if ours is None else [ours], theirs, None)
 
-    # -- merge requests (fstore.requests): metadata, in no commit ------------------------
+    # -- merge requests (fstore.sync.merge_requests): metadata, in no commit ------------------------
 
     def request_record(self, tx: OkvsTransaction, number: int, remote: str | None = None) -> dict | None:
         """Request ``number`` of this store (or the copy of ``remote``'s), None if absent."""

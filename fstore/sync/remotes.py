@@ -1,7 +1,7 @@
 """The fetching and pushing side of sync: remotes, clone, fetch and push.
 
 A remote is a URL: a path to a directory holding a store (``DIR/.datae`` or ``DIR``), or
-``http://HOST:PORT`` for a store served by ``datae serve`` (:mod:`fstore.http_remote`).
+``http://HOST:PORT`` for a store served by ``datae serve`` (:mod:`fstore.sync.http_client`).
 Both answer the same calls (:class:`Remote`), which are the serving side of
 :mod:`fstore.sync`, so a store on a path and a server send and check exactly the same
 payloads; a store on a path has them encoded and decoded as on the wire.
@@ -23,14 +23,14 @@ from urllib.parse import urlsplit
 
 from nstore.lmdbfile import DATA_FILE
 
-from . import requests as _requests
-from . import sync
-from .location import locate
-from .refs import BRANCH, REMOTE, TAG, check_ref_name, kind_name
-from .sync import NotFastForwardError, RefUpdate, SyncError, TamperedError
+from . import merge_requests as _requests
+from . import protocol as sync
+from ..location import locate
+from ..core.refs import BRANCH, REMOTE, TAG, check_ref_name, kind_name
+from .protocol import NotFastForwardError, RefUpdate, SyncError, TamperedError
 
 if TYPE_CHECKING:
-    from .repository import Repository
+    from ..repository import Repository
 
 __all__ = ["SkippedTagWarning", "Remote", "PathRemote", "connect", "fetch", "push", "clone_into", "check_url", "Progress", "TOKEN_ENV"]
 
@@ -97,7 +97,7 @@ def connect(url: str, opener: Callable[[str], Repository], token: str | None = N
     """The remote ``url`` names: an HTTP server (``token``: its bearer token; default
     ``$DATAE_TOKEN``) or a store on a path, opened with ``opener`` (the Repository class)."""
     if check_url(url).startswith(("http://", "https://")):
-        from .http_remote import HttpRemote  # the HTTP client only when a remote needs it
+        from .http_client import HttpRemote  # the HTTP client only when a remote needs it
 
         return HttpRemote(url, token if token is not None else os.environ.get(TOKEN_ENV))
     store = locate(url.removeprefix("file://"))

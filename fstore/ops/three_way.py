@@ -5,7 +5,7 @@ takes that side's state. A (graph, subject, predicate) whose object set *both* s
 to different results, is a conflict: the policy resolves it (``"ours"``, ``"theirs"``, or a
 callable returning the objects to keep) or, with ``"abort"``, the merge raises
 :class:`MergeConflict` and writes nothing (``"record"``, the repository's, keeps it as the
-merge in progress: :mod:`fstore.merge_state`).
+merge in progress: :mod:`fstore.ops.merge_state`).
 
 The merge commit writes a *resolution record* for every quad whose merged state differs from
 what history significance alone would give over the union of both ancestries, so the
@@ -24,11 +24,11 @@ from nstore.pack import pack
 from nstore.terms import check_term
 
 from .conflicts import Choose, ConflictItem
-from .history import History, Quad, winner
-from .values import check_value, to_rdf
+from ..core.history import History, Quad, winner
+from ..core.values import check_value, to_rdf
 
 if TYPE_CHECKING:
-    from .repository import Repository
+    from ..repository import Repository
 
 __all__ = [
     "Conflict",
@@ -67,7 +67,7 @@ class Conflict:
                         *(tuple(map(to_rdf, objects)) for objects in (self.base, self.ours, self.theirs)))
 
     def items(self) -> list[ConflictItem]:
-        """This conflict as the one item a user settles (see :mod:`fstore.conflicts`)."""
+        """This conflict as the one item a user settles (see :mod:`fstore.ops.conflicts`)."""
         return [ConflictItem("quad", (self.graph, self.subject, self.predicate), self.base, self.ours, self.theirs,
                              "objects changed differently on each side")]
 

@@ -1,13 +1,13 @@
 """A remote served over HTTP by ``datae serve``: the client of ``docs/sync.md``'s HTTP
-transport (``/sync/v1/...``), answering the calls of :class:`fstore.remotes.Remote` and the merge-request methods of
+transport (``/sync/v1/...``), answering the calls of :class:`fstore.sync.remotes.Remote` and the merge-request methods of
 :class:`fstore.Repository` (``/requests``), so a reviewer works on a server's requests
 as on a local store's.
 
 Everything streams: commits arrive as a sequence of msgpack frames, read as they come
-and checked one by one (:func:`fstore.sync.check_payload`); a push sends its frames in a
+and checked one by one (:func:`fstore.sync.protocol.check_payload`); a push sends its frames in a
 chunked request body as the local store reads them; a clone writes the store file as it
 arrives. A stream that ends without its closing ``{"end": N}`` frame was cut: a
-:class:`~fstore.sync.SyncError`, and no ref has moved. Only the standard library's
+:class:`~fstore.sync.protocol.SyncError`, and no ref has moved. Only the standard library's
 ``http.client`` is used.
 """
 
@@ -25,10 +25,10 @@ from nstore.lmdbfile import DATA_FILE
 
 from nstore.errors import DataeError
 
-from . import requests as _requests
-from . import sync
-from .errors import MergeConflict, UnknownRefError
-from .sync import AuthenticationError, NotFastForwardError, RefMovedError, RefUpdate, SyncError, TamperedError
+from . import merge_requests as _requests
+from . import protocol as sync
+from ..errors import MergeConflict, UnknownRefError
+from .protocol import AuthenticationError, NotFastForwardError, RefMovedError, RefUpdate, SyncError, TamperedError
 
 __all__ = ["HttpRemote", "FRAMES_TYPE", "ERROR_KINDS", "MAX_FRAME", "CHUNK"]
 

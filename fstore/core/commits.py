@@ -3,7 +3,7 @@
 A commit is stored under its *significance* ``seq``: the order in which commits were made,
 which is a topological order of the DAG (parents always come first). Its id is the sha256
 of its parents' ids, message, author, time, the digest of its whole state
-(:mod:`fstore.digest`) and every change record it wrote, so the ids form a Merkle DAG
+(:mod:`fstore.core.digest`) and every change record it wrote, so the ids form a Merkle DAG
 that :meth:`fstore.Repository.verify` can recheck.
 """
 
@@ -22,7 +22,7 @@ from nstore.errors import CorruptStoreError
 from nstore.okvs import Transaction, prefix_end
 from nstore.pack import pack, unpack
 
-from .errors import AmbiguousRefError, UnknownRefError
+from ..errors import AmbiguousRefError, UnknownRefError
 
 __all__ = ["Commit", "CommitStore", "commit_hash", "MIN_PREFIX"]
 
@@ -34,7 +34,7 @@ _HASH_MAGIC = b"datae-commit/2"
 @dataclass(frozen=True)
 class Commit:
     """One commit: ``added`` / ``removed`` count quads relative to the first parent;
-    ``digest`` is the state digest of everything it holds (:mod:`fstore.digest`, 64 hex
+    ``digest`` is the state digest of everything it holds (:mod:`fstore.core.digest`, 64 hex
     digits): equal in any two stores holding the same quads and table rows."""
 
     id: str

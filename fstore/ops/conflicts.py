@@ -1,11 +1,11 @@
 """Conflicts as things a user settles one by one, each under a short key.
 
-A merge's conflicts come from the quads (:class:`fstore.merge.Conflict`, one per
+A merge's conflicts come from the quads (:class:`fstore.ops.three_way.Conflict`, one per
 ``(graph, subject, predicate)``) and from graph mergers (tables: a conflicting cell, a row
 deleted on one side and changed on the other, a schema). Each turns into
 :class:`ConflictItem` objects: what a user can settle with ``"ours"``, ``"theirs"`` or an
 explicit value, named by a key derived from where it is (so the same merge always gives
-the same keys). They are stored as the merge in progress (:mod:`fstore.merge_state`).
+the same keys). They are stored as the merge in progress (:mod:`fstore.ops.merge_state`).
 
 >>> from fstore import IRI
 >>> item = ConflictItem("quad", (None, IRI("urn:s"), IRI("urn:p")), ("a",), ("b",), ("c",))
@@ -25,7 +25,7 @@ import msgpack
 
 from nstore.pack import pack, unpack
 
-from .errors import ResolutionError
+from ..errors import ResolutionError
 
 __all__ = [
     "ConflictItem",

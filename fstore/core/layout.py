@@ -28,13 +28,13 @@ __all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CU
 FORMAT_KEY = pack("datae", "format")
 CURRENT_BRANCH_KEY = pack("datae", "current-branch")
 DICTIONARY = b"\x90"
-# Merge requests (fstore.requests): repository metadata, in no commit. ``pack(REQUEST, n)`` is
+# Merge requests (fstore.sync.merge_requests): repository metadata, in no commit. ``pack(REQUEST, n)`` is
 # this store's request n; ``pack(REQUEST_MIRROR, remote, n)`` a read-only copy of a remote's,
 # made by fetch.
 REQUEST = "q"
 REQUEST_MIRROR = "Q"
 # A merge stopped on conflicts (optional keys, absent unless a merge is in progress; see
-# fstore.merge_state): its state, each conflict by key, and each resolution by key.
+# fstore.ops.merge_state): its state, each conflict by key, and each resolution by key.
 MERGE_PREFIX = pack("merge")
 MERGE_STATE_KEY = pack("merge", "state")
 MERGE_CONFLICT = pack("merge", "conflict")

@@ -1,5 +1,5 @@
 """The change records of every commit, the term dictionary, and reads of the state at any
-commit (through :mod:`fstore.heads`).
+commit (through :mod:`fstore.core.heads`).
 
 Each change is a record ``(graph, subject, predicate, object, seq)`` whose payload says
 whether the quad is alive after commit ``seq``; terms in it are dictionary references
@@ -9,7 +9,7 @@ and ``seq`` then the quad (what did commit X change). **History significance**: 
 of a quad at commit c is the payload of its most significant record among c's ancestors.
 
 Reads of a commit's state never scan records: they read a materialised head (a snapshot)
-and an overlay of the few quads whose state differs (see :mod:`fstore.heads`).
+and an overlay of the few quads whose state differs (see :mod:`fstore.core.heads`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def winner(records: Iterable[tuple[int, bool]], ancestors: frozenset[int] | set[
 
 
 class History:
-    """One space's change records and materialised heads (``fstore.layout``), its terms
+    """One space's change records and materialised heads (``fstore.core.layout``), its terms
     in the repository's dictionary (see the module docstring)."""
 
     def __init__(self, okvs: Okvs, commits: CommitStore, dictionary: Dictionary, space: Space = QUADS) -> None:
@@ -313,7 +313,7 @@ class History:
             if was != now:
                 yield ident, items, now
 
-    # -- reads of a commit's state (see fstore.heads) --------------------------------------
+    # -- reads of a commit's state (see fstore.core.heads) --------------------------------------
 
     def reader(self, tx: Transaction, seq: int | None, snapshot: int | None = None):
         """The quads alive at commit ``seq`` (None: no commits), read in ``tx`` (from

@@ -35,17 +35,17 @@ from nstore import Var
 from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 
-from .commits import Commit
+from ..core.commits import Commit
 from .conflicts import ConflictItem
 from .diff import diff_seqs
-from .errors import ResetRefusedError
-from .history import History, Quad
-from .merge import Conflict, GraphMerger, MergeSides, graph_mergers, resolution_objects
-from .refs import BRANCH, REMOTE, TAG
+from ..errors import ResetRefusedError
+from ..core.history import History, Quad
+from .three_way import Conflict, GraphMerger, MergeSides, graph_mergers, resolution_objects
+from ..core.refs import BRANCH, REMOTE, TAG
 
 if TYPE_CHECKING:
-    from .repository import Repository
-    from .storage import Storage
+    from ..repository import Repository
+    from ..core.storage import Storage
 
 __all__ = ["Shown", "plan_revert", "lost_by_reset"]
 
