@@ -63,10 +63,10 @@ class Figure:
         def shown(value: float | None, expected: bool = True) -> str:
             if value is None:
                 return f"{'MISSING' if expected else '-':>9}    "
-            return f"{value:>9.3f} {self.unit:<3}"
+            return f"{value:>9.3f} {self.unit:<3}" if value < 1e5 else f"{value:>9,.0f} {self.unit:<3}"
 
         ratio = f"{self.ratio:8.2f}" if self.ratio is not None else f"{'-':>8}"
-        return f"{self.bench:<25} {self.measure:<50} {shown(self.datae)} {shown(self.peer, bool(self.peer_name))} {self.peer_name:<24} {ratio}"
+        return f"{self.bench:<25} {self.measure:<50} {shown(self.datae)} {shown(self.peer, bool(self.peer_name))} {self.peer_name:<28} {ratio}"
 
 
 @dataclass(frozen=True)
@@ -237,8 +237,10 @@ def parse_kart(out: str) -> list[Figure]:
 
 def parse_spark(out: str) -> list[Figure]:
     figures = []
+    parts = re.split(r"^(quads|table): (?=[\d,]+ rows)", out, flags=re.MULTILINE)
+    sections = dict(zip(parts[1::2], parts[2::2]))  # each section's lines, up to the next one
     for what in ("quads", "table"):
-        section = out.split(f"\n{what}: ", 1)[1] if f"\n{what}: " in out else ""
+        section = sections.get(what, "")
         export = _find(rf"^\s+export_snapshot \(read \+ convert \+ write\)\s+{NUMBER} s", section)
         convert = _find(rf"^\s+convert \+ write, from Python objects\s+{NUMBER} s", section)
         floor = _find(rf"^\s+floor: pyarrow from Python lists\s+{NUMBER} s", section)
@@ -387,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(" ".join(bench.command(args.quick, "$WORKDIR")))
             return 0
         print(f"# bench run_all ({'quick' if args.quick else 'documented'} sizes); ratio = datae / peer")
-        print(f"{'bench':<25} {'measure':<50} {'datae':>13} {'peer':>13} {'peer is':<24} {'ratio':>8}")
+        print(f"{'bench':<25} {'measure':<50} {'datae':>13} {'peer':>13} {'peer is':<28} {'ratio':>8}")
         for bench in chosen:
             start = time.perf_counter()
             done = subprocess.run(bench.command(args.quick, workdir), capture_output=True, text=True, cwd=ROOT,
