@@ -360,7 +360,7 @@ BENCHES = [
     Bench("read_terms", ["--sizes", "5000", "--repeat", "1"], ["--sizes", "20000,200000", "--repeat", "3"],
           parse_read_terms),
     Bench("term_check", ["--quads", "20000", "--rounds", "1"], ["--quads", "200000", "--rounds", "4"], parse_term_check),
-    Bench("clone_check", ["--quads", "2000", "--commits", "4"], [], parse_clone_check),
+    Bench("clone_check", ["--quads", "2000", "--commits", "4"], ["--quads", "100000"], parse_clone_check),
     Bench("merge_history", ["--merges", "50"], ["--merges", "300,1000"], parse_merge_history),
 ]
 
