@@ -199,4 +199,9 @@ def error_of(answer: dict, message: str) -> DataeError:
     kind = answer.get("kind", "")
     if kind == "RequestConflictError":
         return _requests.RequestConflictError(message, answer.get("conflicts", []))
-    return ERROR_KINDS.get(kind, SyncError)(message)
+    cls = ERROR_KINDS.get(kind, SyncError)
+    if issubclass(cls, MergeConflict):  # made from its conflicts, which stay on the server: the message names them
+        error = cls([])
+        error.args = (message,)
+        return error
+    return cls(message)
