@@ -1,7 +1,8 @@
 """``datae serve``: one store over HTTP (starlette on uvicorn).
 
 It serves the sync transport of ``docs/sync.md`` (``/sync/v1/...``: what ``http://``
-remotes fetch, push and clone through), the SPARQL 1.1 Protocol at ``/sparql``
+remotes fetch, push and clone through; its bytes are encoded and decoded by
+:mod:`fstore.sync.wire`, which the client shares: only the routing is here), the SPARQL 1.1 Protocol at ``/sparql``
 (:mod:`datae.sparql_http`; without a query, the service description of
 :mod:`datae.service_description`), the Graph Store Protocol at ``/store``
 (:mod:`datae.graph_store`), and merge requests as JSON (``/requests``). Writes (a push, a

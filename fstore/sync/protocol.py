@@ -18,7 +18,8 @@ stops at commits the receiver has (git's have/want, with the whole set of haves)
 
 The serving side is :func:`advertise`, :func:`held_ids`, :func:`send` and
 :func:`accept_push`; a store on a path and ``datae serve`` both answer through them. The
-fetching and pushing side is :mod:`fstore.sync.remotes`.
+fetching and pushing side is :mod:`fstore.sync.remotes`; the bytes a payload travels as
+are :mod:`fstore.sync.wire`'s.
 """
 
 from __future__ import annotations

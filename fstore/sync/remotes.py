@@ -6,8 +6,11 @@ Both answer the same calls (:class:`Remote`), which are the serving side of
 :mod:`fstore.sync`, so a store on a path and a server send and check exactly the same
 payloads; a store on a path has them encoded and decoded as on the wire.
 
-The API is on :class:`fstore.Repository` (``remote_add``, ``fetch``, ``push``, ``pull``)
-and :func:`fstore.clone`.
+Each function takes the local store's ``Storage`` (``pull`` the open store, as it
+merges), and an :class:`~fstore.sync.opener.Opener` to open a remote on a path or the
+clone: ``fstore.Repository`` passes itself, so nothing here imports it. The API is on
+:class:`fstore.Repository` (``remote_add``, ``fetch``, ``push``, ``pull``) and
+:func:`fstore.clone`.
 """
 
 from __future__ import annotations

@@ -100,7 +100,9 @@ def frames(chunks: Iterable[bytes], what: str) -> Iterator[Any]:
             for frame in unpacker:
                 count += 1
                 yield frame
-    except (ValueError, msgpack.UnpackException) as exc:  # BufferFull is an UnpackException
+    except msgpack.BufferFull:
+        raise SyncError(f"{what}: frame {count + 1} is larger than {MAX_FRAME} bytes") from None
+    except (ValueError, msgpack.UnpackException) as exc:
         raise SyncError(f"{what}: frame {count + 1} is not msgpack: {exc}") from None
 
 

@@ -96,8 +96,9 @@ def test_broken_streams_are_refused(payloads, monkeypatch):
         with pytest.raises(SyncError, match="starts with"):
             wire.read_push(wire.frames([body], "the push"))
     monkeypatch.setattr(wire, "MAX_FRAME", 1000)  # a frame never grows msgpack's buffer past the limit
-    with pytest.raises(SyncError, match="frame 1 is not msgpack"):
-        read(msgpack.packb({"records": [bytes(2000)]}))
+    with pytest.raises(SyncError, match="frame 2 is larger than 1000 bytes"):
+        big = msgpack.packb({"a": 1}) + msgpack.packb({"records": [bytes(2000)]})
+        list(wire.frames([big[i:i + 100] for i in range(0, len(big), 100)], "the stream"))
 
 
 def test_errors_travel_by_kind():
