@@ -51,7 +51,7 @@ from starlette.routing import Route
 
 import fstore
 from fstore.errors import MergeConflict, MergeInProgressError, MergeStaleError, UnknownRefError
-from fstore.sync import protocol as sync
+from fstore.sync import protocol
 from fstore.sync import wire
 from fstore.sync.merge_requests import RequestConflictError, RequestStateError, UnknownRequestError
 from nstore.errors import DataeError
@@ -101,8 +101,9 @@ class ServerConfig:
 
 
 _STATUS: list[tuple[type[BaseException], int]] = [
-    (sync.AuthenticationError, 401), (ReadOnlyError, 403), (CrossSiteError, 403), (sync.NotFastForwardError, 409),
-    (sync.RefMovedError, 409), (MergeConflict, 409), (MergeInProgressError, 409), (MergeStaleError, 409),
+    (protocol.AuthenticationError, 401), (ReadOnlyError, 403), (CrossSiteError, 403),
+    (protocol.NotFastForwardError, 409), (protocol.RefMovedError, 409), (MergeConflict, 409),
+    (MergeInProgressError, 409), (MergeStaleError, 409),
     (UnknownRefError, 404), (UnknownRequestError, 404), (RequestStateError, 409), (RequestConflictError, 409),
     (QueryTimeoutError, 503), (ResultTooLargeError, 503), (DataeError, 400),
 ]
@@ -150,7 +151,7 @@ def create_app(config: ServerConfig) -> Starlette:
         given = request.headers.get("authorization", "")
         scheme, _, token = given.partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), config.token.encode()):
-            raise sync.AuthenticationError("this write needs Authorization: Bearer TOKEN with the server's token"
+            raise protocol.AuthenticationError("this write needs Authorization: Bearer TOKEN with the server's token"
                                            if not given else "the token is wrong")
 
     async def body_of(request: Request, limit: int) -> bytes:
@@ -165,10 +166,10 @@ def create_app(config: ServerConfig) -> Starlette:
     # -- sync ---------------------------------------------------------------------------
 
     async def refs(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(sync.advertise, repo().storage))
+        return JSONResponse(await run_in_threadpool(protocol.advertise, repo().storage))
 
     async def ids(request: Request) -> Response:
-        held = await run_in_threadpool(sync.held_ids, repo().storage)
+        held = await run_in_threadpool(protocol.held_ids, repo().storage)
         return Response(wire.encode_ids(held), media_type=wire.IDS_TYPE)
 
     async def fetch(request: Request) -> Response:
@@ -309,7 +310,7 @@ def create_app(config: ServerConfig) -> Starlette:
         return JSONResponse({"ok": True})
 
     async def about(request: Request) -> Response:
-        return JSONResponse({"datae": True, "sync_protocol": sync.PROTOCOL_VERSION, "read_only": config.read_only,
+        return JSONResponse({"datae": True, "sync_protocol": protocol.PROTOCOL_VERSION, "read_only": config.read_only,
                              "sparql": "/sparql", "store": "/store", "requests": "/requests"})
 
     async def on_error(request: Request, exc: Exception) -> Response:
@@ -392,17 +393,17 @@ def _text(value: Any, name: str) -> str:
 def _check_held(storage: Any, wants: list[str]) -> None:
     """Refuse unknown wants with a 400 before the stream starts (its status is sent first)."""
     with storage.read() as tx:
-        sync.held_seqs(storage, tx, wants)
+        protocol.held_seqs(storage, tx, wants)
 
 
 def _send_commits(storage: Any, wants: list[str], haves: set[str], put: Callable[[bytes], None]) -> None:
-    for frame in wire.commit_frames(sync.send(storage, wants, haves)):
+    for frame in wire.commit_frames(protocol.send(storage, wants, haves)):
         put(frame)
 
 
 def _accept_push(storage: Any, spool: Any) -> None:
     updates, force, commits = wire.read_push(wire.frames(iter(lambda: spool.read(_STREAM_CHUNK), b""), "the push"))
-    sync.accept_push(storage, updates, commits, force=force)
+    protocol.accept_push(storage, updates, commits, force=force)
 
 
 class _Stopped(Exception):

@@ -19,10 +19,11 @@ a merge request).
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from ..core.storage import Storage
+    from ..ops.three_way import Policy
 
 __all__ = ["OpenStore", "Opener", "Opened"]
 
@@ -41,7 +42,7 @@ class OpenStore(Protocol):
         ...
 
     def merge(self, into: str, other: str, *, message: str | None = None, author: str | None = None,
-              policy: Any = "abort", time: _dt.datetime | None = None) -> str | None:
+              policy: Policy = "abort", time: _dt.datetime | None = None) -> str | None:
         """Merge ``other`` (any ref) into branch ``into``; the resulting head id."""
         ...
 

@@ -21,15 +21,16 @@ import secrets
 import shutil
 import warnings
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
 from nstore.lmdbfile import DATA_FILE
 
 from ..core.refs import BRANCH, REMOTE, TAG, check_ref_name, kind_name, qualify
 from ..location import locate
 from ..ops import merge_state
+from ..ops.three_way import Policy
 from . import merge_requests
-from . import protocol as sync
+from . import protocol
 from . import wire
 from .opener import Opened, Opener, OpenStore
 from .protocol import NotFastForwardError, RefUpdate, SyncError, TamperedError
@@ -78,17 +79,17 @@ class PathRemote:
         self.store = store
 
     def advertise(self) -> dict:
-        return sync.advertise(self.store.storage)
+        return protocol.advertise(self.store.storage)
 
     def held_ids(self) -> set[str]:
-        return sync.held_ids(self.store.storage)
+        return protocol.held_ids(self.store.storage)
 
     def send(self, wants: list[str], haves: set[str]) -> Iterator[dict]:
-        return (wire.decode_payload(wire.encode_payload(p)) for p in sync.send(self.store.storage, wants, haves))
+        return (wire.decode_payload(wire.encode_payload(p)) for p in protocol.send(self.store.storage, wants, haves))
 
     def accept_push(self, updates: list[RefUpdate], payloads: Iterable[dict], force: bool) -> None:
-        sync.accept_push(self.store.storage, updates,
-                         (wire.decode_payload(wire.encode_payload(p)) for p in payloads), force=force)
+        protocol.accept_push(self.store.storage, updates,
+                             (wire.decode_payload(wire.encode_payload(p)) for p in payloads), force=force)
 
     def copy_store(self, directory: str) -> None:
         self.store.storage.okvs.copy_to(directory)
@@ -136,9 +137,9 @@ def connect(url: str, opener: Opener, token: str | None = None) -> Remote:
 
 def _offer(remote: Remote) -> dict:
     offer = remote.advertise()
-    if offer.get("protocol") != sync.PROTOCOL_VERSION:
+    if offer.get("protocol") != protocol.PROTOCOL_VERSION:
         raise SyncError(f"remote {remote.url!r} speaks sync protocol {offer.get('protocol')!r}; this datae speaks "
-                        f"{sync.PROTOCOL_VERSION}")
+                        f"{protocol.PROTOCOL_VERSION}")
     return offer
 
 
@@ -167,13 +168,13 @@ def fetch(storage: Storage, name: str, opener: Opener, *, token: str | None = No
     try:
         offer = _offer(remote)
         branches, tags = offer["branches"], offer["tags"]
-        haves = sync.held_ids(storage)
+        haves = protocol.held_ids(storage)
         wants = sorted({i for i in (*branches.values(), *tags.values()) if i is not None and i not in haves})
         for kind, refs in (("branch", branches), ("tag", tags)):
             for ref in refs:
                 check_ref_name(ref, what=f"a {kind} of remote {name!r}")
         if wants:
-            sync.receive_all(storage, _counted(remote.send(wants, haves), progress))
+            protocol.receive_all(storage, _counted(remote.send(wants, haves), progress))
         merge_requests.mirror_requests(storage, remote, name)  # fetched with the branches: read-only copies
     finally:
         remote.close()
@@ -220,7 +221,7 @@ def push(storage: Storage, name: str, branch: str | None, opener: Opener, *, for
         offer = _offer(remote)
         pushed, updates = _updates(storage, name, offer, branch, tags, force)
         if updates:
-            payloads = _counted(sync.send(storage, sorted({u.new for u in updates}), remote.held_ids()), progress)
+            payloads = _counted(protocol.send(storage, sorted({u.new for u in updates}), remote.held_ids()), progress)
             remote.accept_push(updates, payloads, force)
     finally:
         remote.close()
@@ -230,7 +231,7 @@ def push(storage: Storage, name: str, branch: str | None, opener: Opener, *, for
     return pushed
 
 
-def pull(store: OpenStore, name: str, branch: str | None, opener: Opener, *, policy: Any = "record",
+def pull(store: OpenStore, name: str, branch: str | None, opener: Opener, *, policy: Policy = "record",
          token: str | None = None, author: str | None = None) -> str | None:
     """Fetch remote ``name`` and merge its ``branch`` (default: the current branch's
     name) into the current branch with ``store.merge``; returns the new head. Refused
