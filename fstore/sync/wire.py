@@ -27,13 +27,14 @@ import msgpack
 from nstore.errors import DataeError
 
 from ..errors import MergeConflict, UnknownRefError
-from . import merge_requests
+from .merge_requests import (RequestConflictError, RequestError, RequestRefusedError, RequestStateError,
+                             UnknownRequestError)
 from .protocol import (PROTOCOL_VERSION, AuthenticationError, NotFastForwardError, RefMovedError, RefUpdate, SyncError,
                        TamperedError, check_payload)
 
 __all__ = ["PATH", "FRAMES_TYPE", "IDS_TYPE", "MAX_FRAME", "ID_BYTES", "ERROR_KINDS", "encode_payload",
-           "decode_payload", "commit_frames", "push_frames", "error_frame", "frames", "read_commits", "read_push", "encode_ids",
-           "decode_ids", "encode_fetch", "decode_fetch", "error_answer", "error_of"]
+           "decode_payload", "commit_frames", "push_frames", "error_frame", "frames", "read_commits", "read_push",
+           "encode_ids", "decode_ids", "encode_fetch", "decode_fetch", "error_answer", "error_of"]
 
 PATH = f"/sync/v{PROTOCOL_VERSION}"
 FRAMES_TYPE = "application/x-datae-commits"
@@ -43,7 +44,7 @@ ID_BYTES = 32  # a commit id on the wire of GET /sync/v1/ids: its 64 hex digits 
 # The errors a client raises by the ``kind`` a server names (any other kind: SyncError).
 ERROR_KINDS: dict[str, type[DataeError]] = {cls.__name__: cls for cls in (
     SyncError, TamperedError, NotFastForwardError, AuthenticationError, RefMovedError, UnknownRefError, MergeConflict,
-    merge_requests.RequestError, merge_requests.UnknownRequestError, merge_requests.RequestStateError, merge_requests.RequestRefusedError)}
+    RequestError, UnknownRequestError, RequestStateError, RequestRefusedError)}
 
 
 # -- one commit ---------------------------------------------------------------------------
@@ -186,7 +187,7 @@ def error_answer(exc: BaseException) -> dict:
     """The JSON body of a refusal: ``{"error": MESSAGE, "kind": CLASS}``, and a merge
     request's ``conflicts`` when merging it would conflict."""
     answer: dict[str, Any] = {"error": str(exc), "kind": type(exc).__name__}
-    if isinstance(exc, merge_requests.RequestConflictError):
+    if isinstance(exc, RequestConflictError):
         answer["conflicts"] = exc.conflicts
     return answer
 
@@ -200,7 +201,7 @@ def error_of(answer: dict, message: str) -> DataeError:
     """
     kind = answer.get("kind", "")
     if kind == "RequestConflictError":
-        return merge_requests.RequestConflictError(message, answer.get("conflicts", []))
+        return RequestConflictError(message, answer.get("conflicts", []))
     cls = ERROR_KINDS.get(kind, SyncError)
     if issubclass(cls, MergeConflict):  # made from its conflicts, which stay on the server: the message names them
         error = cls([])
