@@ -123,7 +123,8 @@ class VersionAction(argparse.Action):
                          help="show program's version number and exit", **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
-        parser.exit(message=f"datae {package_version()}\n")
+        print(f"datae {package_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def package_version() -> str:
