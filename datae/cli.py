@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``datae ARGV...`` (default: ``sys.argv[1:]``); return its exit code. A usage
     error exits (SystemExit 2), as argparse does.
 
-    >>> main(["--repo", "/nowhere", "status"])  # doctest: +SKIP
+    >>> main(["--repo", "/nowhere", "status"])  # prints: datae: error: not a datae repository: /nowhere
     128
     """
     debug = False
