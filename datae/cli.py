@@ -98,8 +98,10 @@ class CommandParser(Parser):
     imports the command's module, which declares the arguments and names the handler (as
     Kart's lazy click group loads a command's module only when that command runs)."""
 
-    name = ""
-    loaded = False
+    def __init__(self, *args: Any, command: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.command = command
+        self.loaded = False
 
     def add_subparsers(self, **kwargs: Any) -> Any:
         kwargs.setdefault("parser_class", Parser)  # a command's own subcommands (remote add) load nothing
@@ -109,9 +111,9 @@ class CommandParser(Parser):
                          ) -> tuple[argparse.Namespace, list[str]]:
         if not self.loaded:
             self.loaded = True
-            module = import_module(f"datae.commands.{COMMANDS[self.name][0]}")  # the lazy load of one command
-            getattr(module, f"{self.name}_arguments")(self)
-            self.set_defaults(handler=getattr(module, f"cmd_{self.name}"))
+            module = import_module(f"datae.commands.{COMMANDS[self.command][0]}")  # the lazy load of one command
+            getattr(module, f"{self.command}_arguments")(self)
+            self.set_defaults(handler=getattr(module, f"cmd_{self.command}"))
         return super().parse_known_args(args, namespace)
 
 
@@ -149,7 +151,7 @@ def build_parser() -> Parser:
                              "address space refuses it)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     for name, (_, help) in COMMANDS.items():
-        sub.add_parser(name, help=help, description=help).name = name
+        sub.add_parser(name, command=name, help=help, description=help)
     return parser
 
 

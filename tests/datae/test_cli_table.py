@@ -123,6 +123,33 @@ def test_command_modules_stay_light_and_never_import_the_cli(path):
         assert name.split(".")[0] != "datae" or name.startswith(ours), name
 
 
+# What a command module may import inside a function, and why: the layers below and the
+# modules that load rich, prompt_toolkit or starlette, so that declaring the command's
+# arguments (datae CMD --help) loads none of them. Anything else belongs at the top.
+LAZY_LOADS = ("fstore", "query", "nstore", "lmdb", "datae.progress", "datae.repl", "datae.server")
+
+
+def function_level_imports(path: Path) -> set[str]:
+    """The modules ``path`` imports inside its functions."""
+    functions = [node for node in ast.walk(ast.parse(path.read_text()))
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return {name for function in functions for node in ast.walk(function)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) for name in imported(node, path)}
+
+
+@pytest.mark.parametrize("path", sorted([*(ROOT / "datae" / "commands").glob("*.py"), ROOT / "datae" / "context.py"]),
+                         ids=lambda path: path.stem)
+def test_function_level_imports_are_the_lazy_loads(path):
+    for name in function_level_imports(path):
+        assert name.split(".")[0] in LAZY_LOADS or name.startswith(LAZY_LOADS[4:]), name
+
+
+def test_the_table_imports_a_command_s_module_only():
+    """datae/cli.py imports, inside functions, only importlib.metadata (for --version); a
+    command's module it imports by name from the table (import_module)."""
+    assert {name.split(".")[0] for name in function_level_imports(ROOT / "datae" / "cli.py")} == {"importlib"}
+
+
 def test_repl_and_progress_never_import_the_cli():
     for name in ("repl.py", "repl_text.py", "progress.py"):
         assert "datae.cli" not in every_import(ROOT / "datae" / name), name
