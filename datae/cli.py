@@ -78,7 +78,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "gc": ("store", "drop what no branch, tag, remote-tracking branch or recent reflog entry reaches, then compact "
            "the file"),
     "reflog": ("store", "the deleted branches and tags, and the commits they reached"),
-    "request": ("requests", "merge requests: open, list, show, comment, approve, merge, close (--remote NAME: a "
+    "request": ("merge_requests", "merge requests: open, list, show, comment, approve, merge, close (--remote NAME: a "
                 "remote's)"),
 }
 

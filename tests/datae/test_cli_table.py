@@ -159,7 +159,7 @@ def test_the_values_written_out_for_help_agree_with_their_owners():
     """The defaults and choices the commands declare without loading the layers below."""
     import query.limits
     from datae import context
-    from datae.commands import data, requests
+    from datae.commands import data, merge_requests
     from fstore.core.storage import DEFAULT_BRANCH
     from fstore.rdf import FORMAT_NAMES
     from fstore.sync.merge_requests import STATES
@@ -167,5 +167,5 @@ def test_the_values_written_out_for_help_agree_with_their_owners():
     assert data.RDF_FORMATS == FORMAT_NAMES
     assert (context.MAX_HELD_ROWS, context.MAX_HELD_BYTES, context.MAX_VALUE_LENGTH) == \
         (query.limits.MAX_HELD_ROWS, query.limits.MAX_HELD_BYTES, query.limits.MAX_VALUE_LENGTH)
-    assert requests.STATES == STATES
-    assert requests.DEFAULT_BRANCH == DEFAULT_BRANCH
+    assert merge_requests.STATES == STATES
+    assert merge_requests.DEFAULT_BRANCH == DEFAULT_BRANCH
