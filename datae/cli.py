@@ -110,10 +110,10 @@ class CommandParser(Parser):
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
                          ) -> tuple[argparse.Namespace, list[str]]:
         if not self.loaded:
-            self.loaded = True
             module = import_module(f"datae.commands.{COMMANDS[self.command][0]}")  # the lazy load of one command
             getattr(module, f"{self.command}_arguments")(self)
             self.set_defaults(handler=getattr(module, f"cmd_{self.command}"))
+            self.loaded = True
         return super().parse_known_args(args, namespace)
 
 
