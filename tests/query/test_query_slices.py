@@ -114,7 +114,7 @@ def test_the_servers_query_path_serves_a_huge_limit(store) -> None:
     from datae.sparql_http import Operation, run_operation
     from query.limits import Limits
 
-    from datae.cli import STORE_DIR
+    from fstore import STORE_DIR
 
     repo = fstore.open(str(store / STORE_DIR))
     try:
