@@ -41,7 +41,7 @@ from nstore.errors import DataeError
 from nstore.okvs import parse_size
 
 from query.session import Session, default_author
-from query.termsyntax import format_term, parse_term
+from nstore.terms import format_term, parse_term
 
 from .progress import counting_progress, table_progress, transfer_progress
 

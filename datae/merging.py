@@ -21,7 +21,7 @@ import fstore
 from fstore.ops.conflicts import ConflictItem
 from fstore.ops.merge_state import items_of
 
-from query.termsyntax import format_term
+from nstore.terms import format_term
 
 from .cli import EXIT_CONFLICT, Fatal, default_author, open_repo, out, short_head, subject, token
 

@@ -9,11 +9,16 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from nstore.errors import DataeError
+from nstore.terms import make_numeric as _make_numeric
+from nstore.terms import numeric_value as _numeric_value
 
 __all__ = [
+    "EvalError",
+    "numeric",
+    "make_numeric",
     "QueryError",
     "QuerySyntaxError",
     "UnknownPrefixError",
@@ -194,3 +199,38 @@ class LoadError(UpdateError):
         self.line = line
         self.column = column
         super().__init__(f"LOAD <{iri}>: {reason}")
+
+
+# -- SPARQL's error value ---------------------------------------------------------------------
+
+
+class EvalError(Exception):
+    """A SPARQL expression error (type error, unbound variable...): FILTER treats it as
+    false, BIND leaves the variable unbound. Not a :class:`QueryError`: it never leaves
+    the engine."""
+
+
+def numeric(term: object) -> tuple[int, Any]:
+    """``(kind, value)`` of a numeric literal (:func:`nstore.terms.numeric_value`);
+    :class:`EvalError` for anything else, as SPARQL's operators take it.
+
+    >>> from nstore.terms import XSD_INTEGER, Literal
+    >>> numeric(Literal("42", XSD_INTEGER))
+    (0, 42)
+    >>> numeric(Literal("x", XSD_INTEGER))
+    Traceback (most recent call last):
+    query.errors.EvalError
+    """
+    found = _numeric_value(term)
+    if found is None:
+        raise EvalError()
+    return found
+
+
+def make_numeric(kind: int, value: Any) -> Any:
+    """:func:`nstore.terms.make_numeric`, with :class:`EvalError` for a value the kind
+    has none for (a decimal of NaN or infinity)."""
+    try:
+        return _make_numeric(kind, value)
+    except ValueError:
+        raise EvalError() from None

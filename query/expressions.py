@@ -1,7 +1,7 @@
 """SPARQL operator semantics and expression compilation.
 
 An expression compiles to a Python closure ``f(solution) -> term`` that raises
-:class:`~query.terms.EvalError` for a SPARQL error (unbound variable, type error...).
+:class:`~query.errors.EvalError` for a SPARQL error (unbound variable, type error...).
 What this module implements, after SPARQL 1.1 section 17:
 
 * effective boolean value (:func:`ebv`);
@@ -13,7 +13,7 @@ What this module implements, after SPARQL 1.1 section 17:
 * the total order of ORDER BY (:func:`order_key`): unbound < blank nodes < IRIs < literals.
 
 >>> from query.algebra import Op, Var
->>> from query.terms import XSD_INTEGER, XSD_DECIMAL, XSD_DOUBLE
+>>> from nstore.terms import XSD_INTEGER, XSD_DECIMAL, XSD_DOUBLE
 >>> f = compile_expr(Op(">", (Var("x"), Literal("2", XSD_INTEGER))), ExprContext())
 >>> f({"x": Literal("2.5", XSD_DECIMAL)})
 Literal('true', datatype='http://www.w3.org/2001/XMLSchema#boolean')
@@ -34,26 +34,8 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from .algebra import Aggregate, Call, Exists, FunctionCall, Op, Var
-from .errors import QueryEvaluationError
-from .terms import (
-    DEC,
-    FALSE,
-    FLT,
-    INT,
-    NUMERIC_TYPES,
-    TRUE,
-    XSD_BOOLEAN,
-    XSD_DATE,
-    XSD_DATETIME,
-    BNode,
-    EvalError,
-    IRI,
-    Literal,
-    boolean,
-    make_numeric,
-    numeric,
-    to_float32,
-)
+from .errors import EvalError, QueryEvaluationError, make_numeric, numeric
+from nstore.terms import DEC, FALSE, FLT, INT, NUMERIC_TYPES, TRUE, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, BNode, IRI, Literal, boolean, to_float32
 
 __all__ = [
     "ExprContext",

@@ -2,7 +2,7 @@
 
 :func:`compile_call` compiles a :class:`~query.algebra.Call` (``STRLEN(?x)``, ``IF(...)``...)
 and :func:`compile_function` an IRI-named call (``xsd:integer(?x)``). Strict functions get
-evaluated arguments and raise :class:`~query.terms.EvalError` on a type error; ``BOUND``,
+evaluated arguments and raise :class:`~query.errors.EvalError` on a type error; ``BOUND``,
 ``IF`` and ``COALESCE`` control evaluation themselves.
 
 >>> from query.algebra import Call
@@ -29,35 +29,9 @@ from urllib.parse import quote
 import regex
 
 from .algebra import Call, FunctionCall, Var
-from .errors import QuerySyntaxError, QueryTimeoutError
+from .errors import EvalError, QuerySyntaxError, QueryTimeoutError, make_numeric, numeric
 from .iri import resolve_iri
-from .terms import (
-    DBL,
-    DEC,
-    FLT,
-    INT,
-    NUMERIC_TYPES,
-    XSD,
-    XSD_BOOLEAN,
-    XSD_DATE,
-    XSD_DATETIME,
-    XSD_DAYTIMEDURATION,
-    XSD_DECIMAL,
-    XSD_DOUBLE,
-    XSD_FLOAT,
-    XSD_INTEGER,
-    XSD_STRING,
-    BNode,
-    EvalError,
-    IRI,
-    Literal,
-    boolean,
-    datatype_of,
-    make_numeric,
-    numeric,
-    to_float32,
-    is_valid_iri,
-)
+from nstore.terms import DBL, DEC, FLT, INT, NUMERIC_TYPES, XSD, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, XSD_DAYTIMEDURATION, XSD_DECIMAL, XSD_DOUBLE, XSD_FLOAT, XSD_INTEGER, XSD_STRING, BNode, IRI, Literal, boolean, datatype_of, to_float32, is_valid_iri
 
 __all__ = ["compile_call", "compile_function", "datetime_key", "parse_datetime", "FUNCTION_ARITY"]
 

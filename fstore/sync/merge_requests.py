@@ -39,7 +39,7 @@ from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge
 from ..core.refs import BRANCH, REMOTE
-from ..core.values import IRI, to_rdf
+from nstore.terms import IRI, to_rdf
 
 if TYPE_CHECKING:
     from ..repository import Repository
