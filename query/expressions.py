@@ -33,9 +33,26 @@ import uuid
 from decimal import Decimal
 from typing import Any, Callable
 
+from nstore.terms import (
+    BNode,
+    DEC,
+    FALSE,
+    FLT,
+    INT,
+    IRI,
+    Literal,
+    NUMERIC_TYPES,
+    TRUE,
+    XSD_BOOLEAN,
+    XSD_DATE,
+    XSD_DATETIME,
+    boolean,
+    parse_boolean,
+    to_float32,
+)
+
 from .algebra import Aggregate, Call, Exists, FunctionCall, Op, Var
 from .errors import EvalError, QueryEvaluationError, make_numeric, numeric
-from nstore.terms import DEC, FALSE, FLT, INT, NUMERIC_TYPES, TRUE, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME, BNode, IRI, Literal, boolean, to_float32
 
 __all__ = [
     "ExprContext",
@@ -114,12 +131,8 @@ def _literal_kind(term: Literal) -> tuple[int, Any]:
         except EvalError:
             return K_OTHER, None
     if datatype == XSD_BOOLEAN:
-        lexical = term.lexical
-        if lexical in ("true", "1"):
-            return K_BOOLEAN, True
-        if lexical in ("false", "0"):
-            return K_BOOLEAN, False
-        return K_OTHER, None
+        truth = parse_boolean(term.lexical)
+        return (K_BOOLEAN, truth) if truth is not None else (K_OTHER, None)
     if datatype == XSD_DATETIME:
         from .functions import datetime_key
 
