@@ -35,7 +35,7 @@ from nstore.terms import term_to_ntriples
 
 from nstore.terms import XSD, BNode, IRI, Literal
 
-__all__ = ["Result", "FORMATS", "term_to_ntriples"]
+__all__ = ["Result", "FORMATS"]
 
 FORMATS = ("json", "xml", "csv", "tsv", "table", "ntriples", "nquads", "turtle", "trig", "jsonld", "rdf")
 

@@ -39,7 +39,7 @@ from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge
 from ..core.refs import BRANCH, REMOTE
-from nstore.terms import IRI, to_rdf
+from nstore.terms import IRI, format_term, to_rdf
 
 if TYPE_CHECKING:
     from ..repository import Repository
@@ -108,12 +108,6 @@ class RequestConflictError(RequestError):
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _text(value: Any) -> str:
-    """A stored value in N-Triples syntax (as ``datae diff`` prints it)."""
-    term = to_rdf(value)
-    return "" if term is None else str(term)
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -231,8 +225,8 @@ def _conflict_json(conflict: Any) -> dict:
     (target = ours, source = theirs), or a table's conflict as text; ``text`` always."""
     if not isinstance(conflict, Conflict):
         return {"table": getattr(conflict, "table", None), "text": str(conflict)}
-    graph, subject, predicate = (_text(v) or None for v in (conflict.graph, conflict.subject, conflict.predicate))
-    sides = {side: [_text(o) for o in objects]
+    graph, subject, predicate = (format_term(v) or None for v in (conflict.graph, conflict.subject, conflict.predicate))
+    sides = {side: [format_term(o) for o in objects]
              for side, objects in (("base", conflict.base), ("target", conflict.ours), ("source", conflict.theirs))}
     where = " ".join(v for v in (subject, predicate, graph) if v)
     text = f"{where}: base {' '.join(sides['base']) or '(none)'}, target {' '.join(sides['target']) or '(none)'}, " \
