@@ -205,7 +205,7 @@ def _preview(repo: Repository, tx: OkvsTransaction, source: int, target: int | N
 
 
 def _change_line(op: str, quad: tuple) -> str:
-    graph, *triple = map(_text, quad)
+    graph, *triple = map(format_term, quad)
     return f"{op} {' '.join(triple)}{' ' + graph if graph else ''} ."
 
 
