@@ -1,6 +1,11 @@
-"""RDF terms that datae stores as first-class values: IRIs, literals and blank nodes.
+"""RDF terms that datae stores as first-class values (IRIs, literals and blank nodes), and
+everything every layer needs to know about them, in one place: XSD and RDF datatype names,
+lexical forms and their values (the numeric promotion ladder included), the canonical form
+that turns a literal into the Python value it stands for and back (``canonical``,
+``to_rdf``), the checks a term passes to enter the store, one term in N-Triples syntax both
+ways, and pyoxigraph's terms (loaded on first use: ``import nstore`` does not pay for it).
 
-They are plain immutable values (not ``str`` subclasses), so ``IRI("x") != "x"`` and a
+Terms are plain immutable values (not ``str`` subclasses), so ``IRI("x") != "x"`` and a
 set of tuples never confuses an IRI with a string of the same text. A literal that a
 Python value stands for exactly (``to_rdf`` of the value gives the same term back) compares
 and hashes equal to that value, so what a program wrote reads back equal to it:
@@ -278,6 +283,9 @@ def _parse_date(lexical: str) -> _dt.date:
     return _dt.date.fromisoformat(lexical)
 
 
+# Candidate values only, the fastest parse of each type: canonical keeps a value only if
+# to_rdf writes the very same literal back, so these may be lenient (``int("1_0")``) where
+# the lexical rules (parse_numeric, parse_boolean) may not.
 _PARSERS = {
     XSD_INTEGER: int,
     XSD_BOOLEAN: lambda lexical: _BOOLEANS[lexical],  # "1" gives True, whose literal is "true": kept as written
