@@ -432,16 +432,45 @@ TRUE = Literal("true", XSD_BOOLEAN)
 FALSE = Literal("false", XSD_BOOLEAN)
 _BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
 
-INTEGER_LEXICAL = re.compile(r"[+-]?[0-9]+\Z")
-DECIMAL_LEXICAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\Z")
-DOUBLE_LEXICAL = re.compile(r"([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)\Z")
-DATE_LEXICAL = re.compile(r"(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?\Z")
-DATETIME_LEXICAL = re.compile(
-    r"(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(Z|[+-]\d{2}:\d{2})?\Z"
-)
-"""Lexical forms as ``match`` checks them (anchored at the end): xsd:integer, xsd:decimal,
-xsd:double and xsd:float; xsd:date and xsd:dateTime with their parts as groups (year,
-month, day[, hour, minute, second], time zone)."""
+# The lexical forms as ``match`` checks them (anchored at the end): xsd:integer, xsd:decimal,
+# xsd:double and xsd:float; xsd:date and xsd:dateTime with their parts as groups (year, month,
+# day[, hour, minute, second], time zone). Compiled on first use (``__getattr__``), so that
+# ``import nstore`` does not pay for patterns only queries and exports need.
+_LEXICAL_PATTERNS = {
+    "INTEGER_LEXICAL": r"[+-]?[0-9]+\Z",
+    "DECIMAL_LEXICAL": r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\Z",
+    "DOUBLE_LEXICAL": r"([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)\Z",
+    "DATE_LEXICAL": r"(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?\Z",
+    "DATETIME_LEXICAL": r"(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(Z|[+-]\d{2}:\d{2})?\Z",
+}
+_compiled: dict[str, re.Pattern] = {}
+_NUMBER_PATTERNS: list[re.Pattern] = []  # by kind: INT, DEC, FLT, DBL (parse_numeric fills it)
+
+
+def _lexical_pattern(name: str) -> re.Pattern:
+    compiled = _compiled.get(name)
+    if compiled is None:
+        compiled = _compiled[name] = re.compile(_LEXICAL_PATTERNS[name])
+    return compiled
+
+
+def __getattr__(name: str) -> Any:
+    """``INTEGER_LEXICAL``, ``DATE_LEXICAL``...: compiled when first imported (PEP 562).
+
+    >>> from nstore.terms import DATE_LEXICAL
+    >>> DATE_LEXICAL.match("2024-02-29Z").groups()
+    ('2024', '02', '29', 'Z')
+    """
+    if name in _LEXICAL_PATTERNS:
+        compiled = globals()[name] = _lexical_pattern(name)
+        return compiled
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _number_patterns() -> list[re.Pattern]:
+    _NUMBER_PATTERNS[:] = [_lexical_pattern(name) for name in
+                           ("INTEGER_LEXICAL", "DECIMAL_LEXICAL", "DOUBLE_LEXICAL", "DOUBLE_LEXICAL")]
+    return _NUMBER_PATTERNS
 
 
 def parse_boolean(lexical: str) -> bool | None:
@@ -461,9 +490,9 @@ def parse_numeric(lexical: str, kind: int, datatype: str) -> Any:
     (42, None)
     """
     text = lexical.strip()
+    if (_NUMBER_PATTERNS or _number_patterns())[kind].match(text) is None:
+        return None
     if kind == INT:
-        if not INTEGER_LEXICAL.match(text):
-            return None
         try:
             value = int(text)
         except ValueError:  # past Python's 4,300 digits: no value here, as the store holds none
@@ -475,11 +504,7 @@ def parse_numeric(lexical: str, kind: int, datatype: str) -> Any:
                 return None
         return value
     if kind == DEC:
-        if not DECIMAL_LEXICAL.match(text):
-            return None
         return Decimal(text)
-    if not DOUBLE_LEXICAL.match(text):
-        return None
     value = float(text.replace("INF", "inf"))
     return to_float32(value) if kind == FLT else value
 
@@ -835,7 +860,7 @@ def format_term(value: Any) -> str:
     return "" if value is None else term_to_ntriples(value)
 
 
-_BARE_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
+_BARE_IRI = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$"  # compiled by re's cache: a command line's worth
 
 
 def parse_term(text: str, what: str = "term") -> Any:
@@ -853,7 +878,7 @@ def parse_term(text: str, what: str = "term") -> Any:
     ox = _ox or _pyoxigraph()
 
     text = text.strip()
-    if _BARE_IRI.match(text) and not text.startswith("_:"):
+    if re.match(_BARE_IRI, text) and not text.startswith("_:"):
         text = f"<{text}>"
     try:
         (quad,) = list(ox.parse(f"<urn:datae:s> <urn:datae:p> {text} .".encode(), ox.RdfFormat.TURTLE))
