@@ -29,7 +29,7 @@ import datetime as _dt
 import re
 import struct
 from decimal import Decimal, InvalidOperation
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 from .errors import DataeError, InvalidTermError, PackError
 
@@ -44,7 +44,7 @@ __all__ = [
     # lexical forms and the numeric ladder
     "INT", "DEC", "FLT", "DBL", "INTEGER_TYPES", "NUMERIC_TYPES", "NUMERIC_KINDS", "TRUE", "FALSE",
     "INTEGER_LEXICAL", "DECIMAL_LEXICAL", "DOUBLE_LEXICAL", "DATE_LEXICAL", "DATETIME_LEXICAL",
-    "parse_numeric", "parse_boolean", "numeric_value", "make_numeric", "to_float32", "boolean",
+    "parse_numeric", "parse_boolean", "numeric_value", "numeric_functions", "make_numeric", "to_float32", "boolean",
     "is_string_literal", "datatype_of",
     # validation
     "is_valid_iri", "check_iri", "check_term", "check_quad_terms", "is_valid_term", "valid_iri", "valid_lang",
@@ -526,17 +526,67 @@ def numeric_value(term: object) -> tuple[int, Any] | None:
     if type(term) is not Literal or term.datatype is None:
         return None
     found = _NUMERIC_CACHE.get(term, False)
-    if found is False:
-        kind = _KIND_OF.get(term.datatype)
-        found = None
-        if kind is not None:
-            value = parse_numeric(term.lexical, kind, term.datatype.value)
-            if value is not None:
-                found = (kind, value)
-        if len(_NUMERIC_CACHE) > _CACHE_LIMIT:
-            _NUMERIC_CACHE.clear()
-        _NUMERIC_CACHE[term] = found
+    return _numeric_of(term) if found is False else found
+
+
+def _numeric_of(term: Literal) -> tuple[int, Any] | None:
+    """:func:`numeric_value` of a literal not in the cache yet, remembered."""
+    kind = _KIND_OF.get(term.datatype)
+    found = None
+    if kind is not None:
+        value = parse_numeric(term.lexical, kind, term.datatype.value)
+        if value is not None:
+            found = (kind, value)
+    if len(_NUMERIC_CACHE) > _CACHE_LIMIT:
+        _NUMERIC_CACHE.clear()
+    _NUMERIC_CACHE[term] = found
     return found
+
+
+def numeric_functions(error: type[Exception]) -> tuple[Callable[[object], tuple[int, Any]], Callable[[int, Any], Literal]]:
+    """``(numeric, make_numeric)`` for a layer that names "no value" with its own exception:
+    ``numeric(term)`` is :func:`numeric_value` raising ``error()`` where that gives None,
+    and ``make_numeric(kind, value)`` the literal of ``kind`` holding ``value`` in canonical
+    form, raising ``error()`` where there is none (a decimal that is not a finite number).
+    Built per layer rather than wrapped, because they run once per value an expression
+    computes: the query engine's are one call each, raising SPARQL's error value.
+
+    >>> numeric, make = numeric_functions(LookupError)
+    >>> numeric(Literal("42", XSD_INTEGER)), make(DEC, Decimal("3") / Decimal("2"))
+    ((0, 42), Literal('1.5', datatype='http://www.w3.org/2001/XMLSchema#decimal'))
+    >>> numeric(Literal("x", XSD_INTEGER))
+    Traceback (most recent call last):
+    LookupError
+    """
+    cache = _NUMERIC_CACHE
+
+    def numeric(term: object) -> tuple[int, Any]:
+        if type(term) is not Literal or term.datatype is None:
+            raise error()
+        found = cache.get(term, False)
+        if found is False:
+            found = _numeric_of(term)
+        if found is None:
+            raise error()
+        return found
+
+    def make_numeric(kind: int, value: Any) -> Literal:
+        if kind == INT:
+            return Literal(str(int(value)), XSD_INTEGER)
+        if kind == DEC:
+            if not isinstance(value, Decimal):
+                try:
+                    value = Decimal(value)
+                except (InvalidOperation, TypeError, ValueError):
+                    raise error(f"no xsd:decimal for {value!r:.80}") from None
+            if not value.is_finite():
+                raise error(f"no xsd:decimal for {value!r:.80}")
+            return Literal(decimal_lexical(value), XSD_DECIMAL)
+        if kind == FLT:
+            return Literal(_float_lexical(to_float32(float(value))), XSD_FLOAT)
+        return Literal(double_lexical(float(value)), XSD_DOUBLE)
+
+    return numeric, make_numeric
 
 
 def to_float32(value: float) -> float:
@@ -558,29 +608,15 @@ def _float_lexical(value: float) -> str:
     return double_lexical(value)
 
 
-def make_numeric(kind: int, value: Any) -> Literal:
-    """A literal of the given numeric kind holding ``value`` in canonical form;
-    ``ValueError`` for a decimal that is not a finite number.
+_, make_numeric = numeric_functions(ValueError)
+make_numeric.__doc__ = """A literal of the given numeric kind holding ``value`` in canonical form;
+``ValueError`` for a decimal that is not a finite number.
 
-    >>> make_numeric(DEC, Decimal("3") / Decimal("2"))
-    Literal('1.5', datatype='http://www.w3.org/2001/XMLSchema#decimal')
-    >>> make_numeric(DBL, 1e20)
-    Literal('1.0E20', datatype='http://www.w3.org/2001/XMLSchema#double')
-    """
-    if kind == INT:
-        return Literal(str(int(value)), XSD_INTEGER)
-    if kind == DEC:
-        if not isinstance(value, Decimal):
-            try:
-                value = Decimal(value)
-            except (InvalidOperation, TypeError, ValueError):
-                raise ValueError(f"no xsd:decimal for {value!r:.80}") from None
-        if not value.is_finite():
-            raise ValueError(f"no xsd:decimal for {value!r:.80}")
-        return Literal(decimal_lexical(value), XSD_DECIMAL)
-    if kind == FLT:
-        return Literal(_float_lexical(to_float32(float(value))), XSD_FLOAT)
-    return Literal(double_lexical(float(value)), XSD_DOUBLE)
+>>> make_numeric(DEC, Decimal("3") / Decimal("2"))
+Literal('1.5', datatype='http://www.w3.org/2001/XMLSchema#decimal')
+>>> make_numeric(DBL, 1e20)
+Literal('1.0E20', datatype='http://www.w3.org/2001/XMLSchema#double')
+"""
 
 
 def boolean(value: bool) -> Literal:

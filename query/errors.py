@@ -9,11 +9,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from nstore.errors import DataeError
-from nstore.terms import make_numeric as _make_numeric
-from nstore.terms import numeric_value as _numeric_value
+from nstore.terms import numeric_functions
 
 __all__ = [
     "EvalError",
@@ -210,27 +209,7 @@ class EvalError(Exception):
     the engine."""
 
 
-def numeric(term: object) -> tuple[int, Any]:
-    """``(kind, value)`` of a numeric literal (:func:`nstore.terms.numeric_value`);
-    :class:`EvalError` for anything else, as SPARQL's operators take it.
-
-    >>> from nstore.terms import XSD_INTEGER, Literal
-    >>> numeric(Literal("42", XSD_INTEGER))
-    (0, 42)
-    >>> numeric(Literal("x", XSD_INTEGER))
-    Traceback (most recent call last):
-    query.errors.EvalError
-    """
-    found = _numeric_value(term)
-    if found is None:
-        raise EvalError()
-    return found
-
-
-def make_numeric(kind: int, value: Any) -> Any:
-    """:func:`nstore.terms.make_numeric`, with :class:`EvalError` for a value the kind
-    has none for (a decimal of NaN or infinity)."""
-    try:
-        return _make_numeric(kind, value)
-    except ValueError:
-        raise EvalError() from None
+# The numeric ladder as SPARQL's operators take it: ``numeric(term)`` gives ``(kind, value)``
+# of a numeric literal, ``make_numeric(kind, value)`` its literal; where there is none, each
+# raises EvalError (nstore.terms.numeric_functions: one call each, no wrapper).
+numeric, make_numeric = numeric_functions(EvalError)
