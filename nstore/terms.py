@@ -896,26 +896,54 @@ def format_term(value: Any) -> str:
     return "" if value is None else term_to_ntriples(value)
 
 
-_BARE_IRI = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$"  # compiled by re's cache: a command line's worth
+_BARE_IRI = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$"
+# One term as term_to_ntriples writes it: <IRI> (group 1), _:label (2), or "lexical form"
+# (3) with a language tag (4) or a datatype IRI (5). Kept as text, compiled by re's cache:
+# the command line and the rare literal in a node column parse a few terms, not files.
+_NT_IRI = r'<([^<>"{}|^`\\\x00-\x20]*)>'
+_NT_TERM = (_NT_IRI + r'|_:([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?)'
+            r'|"((?:[^"\\\n\r]|\\[tbnrf"\'\\])*)"(?:@([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)|\^\^' + _NT_IRI + ")?")
+_ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _ntriples_term(text: str) -> IRI | BNode | Literal | None:
+    """The term ``text`` is in the N-Triples syntax :func:`term_to_ntriples` writes, if it
+    is one and may enter the store (:func:`is_valid_term`), else None."""
+    match = re.fullmatch(_NT_TERM, text)
+    if match is None:
+        return None
+    iri, label, lexical, lang, datatype = match.groups()
+    if iri is not None:
+        term: IRI | BNode | Literal = IRI(iri)
+    elif label is not None:
+        return BNode(label)
+    else:
+        if "\\" in lexical:
+            lexical = re.sub(r"\\(.)", lambda escape: _ECHAR[escape.group(1)], lexical)
+        term = Literal(lexical, datatype, lang)
+    return term if is_valid_term(term) else None
 
 
 def parse_term(text: str, what: str = "term") -> Any:
-    """The stored value of one term in N-Triples / Turtle syntax (a bare absolute IRI is
-    taken as ``<IRI>``; ``42``, ``true`` as Turtle reads them); :class:`TermSyntaxError`
-    names ``what`` the text was meant to be.
+    """The stored value of one term in N-Triples syntax, as :func:`term_to_ntriples` writes
+    it and the store holds it; else in Turtle syntax as pyoxigraph reads it (``42``,
+    ``true``, ``'single quotes'``; a bare absolute IRI is taken as ``<IRI>``).
+    :class:`TermSyntaxError` names ``what`` the text was meant to be.
 
     >>> parse_term("<https://schema.org/name>", "predicate")
     IRI('https://schema.org/name')
     >>> parse_term("https://schema.org/name", "predicate")
     IRI('https://schema.org/name')
-    >>> parse_term('"chat"@fr', "object"), parse_term("42", "object")
-    (Literal('chat', lang='fr'), 42)
+    >>> parse_term('"chat"@fr', "object"), parse_term("42", "object"), parse_term("_:b0")
+    (Literal('chat', lang='fr'), 42, BNode('b0'))
     """
-    ox = _ox or _pyoxigraph()
-
     text = text.strip()
     if re.match(_BARE_IRI, text) and not text.startswith("_:"):
         text = f"<{text}>"
+    term = _ntriples_term(text)
+    if term is not None:
+        return canonical(term)
+    ox = _ox or _pyoxigraph()
     try:
         (quad,) = list(ox.parse(f"<urn:datae:s> <urn:datae:p> {text} .".encode(), ox.RdfFormat.TURTLE))
     except (SyntaxError, ValueError) as exc:

@@ -9,6 +9,8 @@ from decimal import Decimal
 
 import pyoxigraph as ox
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fstore.export.terms import describe_object
 from nstore.terms import (
@@ -59,6 +61,12 @@ def test_ntriples_text_reads_back_as_the_same_term(value):
     # pyoxigraph reads the text datae writes as the same term
     (quad,) = ox.parse(f"<urn:s> <urn:p> {text} .".encode(), ox.RdfFormat.N_TRIPLES)
     assert from_oxigraph(quad.object) == value
+
+
+@given(st.text(), st.one_of(st.none(), st.sampled_from(["en", "en-a", "x-private1", "zh-Hant-TW"])))
+def test_any_string_reads_back_from_the_text_written(text, lang):
+    value = text if lang is None else Literal(text, lang=lang)
+    assert parse_term(term_to_ntriples(value)) == value
 
 
 def test_a_literal_prints_as_ntriples_writes_it():
