@@ -335,8 +335,6 @@ def _described(items: Sequence[bytes], describe: Callable[[bytes, Callable], tup
     return out
 
 
-
-
 def _packed_text(item: bytes) -> str | None:
     """The text of a packed IRI, blank node or string with no NUL to unescape, else None."""
     if item.find(b"\x00", 1) != len(item) - 1:
