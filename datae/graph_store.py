@@ -27,7 +27,7 @@ import fstore
 from fstore import Var
 from fstore.rdf import parse, serialize
 from fstore.tables import is_dataset_graph
-from fstore.core.values import canonical
+from nstore.terms import canonical
 from nstore.terms import IRI
 from query.algebra import Var as QueryVar
 from query.source import FstoreSource

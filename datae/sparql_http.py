@@ -37,7 +37,7 @@ from query.parser import parse_query, parse_update
 from query.results import Result
 from query.session import Session
 from query.source import as_source
-from query.terms import IRI
+from nstore.terms import IRI
 from query.updates import Load, Modify, UpdateRequest
 from query.versioning import VersionContext
 

@@ -42,7 +42,7 @@ from .core.refs import BRANCH, REMOTE, TAG, check_ref_name, qualified
 from .core.storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
 from .ops.undo import Shown, lost_by_reset, plan_revert, refuse_reset
-from .core.values import to_rdf
+from nstore.terms import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]

@@ -21,7 +21,7 @@ from .extensions import provided
 from .core.history import Quad
 from .core.layout import QUADS, TABLES
 from .core.ranges import NumericRange
-from .core.values import to_rdf
+from nstore.terms import to_rdf
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction

@@ -25,8 +25,8 @@ from nstore.terms import IRI, check_quad_terms
 from .extensions import provided
 from .core.history import Quad
 from .core.ranges import NumericRange
-from .core.values import ALREADY_CANONICAL as _CANONICAL
-from .core.values import check_value
+from nstore.terms import ALREADY_CANONICAL as _CANONICAL
+from nstore.terms import check_value
 
 _CANONICAL_OR_VAR = _CANONICAL | {Var}
 

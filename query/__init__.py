@@ -24,7 +24,7 @@ from .results import FORMATS, Result
 from .session import Session, run_text
 from .versioning import VersionContext
 from .source import FstoreSource, MemorySource, Source, as_source
-from .terms import BNode, IRI, Literal
+from nstore.terms import BNode, IRI, Literal
 
 __all__ = [
     "execute",

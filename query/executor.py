@@ -72,7 +72,8 @@ from .planner import (
     ValuesPlan,
 )
 from .source import distinct_graphs
-from .terms import IRI, EvalError, Literal  # noqa: F401 - IRI is used by the doctest
+from nstore.terms import IRI, Literal  # noqa: F401 - IRI is used by the doctest
+from .errors import EvalError
 
 __all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS",
            "LONG_BINDING"]

@@ -7,7 +7,7 @@ normalised the way :class:`~query.source.FstoreSource` reads them (``42`` and
 ``"42"^^xsd:integer`` are one term), so a query gives the same answer over either source.
 
 >>> from query.algebra import Var
->>> from query.terms import IRI
+>>> from nstore.terms import IRI
 >>> src = IndexedSource([(None, IRI("urn:a"), IRI("urn:p"), 1), (None, IRI("urn:b"), IRI("urn:p"), 2)])
 >>> [b["s"] for b in src.match((None, Var("s"), IRI("urn:p"), Var("o")))]
 [IRI('urn:a'), IRI('urn:b')]
@@ -20,7 +20,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Iterable, Iterator
 
-from fstore.core.values import canonical
+from nstore.terms import canonical
 
 from .algebra import Var
 from .source import _to_term

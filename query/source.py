@@ -37,11 +37,11 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkabl
 
 from fstore import Param
 from fstore.tables import is_dataset_graph
-from fstore.core.values import canonical, to_rdf
+from nstore.terms import canonical, to_rdf
 
 from .algebra import Var
 from .tables import TableGraphs
-from .terms import BNode, IRI, Literal
+from nstore.terms import BNode, IRI, Literal
 
 __all__ = ["Source", "FstoreSource", "MemorySource", "as_source", "Bindings", "QuadPattern"]
 

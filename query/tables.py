@@ -45,7 +45,7 @@ from fstore.tables.mapping import FEATURE, dataset_name
 from nstore import Var as StoreVar
 
 from .algebra import Var
-from .terms import IRI
+from nstore.terms import IRI
 
 __all__ = ["TableGraphs", "TableGraph", "graph_changes"]
 

@@ -16,7 +16,7 @@ bindings each of their solutions gets.
   not.
 
 >>> from query.algebra import BGP, Triple, Var, Graph
->>> from query.terms import IRI
+>>> from nstore.terms import IRI
 >>> footprint(BGP((Triple(Var("s"), IRI("urn:p"), Var("o")),)), (None,))
 [(None, Var(name='.s'), IRI('urn:p'), Var(name='.o'))]
 >>> footprint(Graph(Var("g"), BGP((Triple(Var("s"), Var("p"), IRI("urn:x")),))), (None,))
@@ -29,7 +29,7 @@ import dataclasses
 from typing import Any, Callable
 
 from fstore.tables import is_dataset_graph
-from fstore.core.values import canonical
+from nstore.terms import canonical
 from nstore import Var as StoreVar
 
 from .algebra import (
@@ -49,7 +49,7 @@ from .algebra import (
 )
 from .memory import IndexedSource
 from .tables import graph_changes
-from .terms import IRI, Literal
+from nstore.terms import IRI, Literal
 from .versioning import VersionContext
 
 __all__ = ["footprint", "changes_parts", "versions_parts", "Parts"]

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator
 
 import fstore
 from fstore.tables import is_dataset_graph
-from fstore.core.values import canonical
+from nstore.terms import canonical
 from nstore.errors import DataeError
 
 from .algebra import Dataset, Query, Var
@@ -38,7 +38,7 @@ from .errors import QueryTimeoutError, ReadOnlyGraphError, ResultTooLargeError, 
 from .limits import Deadline, Limits
 from .loading import load_file
 from .source import FstoreSource
-from .terms import BNode, IRI, is_valid_term
+from nstore.terms import BNode, IRI, is_valid_term
 from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest
 
 __all__ = ["apply_update", "explain_update", "UpdateStats", "instantiate", "where_dataset", "writable"]
@@ -97,7 +97,7 @@ def instantiate(template: Iterable[tuple], solution: dict, default_graph: Any, f
     nodes by the fresh ones in ``fresh`` (label -> BNode, filled as needed), graph None by
     ``default_graph``; quads that would not be valid RDF are left out, and with ``checked``
     (an INSERT template) those in which a value of the solution is not a term the store
-    accepts too (:func:`query.terms.is_valid_term`). The template's own terms are not
+    accepts too (:func:`nstore.terms.is_valid_term`). The template's own terms are not
     checked: one the store refuses is a mistake in the request, which the write reports."""
     for quad in template:
         items = []

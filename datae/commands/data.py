@@ -44,7 +44,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     """``datae import FILE... [--graph G] [--replace]``: one commit."""
     # The store's RDF reading, the term syntax and rich: loaded when the command runs.
     from fstore.rdf import KEEP_GRAPHS, load
-    from query.termsyntax import parse_term
+    from nstore.terms import parse_term
 
     from ..progress import counting_progress
 
@@ -97,7 +97,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     import fstore
     from fstore.files import open_output
     from fstore.rdf import FORMATS, format_of, serialize
-    from query.termsyntax import parse_term
+    from nstore.terms import parse_term
 
     from ..progress import counting_progress
 

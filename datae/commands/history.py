@@ -154,7 +154,7 @@ def format_quad(op: str, quad: tuple) -> str:
     >>> format_quad("+", (None, IRI("urn:s"), IRI("urn:p"), IRI("urn:o")))
     '+ <urn:s> <urn:p> <urn:o> .'
     """
-    from query.termsyntax import format_term  # the query layer's term syntax, loaded when a command runs
+    from nstore.terms import format_term  # the term syntax, loaded when a command runs
 
     graph = "" if quad[0] is None else f" {format_term(quad[0])}"
     return f"{op} " + " ".join(format_term(v) for v in quad[1:]) + graph + " ."
@@ -176,7 +176,7 @@ def diff_stat(changes: Iterable[tuple[str, tuple]], tables: dict[str, Any] | Non
     """``diff --stat``: quads added and removed per graph, then the totals (as git's
     files changed, insertions, deletions); then rows inserted, deleted and updated per
     changed table, and their totals."""
-    from query.termsyntax import format_term  # the query layer's term syntax, loaded when a command runs
+    from nstore.terms import format_term  # the term syntax, loaded when a command runs
 
     counts: dict[str, list[int]] = {}
     for op, quad in changes:
@@ -211,7 +211,7 @@ def blame_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_blame(args: argparse.Namespace) -> int:
     """``datae blame S P O [--graph G] [--at REF]``."""
-    from query.termsyntax import parse_term  # the query layer's term syntax, loaded when the command runs
+    from nstore.terms import parse_term  # the term syntax, loaded when the command runs
 
     repo = open_repo(args)
     ref = args.at or repo.current_branch
@@ -243,7 +243,7 @@ def blame_line(repo: fstore.Repository, ref: str, graph: object, triple: tuple[o
                name_graph: bool) -> str | None:
     """``datae blame``'s line for one quad (None: no commit touched it)."""
     from fstore import ask  # the store layer, loaded when a command runs
-    from query.termsyntax import format_term
+    from nstore.terms import format_term
 
     commit = repo.blame(ref, graph, *triple)
     if commit is None:

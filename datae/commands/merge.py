@@ -30,7 +30,7 @@ _HINT = ("settle them (datae resolve --ours|--theirs [KEY...]), then datae merge
 
 def _value(item: ConflictItem, value: Any) -> str:
     """One side of a conflict for people."""
-    from query.termsyntax import format_term  # the query layer's term syntax, loaded when a command runs
+    from nstore.terms import format_term  # the term syntax, loaded when a command runs
 
     if item.kind == "quad":
         return " ".join(format_term(o) for o in value) or "(none)"

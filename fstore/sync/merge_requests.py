@@ -39,7 +39,7 @@ from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge
 from ..core.refs import BRANCH, REMOTE
-from ..core.values import IRI, to_rdf
+from nstore.terms import IRI, format_term, to_rdf
 
 from .opener import OpenStore
 from .remote_config import remote_url
@@ -110,12 +110,6 @@ class RequestConflictError(RequestError):
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _text(value: Any) -> str:
-    """A stored value in N-Triples syntax (as ``datae diff`` prints it)."""
-    term = to_rdf(value)
-    return "" if term is None else str(term)
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -213,7 +207,7 @@ def _preview(store: OpenStore, tx: OkvsTransaction, source: int, target: int | N
 
 
 def _change_line(op: str, quad: tuple) -> str:
-    graph, *triple = map(_text, quad)
+    graph, *triple = map(format_term, quad)
     return f"{op} {' '.join(triple)}{' ' + graph if graph else ''} ."
 
 
@@ -233,8 +227,8 @@ def _conflict_json(conflict: Any) -> dict:
     (target = ours, source = theirs), or a table's conflict as text; ``text`` always."""
     if not isinstance(conflict, Conflict):
         return {"table": getattr(conflict, "table", None), "text": str(conflict)}
-    graph, subject, predicate = (_text(v) or None for v in (conflict.graph, conflict.subject, conflict.predicate))
-    sides = {side: [_text(o) for o in objects]
+    graph, subject, predicate = (format_term(v) or None for v in (conflict.graph, conflict.subject, conflict.predicate))
+    sides = {side: [format_term(o) for o in objects]
              for side, objects in (("base", conflict.base), ("target", conflict.ours), ("source", conflict.theirs))}
     where = " ".join(v for v in (subject, predicate, graph) if v)
     text = f"{where}: base {' '.join(sides['base']) or '(none)'}, target {' '.join(sides['target']) or '(none)'}, " \

@@ -52,7 +52,7 @@ from urllib.parse import unquote
 
 from nstore.terms import RDF_NS, XSD, double_lexical, decimal_lexical
 
-from ..core.values import IRI, Literal
+from nstore.terms import IRI, Literal
 from .geometry import Geometry
 from .mapping import GRAPH_PREFIX, dataset_graph
 from .schema import Column, Schema

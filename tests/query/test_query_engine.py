@@ -18,8 +18,8 @@ import fstore
 from fstore.rdf import FORMATS as RDF_FORMATS
 from query import FORMATS, MemorySource, execute, explain
 from query.source import FstoreSource
-from query.terms import XSD_INTEGER, BNode, IRI, Literal
-from query.terms_ox import from_ox
+from nstore.terms import XSD_INTEGER, BNode, IRI, Literal
+from tests.query_fixtures import from_ox
 
 EX = "http://ex/"
 P = "PREFIX : <http://ex/>\n"

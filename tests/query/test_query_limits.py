@@ -19,7 +19,7 @@ from query.errors import (
     QueryTooComplexError,
     ResultTooLargeError,
 )
-from query.terms import XSD_INTEGER
+from nstore.terms import XSD_INTEGER
 
 SHAPES = {
     "300 nested groups": "SELECT * WHERE " + "{" * 300 + " ?s ?p ?o " + "}" * 300,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from datae.cli import main
 from query import IRI, Literal, MemorySource, execute, explain
-from query.terms import XSD_INTEGER
+from nstore.terms import XSD_INTEGER
 
 ROWS = 7
 SOURCE = MemorySource([(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i), XSD_INTEGER)) for i in range(ROWS)])
