@@ -22,7 +22,7 @@ adapter never imports the tables.
 >>> source = repo.at("main").query_source()
 >>> [(b["s"], b["o"].value) for b in source.match((None, fstore.Var("s"), fstore.IRI("urn:p"), fstore.Var("o")))]
 [(IRI('urn:a'), 7)]
->>> source.is_table_graph(fstore.IRI("urn:datae:dataset:towns")), source.count((None, None, None, None))
+>>> source.is_table_graph(fstore.IRI("urn:datae:dataset:towns")), source.count((None, *map(fstore.Var, "spo")))
 (True, 1)
 >>> repo.close()
 """

@@ -445,7 +445,7 @@ def test_changes_across_a_new_table_check_as_they_read(tabled) -> None:
 def test_a_bound_subject_is_estimated_without_reading(tabled, monkeypatch) -> None:
     """A row IRI is a primary key: one row at most, so the planner's estimates (several
     per pattern, before any deadline) read nothing, even for a key type without a parser."""
-    from query.algebra import Var
+    from fstore import Var  # TableGraph reads store patterns (TableGraphs.match takes the engine's)
     from fstore.tables.sparql_graphs import TableGraph, TableGraphs
 
     repo, _ = tabled
