@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from fstore.core.ranges import NumericRange
+from fstore import NumericRange
 
 from .algebra import (
     BGP,

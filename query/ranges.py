@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from fstore.core.ranges import NumericRange
+from fstore import NumericRange
 
 from .algebra import Op, Triple, Var
 from .terms import IRI, EvalError, numeric  # noqa: F401 - IRI is used by the doctest
