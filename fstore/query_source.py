@@ -79,16 +79,22 @@ class QuerySource:
         self._readers = 0
         self._vars: dict[str, Var] = {}  # the store Var of each engine variable, by name
         self._graphs: list | None = None
-        # Graphs naming tables are read through the Direct Mapping, in the read
-        # transaction of the moment; their scans call ``check`` (see checked).
-        tables = provided("table_graphs")
-        self._tables = tables(lambda: self._reader or self.view, check)
+        self._check = check
+        self._table_graphs: Any = None  # made when a pattern first names a table (see _tables)
         # an attribute, not a method: asked for every pattern the engine reads
-        self.is_table_graph: Callable[[Any], bool] = tables.is_table_graph
+        self.is_table_graph: Callable[[Any], bool] = provided("table_graphs").is_table_graph
         try:
             self.statistics = _ESTIMATES.setdefault(view, {})
         except TypeError:  # not weak-referenceable: cache for this source only
             self.statistics = {}
+
+    @property
+    def _tables(self) -> Any:
+        """The table graphs (``fstore.tables.sparql_graphs.TableGraphs``), read through the
+        Direct Mapping in the read transaction of the moment; their scans call ``check``."""
+        if self._table_graphs is None:
+            self._table_graphs = provided("table_graphs")(lambda: self._reader or self.view, self._check)
+        return self._table_graphs
 
     def _item(self, item: Any) -> Any:
         kind = type(item)

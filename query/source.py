@@ -141,9 +141,9 @@ def as_source(obj: Any) -> Any:
     (True, 0)
     >>> repo.close()
     """
+    query_source = getattr(obj, "query_source", None)  # asked first: a view is the usual case
+    if query_source is not None:
+        return query_source()
     if hasattr(obj, "match") and hasattr(obj, "count"):
         return obj
-    query_source = getattr(obj, "query_source", None)
-    if query_source is None:
-        raise TypeError(f"not a query source, nor a store view or transaction that gives one: {obj!r}")
-    return query_source()
+    raise TypeError(f"not a query source, nor a store view or transaction that gives one: {obj!r}")
