@@ -23,7 +23,7 @@ from .parser import parse_query, parse_request, parse_update
 from .results import FORMATS, Result
 from .session import Session, run_text
 from .versioning import VersionContext
-from .source import FstoreSource, MemorySource, Source, as_source
+from .source import MemorySource, Source, as_source
 from nstore.terms import BNode, IRI, Literal
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "Result",
     "FORMATS",
     "Source",
-    "FstoreSource",
     "MemorySource",
     "as_source",
     "IRI",

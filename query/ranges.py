@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from fstore.core.ranges import NumericRange
+from fstore import NumericRange
 
 from .algebra import Op, Triple, Var
 from nstore.terms import IRI  # noqa: F401 - IRI is used by the doctest

@@ -88,11 +88,14 @@ from .sqlite_io import export_sqlite, import_sqlite  # noqa: E402
 from .frames import import_dataframe, to_dataframe  # noqa: E402
 from .dataset import table_at  # noqa: E402
 from .store import open_table  # noqa: E402
+from .sparql_graphs import TableGraphs, graph_changes  # noqa: E402
 from ..extensions import provide  # noqa: E402
 
-# What View.table, Transaction.table and Repository.table_* call (the core never imports us).
+# What View.table, Transaction.table, Repository.table_* and the query source's table
+# graphs (fstore.query_source) call (the core never imports us).
 for _name, _function in (("table_at", table_at), ("open_table", open_table), ("table_diff", table_diff),
-                         ("table_log", table_log), ("table_blame", table_blame), ("table_diffs", table_diffs)):
+                         ("table_log", table_log), ("table_blame", table_blame), ("table_diffs", table_diffs),
+                         ("table_graphs", TableGraphs), ("table_graph_changes", graph_changes)):
     provide(_name, _function)
 
 
