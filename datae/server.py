@@ -401,7 +401,7 @@ def _strings(value: Any) -> bool:
 
 def _check_held(storage: Any, wants: list[str]) -> None:
     """Refuse unknown wants with a 400 before the stream starts (its status is sent first)."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         sync.held_seqs(storage, tx, wants)
 
 

@@ -3,15 +3,16 @@
 every other module reads and writes through: the commits, the refs, the term dictionary and
 the two versioned spaces (quads and tables), each with its materialised heads.
 
-Reads happen in a read transaction (``storage.read()``) in which ``storage.reader(tx, seq)``
-gives the quads (or table tuples) alive at a commit; writes in a write transaction
-(``storage.write()``), where ``storage.write_commit`` records a commit's changes in every
-space, its id, and the branch move.
+Reads happen through a :class:`~fstore.core.handles.Snapshot` (``storage.read()``, one
+read transaction) whose ``reader(seq)`` gives the quads (or table tuples) alive at a
+commit; writes through the :class:`~fstore.core.handles.Writer` (``storage.write()``),
+whose ``write_commit`` records a commit's changes in every space, its id, and the branch
+move. The methods here that take an LMDB transaction are what the handles bind.
 
 >>> import tempfile
 >>> storage = Storage(tempfile.mkdtemp())
->>> with storage.read() as tx:
-...     storage.resolve(tx, "main") is None, [space.space.name for space in storage.spaces]
+>>> with storage.read() as snapshot:
+...     snapshot.resolve("main") is None, [space.space.name for space in snapshot.spaces]
 (True, ['quads', 'tables'])
 >>> storage.close()
 """
@@ -22,7 +23,7 @@ import datetime as _dt
 import os
 import re
 from collections import Counter
-from typing import Iterator
+from typing import Any, Iterator
 
 import msgpack
 
@@ -37,6 +38,7 @@ from nstore.pack import pack, unpack
 from .commits import CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved
 from ..errors import AmbiguousRefError, UnknownRefError
+from .handles import Snapshot, Writer
 from .heads import Reader
 from .history import ALIVE, History, Quad, winner
 from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
@@ -92,13 +94,13 @@ class Storage:
     def close(self) -> None:
         self.okvs.close()
 
-    def read(self) -> OkvsTransaction:
-        """A read transaction: one consistent state for every read made in it."""
-        return self.okvs.transaction()
+    def read(self) -> Snapshot:
+        """A read transaction: one consistent state for every read made through it."""
+        return Snapshot(self, self.okvs.transaction())
 
-    def write(self) -> OkvsTransaction:
+    def write(self) -> Writer:
         """The write transaction (one at a time); nothing is visible until it commits."""
-        return self.okvs.transaction(write=True)
+        return Writer(self, self.okvs.transaction(write=True))
 
     def reader(self, tx: OkvsTransaction, seq: int | None, space: str = QUADS.name) -> Reader:
         """What is alive at commit ``seq`` in ``space`` (see :class:`fstore.core.heads.Reader`)."""
@@ -349,7 +351,7 @@ class Storage:
         for _ in range(_TREE_ATTEMPTS):
             if found is not None:
                 break
-            with self.read() as newer:
+            with self.okvs.transaction() as newer:
                 found = newer.tree_problems()
         return None if found is None else [f"{DATA_FILE}: {problem}" for problem in found]
 

@@ -172,7 +172,7 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         _requests.mirror_requests(repo, remote, name)  # fetched with the branches: read-only copies
     finally:
         remote.close()
-    with repo.storage.write() as tx:
+    with repo.storage.write().tx as tx:
         refs, seq_of = repo.storage.refs, repo.storage.commits.seq_of
         missing = sorted(i for i in (*branches.values(), *tags.values()) if i is not None and seq_of(tx, i) is None)
         if missing:
@@ -219,7 +219,7 @@ def push(repo: Repository, name: str, branch: str | None, *, force: bool = False
     finally:
         remote.close()
     if pushed is not None:
-        with repo.storage.write() as tx:
+        with repo.storage.write().tx as tx:
             repo.storage.refs.set(tx, REMOTE, f"{name}/{branch}", repo.storage.commits.seq_of(tx, pushed))
     return pushed
 
@@ -231,7 +231,7 @@ def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags:
     storage = repo.storage
     updates = []
     local = None
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         if branch is not None:
             local = storage.commit_id(tx, storage.refs.head(tx, branch))
             if local is None:
@@ -397,7 +397,7 @@ def _move_into_place(build: str, top: str) -> None:
 def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
     """The refs of a store that is a copy of origin's file: origin's branches as
     ``origin/BRANCH``, its current branch the only local one."""
-    with repo.storage.write() as tx:
+    with repo.storage.write().tx as tx:
         refs = repo.storage.refs
         refs.forget_remote_state(tx)
         repo.storage.clear_merge(tx)  # a merge in progress there is not one here
@@ -415,7 +415,7 @@ def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
 def _fetch_all(repo: Repository, origin_url: str, current: str, token: str | None, progress: Progress | None) -> None:
     repo.remote_add("origin", origin_url)
     head = fetch(repo, "origin", token=token, progress=progress).get(f"origin/{current}")
-    with repo.storage.write() as tx:
+    with repo.storage.write().tx as tx:
         if current != repo.storage.current_branch(tx):
             repo.storage.create_branch(tx, current, None, None)
         if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's
