@@ -27,7 +27,7 @@ from .core.values import to_rdf
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
-    from .core.handles import Opened, Writer
+    from .core.storage import Opened, Writer
     from .core.heads import Reader
     from .core.history import History
 

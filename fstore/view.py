@@ -32,7 +32,7 @@ from .core.values import check_value
 _CANONICAL_OR_VAR = _CANONICAL | {Var}
 
 if TYPE_CHECKING:
-    from .core.handles import Opened, Snapshot
+    from .core.storage import Opened, Snapshot
     from .core.heads import Reader
 
 __all__ = ["View", "prepare_pattern", "prepare_quad", "prepare_new_quad"]

@@ -31,7 +31,7 @@ from nstore.errors import DataeError
 from .history import ALIVE
 
 if TYPE_CHECKING:
-    from .handles import Snapshot
+    from .storage import Snapshot
 
 __all__ = ["record_counts", "counts_of", "count_problems"]
 

@@ -23,7 +23,7 @@ from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
 
 from .heads import Heads, repeated_vars
-from .layout import QUADS, Space
+from .layout import QUADS, Quad, Space
 from .values import to_rdf
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["History", "QUAD_ITEMS", "RECORD_INDICES", "ALIVE", "DEAD", "Quad", "winner", "matches"]
 
-Quad = tuple[Any, Any, Any, Any]
 QUAD_ITEMS = ("graph", "subject", "predicate", "object")
 RECORD_INDICES = ((0, 1, 2, 3, 4), (4, 0, 1, 2, 3))
 ALIVE = b"\x01"

@@ -35,7 +35,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from ..errors import UnknownRefError
 from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from ..core.handles import Snapshot, Writer
+from ..core.storage import Snapshot, Writer
 from ..core.refs import BRANCH, REMOTE, TAG, check_ref_name, qualified
 from ..errors import RefInUseError, UnknownRefError
 

@@ -20,7 +20,7 @@ from typing import Any, Iterator, Sequence
 
 from nstore.pack import pack
 
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..core.history import History, Quad, matches, winner
 
 __all__ = ["diff_seqs"]

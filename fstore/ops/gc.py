@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from nstore.lmdbfile import compact, exclusive
 
-from ..core.handles import Writer
+from ..core.storage import Writer
 from ..core.refs import BRANCH, REMOTE, TAG
 from ..core.storage import Storage
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..core.history import History, Quad, winner
 from .diff import diff_seqs
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from ..core.handles import Snapshot, Writer
+from ..core.storage import Snapshot, Writer
 from ..core.refs import BRANCH, REMOTE, qualified
 from ..errors import ConflictsRecorded, MergeConflict, MergeError, MergeStaleError, UnresolvedConflictsError
 from . import merge_state

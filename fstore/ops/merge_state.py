@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..core.handles import Snapshot, Writer
+from ..core.storage import Snapshot, Writer
 from ..errors import MergeInProgressError, NoMergeInProgressError, UnknownConflictError
 from .conflicts import (SIDES, ConflictItem, MergeState, decode_item, decode_state, encode_item, encode_resolution,
                         encode_state, keyed)

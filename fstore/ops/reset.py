@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from ..core.handles import Snapshot, Writer
+from ..core.storage import Snapshot, Writer
 from ..core.refs import BRANCH, REMOTE, TAG
 from ..errors import ResetRefusedError, UnknownRefError
 from .conflicts import decode_state

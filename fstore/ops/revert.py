@@ -25,7 +25,7 @@ from typing import Any
 from nstore import Var
 from nstore.pack import pack
 
-from ..core.handles import Snapshot, Writer
+from ..core.storage import Snapshot, Writer
 from ..core.history import History, Quad
 from ..errors import RevertConflict, UnknownRefError
 from .diff import diff_seqs

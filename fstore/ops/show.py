@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.commits import Commit
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..core.history import Quad
 from ..core.values import to_rdf
 from ..errors import UnknownRefError

@@ -17,7 +17,7 @@ from typing import Any
 
 from nstore.lmdbfile import DATA_FILE
 
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..core.refs import BRANCH, TAG
 
 __all__ = ["stats"]

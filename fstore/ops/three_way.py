@@ -23,7 +23,7 @@ from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 from nstore.terms import check_term
 
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..core.history import History, Quad, winner
 from ..core.values import check_value, to_rdf
 from .conflicts import Choose, ConflictItem

@@ -27,7 +27,7 @@ from nstore.lmdbfile import DATA_FILE
 
 from ..core.commits import commit_hash
 from ..core.counts import count_problems
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..core.refs import BRANCH, TAG
 
 __all__ = ["verify"]

@@ -35,7 +35,7 @@ from urllib.parse import unquote
 
 from nstore.okvs import Transaction as OkvsTransaction
 
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge

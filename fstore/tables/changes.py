@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from nstore import Var
 
 from ..core.commits import Commit
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from ..ops.history import history_of
 from ..core.history import winner

@@ -48,7 +48,7 @@ from dulwich.objects import Commit as GitCommit
 from dulwich.pack import write_pack
 from dulwich.repo import Repo
 
-from ..core.handles import Snapshot
+from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from .errors import ExportTargetError, NoTablesError
 from .kart_export import dataset_file
