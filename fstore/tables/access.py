@@ -28,10 +28,7 @@ from .mapping import META, legend_item, object_bytes
 from .schema import Legend
 
 if TYPE_CHECKING:
-    from nstore.okvs import Transaction as OkvsTransaction
-
-    from ..core.storage import Storage
-    from ..repository import Repository
+    from ..core.storage import Snapshot, Storage
     from ..transaction import Transaction
     from ..view import View
 
@@ -74,9 +71,9 @@ def committed_source(tx: Transaction) -> Callable[[tuple], Iterator[Quad]]:
     return tx.committed_table_tuples
 
 
-def seq_source(repo: Repository, otx: OkvsTransaction, seq: int | None) -> Callable[[tuple], Iterator[Quad]]:
-    """The quads alive at commit ``seq``, read in ``otx``."""
-    return repo.storage.tables.reader(otx, seq).match
+def seq_source(snapshot: Snapshot, seq: int | None) -> Callable[[tuple], Iterator[Quad]]:
+    """The table tuples alive at commit ``seq``, read in ``snapshot``."""
+    return snapshot.tables.reader(snapshot.tx, seq).match
 
 
 def legend_finder(storage: Storage, graph: Any, otx: Callable[[], Any] | None = None) -> Callable[[str], Legend]:

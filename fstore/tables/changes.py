@@ -132,7 +132,7 @@ class _At:
     """A table's state at one commit, for reading rows."""
 
     def __init__(self, repo: Repository, otx: Any, seq: int | None, name: str) -> None:
-        self.source = seq_source(repo, otx, seq)
+        self.source = seq_source(Snapshot(repo.storage, otx), seq)
         self.state: DatasetState | None = find_dataset(self.source, name) if seq is not None else None
         self.reader = None
         if self.state is not None:
