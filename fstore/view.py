@@ -13,9 +13,9 @@ True
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Sequence
 
 from nstore import Var
 from nstore.store import Param
@@ -125,20 +125,19 @@ class View:
                 pinned._snapshot = None
                 pinned._pinned = None
 
-    @contextmanager
-    def _read(self) -> Iterator[Snapshot]:
+    def _read(self) -> ContextManager[Snapshot]:
         """The pinned snapshot (see :meth:`reading`), or a new one for this read: the one
         place a view decides which. Reads that return an iterator use it inside a
-        generator, so a snapshot of their own lasts as long as the iteration."""
-        if self._snapshot is not None:
-            yield self._snapshot
-        else:
-            with self.repo.storage.read() as snapshot:
-                yield snapshot
+        generator, so a snapshot of their own lasts as long as the iteration. (No
+        generator-made context manager: an unpinned read pays for this once per call.)"""
+        pinned = self._snapshot
+        return nullcontext(pinned) if pinned is not None else self.repo.storage.read()
 
     def _quads(self, snapshot: Snapshot) -> Reader:
         """The quads reader at this commit: the pinned one if ``snapshot`` is pinned."""
-        return self._pinned if snapshot is self._snapshot and self._pinned is not None else snapshot.reader(self.seq)
+        if snapshot is self._snapshot and self._pinned is not None:
+            return self._pinned
+        return snapshot.quads.reader(snapshot.tx, self.seq)
 
     def table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The tables space's tuples at this commit (``fstore.core.layout``)."""
