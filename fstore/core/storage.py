@@ -591,7 +591,8 @@ class Snapshot:
 class Writer(Snapshot):
     """The write transaction (one at a time): a :class:`Snapshot` that also writes.
     Nothing is visible to others until the block ends without an exception (an exception
-    aborts it, so the store stays as it was)."""
+    aborts it, so the store stays as it was); ``commit(seq)``, as on any snapshot, reads a
+    commit record and commits nothing."""
 
     __slots__ = ()
 
