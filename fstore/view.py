@@ -173,8 +173,10 @@ class View:
         return self._match_alone(pattern, within, terms)
 
     def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None, terms: bool) -> Iterator[Quad]:
-        with self._read() as snapshot:
-            yield from self._quads(snapshot).match(pattern, within, terms)
+        """A read in a snapshot of its own (:meth:`_match` took the pinned one if there is
+        one): the reader is asked for directly, as this runs once per unpinned read."""
+        with self.repo.storage.read() as snapshot:
+            yield from snapshot.quads.reader(snapshot.tx, self.seq).match(pattern, within, terms)
 
     def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
         token = object()  # names this plan on each reader it runs on
@@ -187,8 +189,8 @@ class View:
         return read
 
     def _read_alone(self, token: object, pattern: Sequence[Any], terms: bool, values: tuple) -> Iterator[Quad]:
-        with self._read() as snapshot:
-            yield from self._quads(snapshot).prepared(token, pattern, terms)(values)
+        with self.repo.storage.read() as snapshot:  # unpinned, as for _match_alone
+            yield from snapshot.quads.reader(snapshot.tx, self.seq).prepared(token, pattern, terms)(values)
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         with self._read() as snapshot:
