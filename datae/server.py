@@ -392,7 +392,7 @@ def _text(value: Any, name: str) -> str:
 
 def _check_held(storage: Any, wants: list[str]) -> None:
     """Refuse unknown wants with a 400 before the stream starts (its status is sent first)."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         protocol.held_seqs(storage, tx, wants)
 
 

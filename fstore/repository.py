@@ -22,27 +22,23 @@ import datetime as _dt
 import os
 from typing import Any, Iterator
 
-from nstore.errors import DataeError
-from nstore.lmdbfile import DATA_FILE, compact, exclusive
-
-from .core.commits import Commit, commit_hash
-from .core.counts import count_problems
-from .ops.diff import blame_seq, diff_seqs, history_of, versions_of
-from .ops import merge_state
-from .sync import merge_requests, remote_config, remotes
-from .ops.conflicts import ConflictItem, MergeState, decode_state
-from .errors import (ConflictsRecorded, MergeConflict, MergeError, RefInUseError,
-                     RevertConflict, UnknownRefError)
-from .extensions import provided
-from .ops.gc import DEFAULT_EXPIRY, GcReport, collect
+from .core.commits import Commit
 from .core.history import Quad
-from .location import STORE_DIR, locate
-from .ops.three_way import Policy, check_policy
-from .core.refs import BRANCH, REMOTE, TAG, check_ref_name, qualified
+from .core.refs import TAG
 from .core.storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
-from .transaction import Transaction
-from .ops.undo import Shown, lost_by_reset, plan_revert, refuse_reset
 from nstore.terms import to_rdf
+from .errors import ConflictsRecorded
+from .extensions import provided
+from .location import STORE_DIR, locate
+from .ops import branches, gc, merge, merge_state, reset, revert, show, stats, verify
+from .ops.conflicts import ConflictItem, MergeState
+from .ops.diff import diff_seqs
+from .ops.gc import DEFAULT_EXPIRY, GcReport
+from .ops.history import blame_seq, history_of, versions_of
+from .ops.show import Shown, commit_at
+from .ops.three_way import Policy
+from .sync import merge_requests, remote_config, remotes
+from .transaction import Transaction
 from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
@@ -112,84 +108,58 @@ class Repository:
 
     def resolve(self, ref: str) -> str | None:
         """The commit id a branch, tag, id or id prefix names (None: a branch with no commits)."""
-        with self.storage.read() as tx:
-            seq = self.storage.resolve(tx, ref)
-            return None if seq is None else self.storage.commits.get(tx, seq).id
+        with self.storage.read() as snapshot:
+            return snapshot.commit_id(snapshot.resolve(ref))
 
     def at(self, ref: str) -> View:
         """A read-only view of the state at ``ref`` (branch, tag, commit id or its prefix)."""
-        with self.storage.read() as tx:
-            seq = self.storage.resolve(tx, ref)
-        return View(self, seq, ref)
+        with self.storage.read() as snapshot:
+            return View(self, snapshot.resolve(ref), ref, snapshot)
 
     def head(self, branch: str) -> str | None:
         """The id of a branch's head commit (None if it has no commits)."""
-        with self.storage.read() as tx:
-            seq = self.storage.refs.head(tx, branch)
-            return None if seq is None else self.storage.commits.get(tx, seq).id
+        with self.storage.read() as snapshot:
+            return snapshot.commit_id(snapshot.head(branch))
 
     def branch(self, name: str, start: str | None = DEFAULT_BRANCH) -> None:
         """Create branch ``name`` at ``start`` (any ref; None: an empty branch with no
         commits, whose first commit is a root). O(1): it writes one key."""
-        check_ref_name(name)
-        with self.storage.write() as tx:
-            seq = None if start is None else self.storage.resolve(tx, start)
-            kind, plain = qualified(start) if start is not None else (None, "")
-            named_branch = kind in (None, BRANCH) and self.storage.refs.get(tx, BRANCH, plain)[0]
-            start_branch = plain if start is not None and named_branch else None  # its snapshot is shared
-            self.storage.create_branch(tx, name, seq, start_branch)
+        with self.storage.write() as writer:
+            branches.create_branch(writer, name, start)
 
     @property
     def current_branch(self) -> str:
         """The branch that commands without an explicit branch work on (git's HEAD)."""
-        with self.storage.read() as tx:
-            return self.storage.current_branch(tx)
+        with self.storage.read() as snapshot:
+            return snapshot.current_branch()
 
     def switch(self, branch: str) -> None:
         """Make ``branch`` (which must exist) the current branch."""
-        with self.storage.write() as tx:
-            self.storage.set_current_branch(tx, branch)
+        with self.storage.write() as writer:
+            writer.set_current_branch(branch)
 
     def branches(self) -> dict[str, str | None]:
         """Every branch and its head commit id."""
-        with self.storage.read() as tx:
-            return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, BRANCH)}
+        with self.storage.read() as snapshot:
+            return {name: snapshot.commit_id(seq) for name, seq in snapshot.branches().items()}
 
     def delete_branch(self, name: str, *, force: bool = True) -> None:
         """Delete a branch, never the current one. Without ``force``, only a branch whose
         commits another branch holds (git's ``branch -d``; ``-D`` forces). Its commits stay
         reachable from the reflog until gc expires the entry."""
-        with self.storage.write() as tx:
-            if self.storage.current_branch(tx) == name:
-                raise RefInUseError(f"cannot delete branch {name!r}: it is the current branch")
-            head = self.storage.refs.head(tx, name)
-            if not force and head is not None:
-                ancestors = self.storage.commits.ancestors
-                others = [seq for other, seq in self.storage.refs.items(tx, BRANCH) if other != name and seq is not None]
-                if not any(head in ancestors(tx, seq) for seq in others):
-                    raise RefInUseError(f"branch {name!r} is not merged into any other branch: "
-                                        "delete it anyway with force (datae branch -D)")
-            self.storage.delete_branch(tx, name)
+        with self.storage.write() as writer:
+            branches.delete_branch(writer, name, force=force)
 
     def delete_tag(self, name: str) -> None:
         """Delete a tag (its commit stays reachable from the reflog until gc expires it)."""
-        with self.storage.write() as tx:
-            self.storage.refs.delete(tx, TAG, name)
+        with self.storage.write() as writer:
+            writer.delete_ref(TAG, name)
 
     def status(self) -> dict[str, Any]:
         """The current branch, its head, and for each remote-tracking branch of the same
         name the commits ahead (here only) and behind (there only), as of the last fetch."""
-        with self.storage.read() as tx:
-            branch = self.storage.current_branch(tx)
-            head = self.storage.refs.head(tx, branch)
-            ancestors = self.storage.commits.ancestors
-            mine = ancestors(tx, head)
-            tracking = {}
-            for name, seq in self.storage.refs.items(tx, REMOTE):
-                if name.split("/", 1)[1] == branch:
-                    theirs = ancestors(tx, seq)
-                    tracking[name] = {"ahead": len(mine - theirs), "behind": len(theirs - mine)}
-            return {"branch": branch, "head": self.storage.commit_id(tx, head), "tracking": tracking}
+        with self.storage.read() as snapshot:
+            return branches.status(snapshot)
 
     # -- remotes (see fstore.sync) ----------------------------------------------------
 
@@ -240,17 +210,13 @@ class Repository:
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""
-        check_ref_name(name)
-        with self.storage.write() as tx:
-            seq = self.storage.resolve(tx, ref)
-            if seq is None:
-                raise UnknownRefError(f"cannot tag {ref!r}: it has no commits")
-            self.storage.refs.create(tx, TAG, name, seq)
-            return self.storage.commits.get(tx, seq).id
+        with self.storage.write() as writer:
+            return branches.tag(writer, name, ref)
 
     def tags(self) -> dict[str, str]:
-        with self.storage.read() as tx:
-            return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, TAG)}
+        """Every tag and the commit id it names."""
+        with self.storage.read() as snapshot:
+            return {name: snapshot.commit_id(seq) for name, seq in snapshot.tags().items()}
 
     # -- writing --------------------------------------------------------------------
 
@@ -276,37 +242,11 @@ class Repository:
         it by (:meth:`resolve_conflicts`, :meth:`resolve_with`), then :meth:`merge_continue` or
         :meth:`merge_abort`. Refused while a merge is in progress.
         """
-        check_policy(policy)
-        if into == other:
-            raise MergeError(f"cannot merge branch {into!r} into itself")
-        with self.storage.write() as tx:
-            merge_state.refuse_while_merging(self.storage, tx, f"merge {other!r} into {into!r}")
-            ours = self.storage.refs.head(tx, into)
-            theirs = self.storage.resolve(tx, other)
-            if theirs is None or theirs == ours:
-                return self.storage.commit_id(tx, ours)
-            if ours is None or ours in self.storage.commits.ancestors(tx, theirs):
-                self.storage.fast_forward(tx, into, ours, theirs)
-                return self.storage.commit_id(tx, theirs)
-            if theirs in self.storage.commits.ancestors(tx, ours):
-                return self.storage.commit_id(tx, ours)  # already merged
-            base = self.storage.commits.merge_base(tx, ours, theirs)
-            planned = "abort" if policy == "record" else policy
-            outcomes, conflicts = merge_state.plan(self, tx, ours, theirs, base, planned)
-            kind, name = qualified(other)
-            label = name if kind == REMOTE else other  # what pull names: REMOTE/BRANCH, as git shows it
-            if message is None:
-                message = f"Merge {label!r} into {into!r}"
-            if conflicts and policy == "abort":
-                raise MergeConflict(conflicts)
-            if not conflicts or policy != "record":
-                return self.storage.write_commit(tx, into, [ours, theirs], {name: o.records for name, o in outcomes.items()},
-                                                 message, author or "", time, sum(o.added for o in outcomes.values()),
-                                                 sum(o.removed for o in outcomes.values()))
-            items = merge_state.items_of(conflicts)
-            ids = [self.storage.commit_id(tx, seq) for seq in (ours, theirs, base)]
-            merge_state.record(self.storage, tx, MergeState(into, label, *ids, message, author or ""), items)
-        raise ConflictsRecorded(conflicts, items)  # after the state is committed
+        with self.storage.write() as writer:
+            merged = merge.merge(writer, into, other, message=message, author=author, policy=policy, time=time)
+        if isinstance(merged, ConflictsRecorded):
+            raise merged  # after the merge state is committed
+        return merged
 
     # -- a merge in progress (see fstore.ops.merge_state) ----------------------------------
 
@@ -317,24 +257,28 @@ class Repository:
         >>> open(tempfile.mkdtemp()).merge_state() is None
         True
         """
-        return merge_state.state(self)
+        with self.storage.read() as snapshot:
+            return merge_state.state(snapshot)
 
     def conflicts(self) -> list[ConflictItem]:
         """Every conflict of the merge in progress (resolved or not), each with its ``key``;
         :class:`~fstore.errors.NoMergeInProgressError` if none is."""
-        return merge_state.conflicts(self)
+        with self.storage.read() as snapshot:
+            return merge_state.conflicts(snapshot)
 
     def resolve_conflicts(self, keys: list[str] | None = None, side: str = "ours") -> list[ConflictItem]:
         """Settle the conflicts ``keys`` (each key, or a prefix of it; None: all unresolved) on ``side``
         (``"ours"``: the branch merged into, ``"theirs"``); returns them. (Not ``resolve``:
         that names the commit of a ref.)"""
-        return merge_state.resolve(self, keys, side)
+        with self.storage.write() as writer:
+            return merge_state.resolve(writer, keys, side)
 
     def resolve_with(self, key: str, value: Any) -> ConflictItem:
         """Settle conflict ``key`` with an explicit value: the objects to keep (a quad
         conflict), the cell's value (a cell), the row as a dict or None to delete it (a row),
         the ``schema.json`` text (a schema)."""
-        return merge_state.resolve_with(self, key, value)
+        with self.storage.write() as writer:
+            return merge_state.resolve_with(writer, key, value)
 
     def merge_continue(self, message: str | None = None, author: str | None = None,
                        time: _dt.datetime | None = None) -> str:
@@ -343,24 +287,24 @@ class Repository:
         forgets the merge state. Refused (nothing written) while a conflict is unresolved
         (:class:`~fstore.errors.UnresolvedConflictsError` names them) or if the branch moved
         since the merge began (:class:`~fstore.errors.MergeStaleError`)."""
-        return merge_state.continue_merge(self, message, author, time)
+        with self.storage.write() as writer:
+            return merge.continue_merge(writer, message, author, time)
 
     def merge_abort(self) -> MergeState:
         """Forget the merge in progress; the branch stays as it was (nothing was committed)."""
-        return merge_state.abort(self)
+        with self.storage.write() as writer:
+            return merge.abort(writer)
 
-    # -- show, revert, reset (see fstore.ops.undo) -------------------------------------------
+    # -- show, revert, reset (see fstore.ops.show, .revert, .reset) ---------------------------
 
     def show(self, ref: str, *, python: bool = True) -> Shown:
         """The commit ``ref`` names and its changes against its first parent: quads, and
         each table's rows (a :class:`fstore.tables.TableDiff`; rows in Python values, or
         stored values with ``python=False``)."""
-        commit = self.commit(ref)
-        parent = commit.parents[0] if commit.parents else None
-        with self.storage.read() as tx:
-            seq, first = commit.seq, None if parent is None else self.storage.commits.seq_of(tx, parent)
-            quads = [(op, _terms(quad)) for op, quad in diff_seqs(self.storage, tx, first, seq)]
-        return Shown(commit, quads, provided("table_diffs")(self, first, seq, python=python))
+        with self.storage.read() as snapshot:
+            shown, first = show.show(snapshot, ref)
+        shown.tables = provided("table_diffs")(self, first, shown.commit.seq, python=python)
+        return shown
 
     def revert(self, ref: str, branch: str | None = None, *, message: str | None = None, author: str | None = None,
                time: _dt.datetime | None = None) -> str | None:
@@ -368,28 +312,8 @@ class Repository:
         commit ``ref`` against its first parent; returns its id (None: nothing to undo).
         If the branch changed them again since: :class:`~fstore.errors.RevertConflict`,
         nothing written."""
-        with self.storage.write() as tx:
-            branch = branch or self.storage.current_branch(tx)
-            merge_state.refuse_while_merging(self.storage, tx, f"revert {ref!r}")
-            head = self.storage.refs.head(tx, branch)
-            seq = self.storage.resolve(tx, ref)
-            if seq is None or head is None:
-                raise UnknownRefError(f"cannot revert {ref!r} on {branch!r}: no commits")
-            commit = self.storage.commits.get(tx, seq)
-            parents = self.storage.commits.parents(tx, seq)
-            changes, conflicts = {}, []
-            for space in self.storage.spaces:
-                found, met = plan_revert(self, tx, space, head, seq, parents[0] if parents else None)
-                changes[space.space.name], conflicts = found, conflicts + met
-            if conflicts:
-                raise RevertConflict(conflicts)
-            if not any(changes.values()):
-                return None
-            added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
-            removed = sum(map(len, changes.values())) - added
-            if message is None:
-                message = f'Revert "{commit.message}"\n\nThis reverts commit {commit.id}.'
-            return self.storage.write_commit(tx, branch, [head], changes, message, author or "", time, added, removed)
+        with self.storage.write() as writer:
+            return revert.revert(writer, ref, branch, message=message, author=author, time=time)
 
     def reset(self, ref: str, branch: str | None = None, *, hard: bool = False) -> str:
         """Move ``branch`` (default: the current one) to commit ``ref``; returns its id.
@@ -398,24 +322,8 @@ class Repository:
         the old head goes to the reflog whenever it is not an ancestor of the new one, so
         gc keeps what it reached until the entry expires. Refused on the branch of a merge
         in progress."""
-        with self.storage.write() as tx:
-            branch = branch or self.storage.current_branch(tx)
-            raw = self.storage.merge_state(tx)
-            if raw is not None and decode_state(raw).into == branch:
-                merge_state.refuse_while_merging(self.storage, tx, f"reset {branch!r}")
-            old = self.storage.refs.head(tx, branch)
-            new = self.storage.resolve(tx, ref)
-            if new is None:
-                raise UnknownRefError(f"cannot reset {branch!r} to {ref!r}: it has no commits")
-            if new == old:
-                return self.storage.commit_id(tx, new)
-            if not hard:
-                refuse_reset(branch, lost_by_reset(self.storage, tx, branch, old, new), ref)
-            forward = old is None or old in self.storage.commits.ancestors(tx, new)
-            if not forward:
-                self.storage.refs.log(tx, BRANCH, branch, old)
-            self.storage.fast_forward(tx, branch, old if forward else None, new)
-            return self.storage.commit_id(tx, new)
+        with self.storage.write() as writer:
+            return reset.reset(writer, ref, branch, hard=hard)
 
     # -- merge requests (see fstore.sync.merge_requests; arguments and results are JSON) -------------
 
@@ -458,41 +366,36 @@ class Repository:
 
     def log(self, ref: str = DEFAULT_BRANCH, limit: int | None = None) -> Iterator[Commit]:
         """The commits reachable from ``ref``, newest first (significance order)."""
-        with self.storage.read() as tx:
-            seqs = sorted(self.storage.commits.ancestors(tx, self.storage.resolve(tx, ref)), reverse=True)
-            commits = [self.storage.commits.get(tx, seq) for seq in seqs[:limit]]
-        return iter(commits)
+        with self.storage.read() as snapshot:
+            seqs = sorted(snapshot.ancestors(snapshot.resolve(ref)), reverse=True)
+            return iter([snapshot.commit(seq) for seq in seqs[:limit]])
 
     def commit(self, ref: str) -> Commit:
         """The commit ``ref`` names."""
-        with self.storage.read() as tx:
-            seq = self.storage.resolve(tx, ref)
-            if seq is None:
-                raise UnknownRefError(f"{ref!r} has no commits")
-            return self.storage.commits.get(tx, seq)
+        with self.storage.read() as snapshot:
+            return commit_at(snapshot, ref)
 
     def diff(self, a: str, b: str) -> Iterator[tuple[str, Quad]]:
         """``("+" | "-", quad)`` for each quad whose state differs from commit a to commit b."""
-        with self.storage.read() as tx:
-            for op, quad in diff_seqs(self.storage, tx, self.storage.resolve(tx, a), self.storage.resolve(tx, b)):
+        with self.storage.read() as snapshot:
+            for op, quad in diff_seqs(snapshot, snapshot.resolve(a), snapshot.resolve(b)):
                 yield op, _terms(quad)
 
     def blame(self, ref: str, graph: Any, subject: Any, predicate: Any, object: Any) -> Commit | None:
         """The commit that gave this quad its state (present or removed) at ``ref``; None if
         no commit ever touched it."""
         quad = prepare_quad((graph, subject, predicate, object))
-        with self.storage.read() as tx:
-            seq = blame_seq(self.storage, tx, self.storage.resolve(tx, ref), quad)
-            return None if seq is None else self.storage.commits.get(tx, seq)
+        with self.storage.read() as snapshot:
+            seq = blame_seq(snapshot, snapshot.resolve(ref), quad)
+            return None if seq is None else snapshot.commit(seq)
 
     def history(self, ref: str, *pattern: Any) -> Iterator[tuple[Commit, list[tuple[str, Quad]]]]:
         """For each commit in ``ref``'s ancestry that changed quads matching ``pattern``
         (newest first): the commit and those changes."""
         pattern = prepare_pattern(pattern)
-        with self.storage.read() as tx:
-            for seq, changes in history_of(self.storage, tx, self.storage.resolve(tx, ref), pattern):
-                yield self.storage.commits.get(tx, seq), [(op, _terms(quad)) for op, quad in changes]
-
+        with self.storage.read() as snapshot:
+            for seq, changes in history_of(snapshot, snapshot.resolve(ref), pattern):
+                yield snapshot.commit(seq), [(op, _terms(quad)) for op, quad in changes]
     # -- tables (see fstore.tables) -----------------------------------------------------
 
     def table_diff(self, a: str, b: str, name: str, *, python: bool = True):
@@ -513,9 +416,9 @@ class Repository:
         """For each quad matching ``pattern`` that holds in some commit of ``ref``'s ancestry:
         the quad and the commits in which it holds (oldest first)."""
         pattern = prepare_pattern(pattern)
-        with self.storage.read() as tx:
-            for quad, seqs in versions_of(self.storage, tx, self.storage.resolve(tx, ref), pattern):
-                yield _terms(quad), [self.storage.commits.get(tx, s) for s in seqs]
+        with self.storage.read() as snapshot:
+            for quad, seqs in versions_of(snapshot, snapshot.resolve(ref), pattern):
+                yield _terms(quad), [snapshot.commit(s) for s in seqs]
 
     def verify(self, *, quick: bool = False, tags: bool = True) -> list[str]:
         """Check the LMDB B-trees as searches read them (first: the reads after it trust
@@ -531,80 +434,20 @@ class Repository:
         old commit's whole state is the slowest read; their records are covered by the
         ids): what a clone checks its copy with. See ``docs/format.md``, "What verify
         checks"."""
-        problems: list[str] = []
-        with self.storage.read() as tx:
-            trees = self.storage.tree_problems(tx)
-            if trees:  # the reads below trust the trees (and LMDB aborts on some damage)
-                return trees
-            if trees is None:  # not known to be damaged: every other check still runs
-                problems.append(f"{DATA_FILE}: its B-trees could not be checked: writes kept replacing the "
-                                "state read before its walk began; run verify again")
-            ids: dict[int, str] = {}
-            for seq, record in self.storage.commits.all(tx):
-                parents = []
-                for parent in record["parents"]:
-                    if parent not in ids:
-                        problems.append(f"commit {record['id']}: parent #{parent} missing or not earlier")
-                    parents.append(ids.get(parent, ""))
-                time = _dt.datetime.fromisoformat(record["time"])
-                try:
-                    changes = self.storage.packed_records(tx, seq)
-                except DataeError as exc:  # a damaged blob or dictionary entry
-                    problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
-                    ids[seq] = record["id"]
-                    continue
-                expected = commit_hash(parents, record["message"], record["author"], time, record["digest"], changes)
-                if expected != record["id"]:
-                    problems.append(f"commit #{seq} is stored as {record['id']} but hashes to {expected}")
-                if self.storage.commits.seq_of(tx, record["id"]) != seq:
-                    problems.append(f"commit {record['id']}: id index does not point at #{seq}")
-                ids[seq] = record["id"]
-            if quick:
-                return problems
-            problems += count_problems(self.storage, tx)  # the counts are not in the id
-            heads: dict[int, list[str]] = {}
-            for kind in (BRANCH, TAG) if tags else (BRANCH,):
-                for name, seq in self.storage.refs.items(tx, kind, skip_damaged=True):  # refs.problems names those
-                    if seq is not None:
-                        heads.setdefault(seq, []).append(f"{'branch' if kind == BRANCH else 'tag'} {name}")
-            for seq, names in sorted(heads.items()):
-                try:
-                    stored = self.storage.commits.get(tx, seq).digest
-                    held = self.storage.state_digest(tx, seq)
-                except DataeError as exc:  # a damaged blob or dictionary entry
-                    problems.append(f"commit #{seq} ({', '.join(names)}): its state cannot be read: {exc}")
-                    continue
-                if held != stored:
-                    problems.append(f"commit #{seq} ({', '.join(names)}): its state digest is {stored} but the "
-                                    f"quads and rows it holds sum to {held}")
-            problems += self.storage.snapshot_problems(tx, set(heads))
-            problems += self.storage.refs.problems(tx, self.storage.current_branch(tx))
-            problems += self.storage.commits.index_problems(tx, len(ids))
-            problems += self.storage.index_problems(tx)
-            for space in self.storage.spaces:
-                for digest in space.store.blobs.verify(tx):
-                    problems.append(f"blob {digest.hex()} does not hash to its address")
-        return problems
+        with self.storage.read() as snapshot:
+            return verify.verify(snapshot, quick=quick, tags=tags)
 
     def stats(self) -> dict[str, Any]:
         """Counts for people: commits, branches, tags, reflog entries, and the data file's
         size, the bytes its live pages hold, and what compaction (``gc``) would give back."""
-        with self.storage.read() as tx:
-            commits = sum(1 for _ in self.storage.commits.all(tx))
-            branches = sum(1 for _ in self.storage.refs.items(tx, BRANCH))
-            tags = sum(1 for _ in self.storage.refs.items(tx, TAG))
-            reflog = len(self.storage.refs.reflog(tx))
-        size = os.path.getsize(os.path.join(self.path, DATA_FILE))
-        live = self.storage.okvs.live_bytes()
-        return {"commits": commits, "branches": branches, "tags": tags, "reflog": reflog, "bytes": size,
-                "live bytes": live, "reclaimable": max(size - live, 0)}
+        with self.storage.read() as snapshot:
+            return stats.stats(snapshot)
 
     def reflog(self) -> list[tuple[_dt.datetime, str, str, str]]:
         """The deleted branches and tags, oldest first: ``(when, "branch" or "tag", name,
         the commit id it reached)``; gc keeps those commits until the entry expires."""
-        with self.storage.read() as tx:
-            return [(when, "branch" if kind == BRANCH else "tag", name, self.storage.commits.get(tx, seq).id)
-                    for when, kind, name, seq in self.storage.refs.reflog(tx)]
+        with self.storage.read() as snapshot:
+            return branches.reflog(snapshot)
 
     def gc(self, *, expire: _dt.timedelta = DEFAULT_EXPIRY) -> GcReport:
         """Drop what no branch, tag, remote-tracking branch or reflog entry younger than
@@ -612,16 +455,6 @@ class Repository:
         in this process or another; views taken before are closed with it."""
         self.storage.close()
         try:
-            with exclusive(self.path):  # before any change: refused while open elsewhere
-                storage = Storage(self.path, map_size=self._map_size)
-                try:
-                    with storage.write() as tx:
-                        report = collect(storage, tx, expire, _dt.datetime.now(_dt.timezone.utc))
-                finally:
-                    storage.close()
-                report.bytes_before, report.bytes_after = compact(self.path)
+            return gc.gc(self.path, self._map_size, expire)
         finally:
             self.storage = Storage(self.path, map_size=self._map_size)
-        return report
-
-

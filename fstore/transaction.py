@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import Var
 from nstore.bulk import gc_paused
+from nstore.errors import TransactionClosedError
 from nstore.pack import pack_value
 from nstore.store import Param
 
 from .extensions import provided
-from .core.history import Quad
+from .core.history import Quad, matches
 from .core.layout import QUADS, TABLES
 from .core.ranges import NumericRange
 from nstore.terms import to_rdf
@@ -26,27 +27,13 @@ from nstore.terms import to_rdf
 if TYPE_CHECKING:
     from nstore.okvs import Transaction as OkvsTransaction
 
+    from .core.storage import Opened, Writer
     from .core.heads import Reader
     from .core.history import History
-    from .repository import Repository
 
-__all__ = ["Transaction", "Staged", "matches"]
+__all__ = ["Transaction", "Staged"]
 
 _SEEN_LIMIT = 4_000_000
-
-
-def matches(pattern: Sequence[Any], quad: Quad) -> bool:
-    """Whether a quad fits a pattern (values compare by their packed bytes, so ``1`` and
-    ``True`` differ as they do in the store; a repeated Var must bind one value)."""
-    bound: dict[str, bytes] = {}
-    for item, value in zip(pattern, quad):
-        packed = pack_value(value)
-        if type(item) is Var:
-            if bound.setdefault(item.name, packed) != packed:
-                return False
-        elif pack_value(item) != packed:
-            return False
-    return True
 
 
 class Staged:
@@ -133,7 +120,7 @@ class Transaction:
     changed.
     """
 
-    def __init__(self, repo: Repository, branch: str, message: str, author: str, time: _dt.datetime | None,
+    def __init__(self, repo: Opened, branch: str, message: str, author: str, time: _dt.datetime | None,
                  allow_empty: bool = False) -> None:
         self.repo = repo
         self.allow_empty = allow_empty
@@ -142,32 +129,33 @@ class Transaction:
         self.author = author
         self.time = time
         self.commit_id: str | None = None
-        self._tx: OkvsTransaction | None = None
+        self._writer: Writer | None = None
         self._head: int | None = None
         self._staged: dict[str, Staged] = {}  # by space name (fstore.core.layout)
 
     def __enter__(self) -> Transaction:
-        tx = self.repo.storage.write()
+        writer = self.repo.storage.write()
         try:
-            self._head = self.repo.storage.refs.head(tx, self.branch)
-            self._staged = {space.space.name: Staged(space, space.reader(tx, self._head), self._head)
-                            for space in self.repo.storage.spaces}
+            self._head = writer.head(self.branch)
+            self._staged = {space.space.name: Staged(space, space.reader(writer.tx, self._head), self._head)
+                            for space in writer.spaces}
         except BaseException:
-            tx.abort()
+            writer.tx.abort()
             raise
-        self._tx = tx
+        self._writer = writer
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        tx, self._tx = self._tx, None
-        if tx is None:
+        writer, self._writer = self._writer, None
+        if writer is None:
             return
+        tx = writer.tx
         if exc_type is not None:
             tx.abort()
             return
         try:
             with gc_paused():
-                self.commit_id = self._commit(tx)
+                self.commit_id = self._commit(writer)
         except BaseException:
             if not tx.closed:
                 tx.abort()
@@ -180,11 +168,10 @@ class Transaction:
     # -- changes ----------------------------------------------------------------------
 
     def _require_open(self) -> OkvsTransaction:
-        if self._tx is None:
-            from nstore.errors import TransactionClosedError
-
+        """The LMDB transaction of the open block (what table code reads legends in)."""
+        if self._writer is None:
             raise TransactionClosedError("use the transaction inside its `with` block")
-        return self._tx
+        return self._writer.tx
 
     def _space(self, name: str) -> Staged:
         self._require_open()
@@ -256,15 +243,15 @@ class Transaction:
 
     # -- commit -----------------------------------------------------------------------
 
-    def _commit(self, tx: OkvsTransaction) -> str | None:
+    def _commit(self, writer: Writer) -> str | None:
         changes = {name: staged.changes() for name, staged in self._staged.items()}
         total = sum(map(len, changes.values()))
         if not total and not (self.allow_empty and self._head is not None):
             return None
         added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
         parents = [] if self._head is None else [self._head]
-        return self.repo.storage.write_commit(tx, self.branch, parents, changes, self.message, self.author, self.time,
-                                       added, total - added)
+        return writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, added,
+                                   total - added)
 
     def table(self, name: str):
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:
@@ -273,7 +260,7 @@ class Transaction:
         return provided("open_table")(self, name)
 
     def __repr__(self) -> str:
-        state = "open" if self._tx is not None else "closed"
+        state = "open" if self._writer is not None else "closed"
         pending = sum(len(staged.pending) for staged in self._staged.values())
         return f"<fstore.Transaction on {self.branch!r} {state}, {pending} change(s) pending>"
 

@@ -13,9 +13,9 @@ True
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Sequence
 
 from nstore import Var
 from nstore.store import Param
@@ -24,6 +24,7 @@ from nstore.terms import IRI, check_quad_terms
 
 from .extensions import provided
 from .core.history import Quad
+from .core.layout import TABLES
 from .core.ranges import NumericRange
 from nstore.terms import ALREADY_CANONICAL as _CANONICAL
 from nstore.terms import check_value
@@ -31,11 +32,8 @@ from nstore.terms import check_value
 _CANONICAL_OR_VAR = _CANONICAL | {Var}
 
 if TYPE_CHECKING:
-    from nstore.okvs import Transaction as OkvsTransaction
-
+    from .core.storage import Opened, Snapshot
     from .core.heads import Reader
-
-    from .repository import Repository
 
 __all__ = ["View", "prepare_pattern", "prepare_quad", "prepare_new_quad"]
 
@@ -84,14 +82,19 @@ class View:
     Commits never change, so a view stays consistent however the branches move on.
     """
 
-    def __init__(self, repo: Repository, seq: int | None, ref: str) -> None:
+    def __init__(self, repo: Opened, seq: int | None, ref: str, snapshot: Snapshot | None = None) -> None:
         self.repo = repo
         self.seq = seq
         self.ref = ref
-        self._tx: OkvsTransaction | None = None  # set on the copies :meth:`reading` makes
-        self._pinned: Reader | None = None  # the reader of that transaction
-        with repo.storage.read() as tx:
-            self.commit = repo.storage.commits.get(tx, seq) if seq is not None else None
+        self._snapshot: Snapshot | None = None  # set on the copies :meth:`reading` makes
+        self._pinned: Reader | None = None  # the quads reader of that snapshot
+        if seq is None:
+            self.commit = None
+        elif snapshot is not None:  # the read that resolved the ref
+            self.commit = snapshot.commit(seq)
+        else:
+            with repo.storage.read() as own:
+                self.commit = own.commit(seq)
 
     @property
     def commit_id(self) -> str | None:
@@ -113,62 +116,67 @@ class View:
         >>> repo.close()
         """
         pinned = copy.copy(self)
-        with self.repo.storage.read() as tx:
-            pinned._tx = tx
-            pinned._pinned = self.repo.storage.quads.reader(tx, self.seq)
+        with self.repo.storage.read() as snapshot:
+            pinned._snapshot = snapshot
+            pinned._pinned = snapshot.reader(self.seq)
             try:
                 yield pinned
             finally:
-                pinned._tx = None
+                pinned._snapshot = None
                 pinned._pinned = None
 
-    def _reader(self, tx: OkvsTransaction) -> Reader:
-        return self.repo.storage.quads.reader(tx, self.seq)
+    def _read(self) -> ContextManager[Snapshot]:
+        """The pinned snapshot (see :meth:`reading`), or a new one for this read: the one
+        place a view decides which. Reads that return an iterator use it inside a
+        generator, so a snapshot of their own lasts as long as the iteration. (No
+        generator-made context manager: an unpinned read pays for this once per call.)"""
+        pinned = self._snapshot
+        return nullcontext(pinned) if pinned is not None else self.repo.storage.read()
+
+    def _quads(self, snapshot: Snapshot) -> Reader:
+        """The quads reader at this commit: the pinned one if ``snapshot`` is pinned."""
+        if snapshot is self._snapshot and self._pinned is not None:
+            return self._pinned
+        return snapshot.quads.reader(snapshot.tx, self.seq)
 
     def table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The tables space's tuples at this commit (``fstore.core.layout``)."""
-        if self._tx is not None:
-            return self.repo.storage.tables.reader(self._tx, self.seq).match(pattern)
-        return self._match_tables_alone(pattern)
+        if self._snapshot is not None:  # pinned: no generator around the reader's
+            return self._snapshot.reader(self.seq, TABLES.name).match(pattern)
+        return self._table_tuples(pattern)
+
+    def _table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+        with self._read() as snapshot:
+            yield from snapshot.reader(self.seq, TABLES.name).match(pattern)
 
     def count_table_tuples(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         """How many tables-space tuples match at this commit (counting stops at ``cap``),
         none decoded: a table's row count for the query planner."""
-        if self._tx is not None:
-            return self.repo.storage.tables.reader(self._tx, self.seq).count(pattern, cap)
-        with self.repo.storage.read() as tx:
-            return self.repo.storage.tables.reader(tx, self.seq).count(pattern, cap)
+        with self._read() as snapshot:
+            return snapshot.reader(self.seq, TABLES.name).count(pattern, cap)
 
     def table_value_chunks(self, pattern: Sequence[Any], size: int) -> Iterator[list[list[Any]]]:
         """The tables space's tuples at this commit, ``size`` at a time, as one list of
         values per Var of ``pattern`` (in pattern order), their items decoded in bulk."""
-        if self._tx is not None:
-            yield from self._value_chunks(self._tx, pattern, size)
-            return
-        with self.repo.storage.read() as tx:
-            yield from self._value_chunks(tx, pattern, size)
-
-    def _value_chunks(self, tx: Any, pattern: Sequence[Any], size: int) -> Iterator[list[list[Any]]]:
-        history = self.repo.storage.tables
-        _, rows = history.reader(tx, self.seq).packed(pattern)
-        while True:
-            chunk = list(islice(rows, size))
-            if not chunk:
-                return
-            yield [history.values(tx, list(column)) for column in zip(*chunk)]  # a column's items are alike
-
-    def _match_tables_alone(self, pattern: Sequence[Any]) -> Iterator[Quad]:
-        with self.repo.storage.read() as tx:
-            yield from self.repo.storage.tables.reader(tx, self.seq).match(pattern)
+        with self._read() as snapshot:
+            history, tx = snapshot.tables, snapshot.tx
+            _, rows = snapshot.reader(self.seq, TABLES.name).packed(pattern)
+            while True:
+                chunk = list(islice(rows, size))
+                if not chunk:
+                    return
+                yield [history.values(tx, list(column)) for column in zip(*chunk)]  # a column's items are alike
 
     def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
-        if self._pinned is not None:
+        if self._pinned is not None:  # the hot path (a query's lookups): no generator around the reader's
             return self._pinned.match(pattern, within, terms)
         return self._match_alone(pattern, within, terms)
 
     def _match_alone(self, pattern: Sequence[Any], within: NumericRange | None, terms: bool) -> Iterator[Quad]:
-        with self.repo.storage.read() as tx:
-            yield from self._reader(tx).match(pattern, within, terms)
+        """A read in a snapshot of its own (:meth:`_match` took the pinned one if there is
+        one): the reader is asked for directly, as this runs once per unpinned read."""
+        with self.repo.storage.read() as snapshot:
+            yield from snapshot.quads.reader(snapshot.tx, self.seq).match(pattern, within, terms)
 
     def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
         token = object()  # names this plan on each reader it runs on
@@ -181,26 +189,16 @@ class View:
         return read
 
     def _read_alone(self, token: object, pattern: Sequence[Any], terms: bool, values: tuple) -> Iterator[Quad]:
-        with self.repo.storage.read() as tx:
-            yield from self._reader(tx).prepared(token, pattern, terms)(values)
+        with self.repo.storage.read() as snapshot:  # unpinned, as for _match_alone
+            yield from snapshot.quads.reader(snapshot.tx, self.seq).prepared(token, pattern, terms)(values)
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
-        with self._transaction() as reader:
-            return reader.count(pattern, cap)
+        with self._read() as snapshot:
+            return self._quads(snapshot).count(pattern, cap)
 
     def _graphs(self) -> list[Any]:
-        with self._transaction() as reader:
-            return reader.graphs()
-
-    @contextmanager
-    def _transaction(self) -> Iterator[Reader]:
-        """The reader of the pinned read transaction (see :meth:`reading`), or of a new
-        one for this read."""
-        if self._pinned is not None:
-            yield self._pinned
-        else:
-            with self.repo.storage.read() as tx:
-                yield self._reader(tx)
+        with self._read() as snapshot:
+            return self._quads(snapshot).graphs()
 
     def table(self, name: str):
         """The table (Kart dataset) ``name`` at this commit, read-only: ``schema``,

@@ -17,9 +17,8 @@ merge brings in)).
 >>> repo = fstore.open(tempfile.mkdtemp())
 >>> with repo.transaction("main", message="m", author="a") as tx:
 ...     fstore.add(tx, fstore.IRI("urn:g"), fstore.IRI("urn:s"), fstore.IRI("urn:p"), 1)
->>> with repo.storage.read() as tx:
-...     seq = repo.storage.refs.head(tx, "main")
-...     counts_of(repo.storage, tx, seq), count_problems(repo.storage, tx)
+>>> with repo.storage.read() as snapshot:
+...     counts_of(snapshot, snapshot.head("main")), count_problems(snapshot)
 ((1, 0), [])
 """
 
@@ -32,9 +31,7 @@ from nstore.errors import DataeError
 from .history import ALIVE
 
 if TYPE_CHECKING:
-    from nstore.okvs import Transaction as OkvsTransaction
-
-    from .storage import Storage
+    from .storage import Snapshot
 
 __all__ = ["record_counts", "counts_of", "count_problems"]
 
@@ -51,15 +48,15 @@ def record_counts(records: Iterable[bytes]) -> tuple[int, int]:
     return added, removed
 
 
-def counts_of(storage: Storage, tx: OkvsTransaction, seq: int) -> tuple[int, int]:
+def counts_of(snapshot: Snapshot, seq: int) -> tuple[int, int]:
     """``(added, removed)`` of commit ``seq``, recomputed from the change records."""
-    parents = storage.commits.parents(tx, seq)
+    tx = snapshot.tx
+    parents = snapshot.parents(seq)
     if len(parents) < 2:
-        return record_counts(payload for space in storage.spaces for _, payload in space.raw_changes_of(tx, seq))
-    ancestors = storage.commits.ancestors
-    before, after = ancestors(tx, parents[0]), ancestors(tx, seq)
+        return record_counts(payload for space in snapshot.spaces for _, payload in space.raw_changes_of(tx, seq))
+    before, after = snapshot.ancestors(parents[0]), snapshot.ancestors(seq)
     added = removed = 0
-    for space in storage.spaces:
+    for space in snapshot.spaces:
         for _, _, alive in space.state_changes(tx, before, after):
             if alive:
                 added += 1
@@ -68,13 +65,13 @@ def counts_of(storage: Storage, tx: OkvsTransaction, seq: int) -> tuple[int, int
     return added, removed
 
 
-def count_problems(storage: Storage, tx: OkvsTransaction) -> list[str]:
+def count_problems(snapshot: Snapshot) -> list[str]:
     """Each commit whose stored counts are not what its change records give (for
     verify; commits whose records cannot be read are verify's other checks' business)."""
     problems = []
-    for seq, record in storage.commits.all(tx):
+    for seq, record in snapshot.all_commits():
         try:
-            counts = counts_of(storage, tx, seq)
+            counts = counts_of(snapshot, seq)
         except DataeError:
             continue
         if counts != (record["added"], record["removed"]):

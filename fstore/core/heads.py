@@ -27,26 +27,49 @@ of history. ``docs/format.md`` gives the keys.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 import msgpack
 
 from nstore import NStore, Var
-from nstore.dictionary import ABSENT
+from nstore.dictionary import ABSENT, Dictionary
 from nstore.errors import CorruptStoreError, DataeError
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
 from nstore.pack import Packed, find_items, pack, pack_value, split, unpack
 from nstore.store import Param
 
+from .commits import CommitStore
+from .layout import Quad, Space
+from .ranges import NumericRange
 from .refs import BRANCH, Refs
 from nstore.terms import to_rdf
 
-if TYPE_CHECKING:
-    from .history import History, Quad
-    from .ranges import NumericRange
+__all__ = ["Heads", "Reader", "Overlay", "Records", "SNAPSHOT_INDICES", "OVERLAY_LIMIT", "repeated_vars"]
 
-__all__ = ["Heads", "Reader", "Overlay", "SNAPSHOT_INDICES", "OVERLAY_LIMIT", "repeated_vars"]
+
+class Records(Protocol):
+    """What the snapshots read of their space's history (a
+    :class:`fstore.core.history.History`, which builds its :class:`Heads` and so imports
+    this module: this protocol keeps the import one way)."""
+
+    space: Space
+    store: NStore
+    commits: CommitStore
+    dictionary: Dictionary
+
+    def has_records(self, tx: Transaction) -> bool: ...
+
+    def state_changes(self, tx: Transaction, before: frozenset[int],
+                      after: frozenset[int]) -> Iterator[tuple[bytes, list[bytes], bool]]: ...
+
+    def encode(self, tx: Transaction, values: Sequence[Any], create: bool = False) -> list[Any] | None: ...
+
+    def item_bytes(self, items: Sequence[Any]) -> list[Any]: ...
+
+    def decoding(self, terms: bool) -> tuple[dict[bytes, Any], Callable[[Transaction, bytes], Any]]: ...
+
+    def decoder(self, tx: Transaction, terms: bool) -> Callable[[bytes], Any]: ...
 
 SNAPSHOT_INDICES = tuple((0,) + tuple(i + 1 for i in perm) for perm in minimal_permutations(4))
 OVERLAY_LIMIT = 20_000
@@ -92,7 +115,7 @@ _EMPTY = Overlay()
 class Heads:
     """The snapshots of a repository and the branches' use of them."""
 
-    def __init__(self, history: History, okvs: Okvs) -> None:
+    def __init__(self, history: Records, okvs: Okvs) -> None:
         self.history = history
         space = history.space
         self.store = NStore(okvs, space.snapshots, _ITEMS, indices=SNAPSHOT_INDICES, blobs=history.store.blobs)

@@ -23,15 +23,14 @@ from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
 
 from .heads import Heads, repeated_vars
-from .layout import QUADS, Space
+from .layout import QUADS, Quad, Space
 from nstore.terms import to_rdf
 
 if TYPE_CHECKING:
     from .commits import CommitStore
 
-__all__ = ["History", "QUAD_ITEMS", "RECORD_INDICES", "ALIVE", "DEAD", "Quad", "winner"]
+__all__ = ["History", "QUAD_ITEMS", "RECORD_INDICES", "ALIVE", "DEAD", "Quad", "winner", "matches"]
 
-Quad = tuple[Any, Any, Any, Any]
 QUAD_ITEMS = ("graph", "subject", "predicate", "object")
 RECORD_INDICES = ((0, 1, 2, 3, 4), (4, 0, 1, 2, 3))
 ALIVE = b"\x01"
@@ -49,6 +48,24 @@ def winner(records: Iterable[tuple[int, bool]], ancestors: frozenset[int] | set[
         if record[0] in ancestors:
             best = record
     return best
+
+
+def matches(pattern: Sequence[Any], quad: Quad) -> bool:
+    """Whether a quad fits a pattern (values compare by their packed bytes, so ``1`` and
+    ``True`` differ as they do in the store; a repeated Var must bind one value).
+
+    >>> matches((Var("g"), Var("x"), "p", Var("x")), (None, "a", "p", "a"))
+    True
+    """
+    bound: dict[str, bytes] = {}
+    for item, value in zip(pattern, quad):
+        packed = pack_value(value)
+        if type(item) is Var:
+            if bound.setdefault(item.name, packed) != packed:
+                return False
+        elif pack_value(item) != packed:
+            return False
+    return True
 
 
 class History:

@@ -19,12 +19,14 @@ into a new store appends every batch and LMDB fills its pages.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from nstore.pack import pack
 
-__all__ = ["Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "REQUEST",
+__all__ = ["Quad", "Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "REQUEST",
            "REQUEST_MIRROR", "MERGE_STATE_KEY", "MERGE_CONFLICT", "MERGE_RESOLUTION", "MERGE_PREFIX"]
 
+Quad = tuple[Any, Any, Any, Any]  # (graph, subject, predicate, object), or a table tuple in the same shape
 FORMAT_KEY = pack("datae", "format")
 CURRENT_BRANCH_KEY = pack("datae", "current-branch")
 DICTIONARY = b"\x90"

@@ -165,7 +165,7 @@ def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE, graphs: Iterable[
     from .. import Var
 
     storage = view.repo.storage
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         reader = storage.reader(tx, view.seq)
         decode = storage.quads.decoder(tx, False)
         if graphs is None:

@@ -35,6 +35,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from ..errors import UnknownRefError
 from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches
@@ -155,8 +156,8 @@ def _changed_graphs(repo: Any, a: str, b: str | None) -> list[Any]:
     RDF terms name no stored graph when the graph is a plain value (the string "g1" comes
     back as ``Literal("g1")``), and reading such a graph would find no quads."""
     storage = repo.storage
-    with storage.read() as tx:
-        changes = diff_seqs(storage, tx, storage.resolve(tx, a), storage.resolve(tx, b))
+    with storage.read().tx as tx:
+        changes = diff_seqs(Snapshot(storage, tx), storage.resolve(tx, a), storage.resolve(tx, b))
         graphs = {quad[0] for _, quad in changes}
     return sorted(graphs, key=lambda g: (g is not None, repr(g)))
 

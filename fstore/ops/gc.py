@@ -1,6 +1,6 @@
 """Garbage collection: drop what no ref or reflog entry reaches, then compact.
 
-``collect`` runs in one write transaction (so a crash leaves the store as it was):
+:func:`collect` runs in one write transaction (so a crash leaves the store as it was):
 
 1. reflog entries older than the expiry are dropped (git's ``gc.reflogExpire``: a
    deleted branch's commits stay reachable for that long, 30 days by default);
@@ -11,7 +11,7 @@
 3. snapshots no branch reads are dropped;
 4. dictionary terms no key holds any more are dropped.
 
-Then :func:`nstore.lmdbfile.compact` rewrites every pair in key order into full pages and
+Then :func:`gc` has :func:`nstore.lmdbfile.compact` rewrite every pair in key order into full pages and
 swaps the new file in atomically: LMDB reuses freed pages but never shrinks its file, so
 without this a store keeps the size of its largest past.
 
@@ -30,13 +30,16 @@ without this a store keeps the size of its largest past.
 from __future__ import annotations
 
 import datetime
+import os
 from dataclasses import dataclass
 
-from nstore.okvs import Transaction as OkvsTransaction
+from nstore.lmdbfile import compact, exclusive
 
+from ..core.storage import Writer
 from ..core.refs import BRANCH, REMOTE, TAG
+from ..core.storage import Storage
 
-__all__ = ["GcReport", "collect", "DEFAULT_EXPIRY"]
+__all__ = ["GcReport", "collect", "gc", "DEFAULT_EXPIRY"]
 
 DEFAULT_EXPIRY = datetime.timedelta(days=30)
 
@@ -54,14 +57,29 @@ class GcReport:
     bytes_after: int = 0
 
 
-def collect(storage, tx: OkvsTransaction, expire: datetime.timedelta, now: datetime.datetime) -> GcReport:
-    """Steps 1-4 of the module doc, in ``tx``."""
+def gc(path: str | os.PathLike, map_size: int | None, expire: datetime.timedelta) -> GcReport:
+    """Collect (:func:`collect`) and compact the store at ``path``, which no handle may
+    hold open, in this process or another (refused before any change otherwise)."""
+    with exclusive(os.fspath(path)):
+        storage = Storage(path, map_size=map_size)
+        try:
+            with storage.write() as writer:
+                report = collect(writer, expire, datetime.datetime.now(datetime.timezone.utc))
+        finally:
+            storage.close()
+        report.bytes_before, report.bytes_after = compact(os.fspath(path))
+    return report
+
+
+def collect(writer: Writer, expire: datetime.timedelta, now: datetime.datetime) -> GcReport:
+    """Steps 1-4 of the module doc, through ``writer``."""
     report = GcReport()
+    storage, tx = writer.storage, writer.tx
     refs, commits = storage.refs, storage.commits
     report.reflog_entries = refs.expire_reflog(tx, now - expire)
     roots = [seq for kind in (BRANCH, TAG, REMOTE) for _, seq in refs.items(tx, kind) if seq is not None]
     roots += [seq for _, _, _, seq in refs.reflog(tx)]
-    roots += storage.merge_roots(tx)
+    roots += writer.merge_roots()
     reachable: set[int] = set()
     for seq in roots:
         if seq not in reachable:

@@ -15,7 +15,7 @@ significance rule stays true at the merge commit and at every descendant.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Union
+from typing import Any, Callable, Iterable, Iterator, Protocol, Union
 
 from nstore import Var
 from nstore.errors import InvalidTermError, PackError
@@ -23,12 +23,10 @@ from nstore.okvs import Transaction as OkvsTransaction
 from nstore.pack import pack
 from nstore.terms import check_term
 
-from .conflicts import Choose, ConflictItem
+from ..core.storage import Snapshot
 from ..core.history import History, Quad, winner
 from nstore.terms import check_value, to_rdf
-
-if TYPE_CHECKING:
-    from ..repository import Repository
+from .conflicts import Choose, ConflictItem
 
 __all__ = [
     "Conflict",
@@ -101,11 +99,12 @@ class MergeOutcome:
 class MergeSides:
     """Read access to a merge's states, for a :class:`GraphMerger`: ``match(side,
     pattern)`` yields the quads alive at ``"base"``, ``"ours"`` or ``"theirs"``;
-    ``records(pattern)`` yields every quad ever recorded (any state) with its records."""
+    ``records(pattern)`` yields every quad ever recorded (any state) with its records;
+    ``snapshot`` is the state they are read in."""
 
-    def __init__(self, repo: Repository, tx: OkvsTransaction, seqs: dict[str, int | None], history: History) -> None:
-        self.repo = repo
-        self.tx = tx
+    def __init__(self, snapshot: Snapshot, seqs: dict[str, int | None], history: History) -> None:
+        self.snapshot = snapshot
+        self.tx: OkvsTransaction = snapshot.tx
         self.seqs = seqs
         self.history = history
         self._readers: dict[str, Any] = {}
@@ -199,15 +198,15 @@ def _objects_at(sides: MergeSides, side: str, gsp: tuple) -> dict[bytes, Any]:
 _SIDES = ("base", "ours", "theirs")
 
 
-def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: int, theirs: int, base: int | None,
+def plan_merge(snapshot: Snapshot, history: History, ours: int, theirs: int, base: int | None,
                policy: Policy) -> MergeOutcome:
     """Work out a merge of commit ``theirs`` into ``ours`` (both seqs, neither an ancestor of
     the other) in one space (``history``: the quads or the tables); under the "abort"
     policy conflicts are only listed (the caller raises). Writes nothing."""
-    commits = repo.storage.commits
-    anc_ours = commits.ancestors(tx, ours)
-    anc_theirs = commits.ancestors(tx, theirs)
-    anc_base = commits.ancestors(tx, base)
+    tx = snapshot.tx
+    anc_ours = snapshot.ancestors(ours)
+    anc_theirs = snapshot.ancestors(theirs)
+    anc_base = snapshot.ancestors(base)
     anc_union = anc_ours | anc_theirs
     ours_side = history.quads_changed_by(tx, sorted(anc_ours - anc_base))
     theirs_side = history.quads_changed_by(tx, sorted(anc_theirs - anc_base))
@@ -239,7 +238,7 @@ def plan_merge(repo: Repository, tx: OkvsTransaction, history: History, ours: in
                 candidates.setdefault(pack(*quad), quad)
 
     mergers = graph_mergers()
-    sides = MergeSides(repo, tx, {"base": base, "ours": ours, "theirs": theirs}, history)
+    sides = MergeSides(snapshot, {"base": base, "ours": ours, "theirs": theirs}, history)
     deferred: dict[bytes, tuple[GraphMerger, Any, list[Conflict]]] = {}
     for key in sorted(ours_groups.keys() & theirs_groups.keys()):
         gsp = ours_groups[key]

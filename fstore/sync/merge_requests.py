@@ -35,6 +35,7 @@ from urllib.parse import unquote
 
 from nstore.okvs import Transaction as OkvsTransaction
 
+from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge
@@ -134,7 +135,7 @@ def list_requests(storage: Storage, state: str | None = None, remote: str | None
     """Every request (in ``state`` if given), by number; ``remote``: the copies of that
     remote's the last fetch made."""
     _check_state(state)
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         return [record for _, record in storage.request_records(tx, remote)
                 if state is None or record["state"] == state]
 
@@ -145,7 +146,7 @@ def show_request(store: OpenStore, number: int, limit: int = PREVIEW_LIMIT, remo
     if not isinstance(limit, int) or not 0 <= limit <= MAX_PREVIEW_LIMIT:
         raise RequestRefusedError(f"a preview shows 0 to {MAX_PREVIEW_LIMIT} changes, not {limit!r}")
     storage = store.storage
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         record = _record(storage, tx, number, remote)
         ends = _ends(storage, tx, record, remote)
         record["preview"] = None if ends is None else _preview(store, tx, *ends, limit)
@@ -192,7 +193,7 @@ def _preview(store: OpenStore, tx: OkvsTransaction, source: int, target: int | N
                "changes": [], "more": 0, "conflicts": []}
     if kind == "up to date":
         return preview
-    for op, quad in diff_seqs(storage, tx, base, source):
+    for op, quad in diff_seqs(Snapshot(storage, tx), base, source):
         preview["quads"]["added" if op == "+" else "removed"] += 1
         if len(preview["changes"]) < limit:
             preview["changes"].append(_change_line(op, quad))
@@ -201,7 +202,7 @@ def _preview(store: OpenStore, tx: OkvsTransaction, source: int, target: int | N
     preview["tables"] = _rows_changed(storage, tx, base, source)
     if kind == "merge":
         for space in storage.spaces:  # plan_merge writes nothing; under "abort" it only lists
-            outcome = plan_merge(store, tx, space, target, source, base, "abort")
+            outcome = plan_merge(Snapshot(storage, tx), space, target, source, base, "abort")
             preview["conflicts"] += [_conflict_json(conflict) for conflict in outcome.conflicts]
     return preview
 
@@ -215,7 +216,7 @@ def _rows_changed(storage: Storage, tx: OkvsTransaction, base: int | None, sourc
     """Table name -> rows the source inserted, deleted or updated since ``base`` (a row
     is one feature tuple, its graph the table's, its subject the row's path)."""
     rows: dict[str, set[str]] = {}
-    for _, (graph, path, predicate, _) in diff_seqs(storage, tx, base, source, history=storage.tables):
+    for _, (graph, path, predicate, _) in diff_seqs(Snapshot(storage, tx), base, source, history=storage.tables):
         if to_rdf(predicate) == _FEATURE:
             name = unquote(str(to_rdf(graph).value).removeprefix(_DATASET_PREFIX))
             rows.setdefault(name, set()).add(str(path))
@@ -257,7 +258,7 @@ def open_request(storage: Storage, source: str, target: str, title: str, author:
     commits or nothing the target lacks, a pair an open request already proposes."""
     if source == target:
         raise RequestRefusedError(f"cannot request to merge branch {source!r} into itself")
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         head = _branch_head(storage, tx, source, "source")
         onto = _branch_head(storage, tx, target, "target")
         if head is None or head in storage.commits.ancestors(tx, onto):
@@ -278,7 +279,7 @@ def open_request(storage: Storage, source: str, target: str, title: str, author:
 def _update(storage: Storage, number: int, change: Callable[[Storage, OkvsTransaction, dict], None]) -> None:
     """Apply ``change(storage, tx, record)`` to request ``number`` in one write transaction
     (an exception inside leaves it as it was) and stamp it updated."""
-    with _MERGING, storage.write() as tx:
+    with _MERGING, storage.write().tx as tx:
         record = _record(storage, tx, number)
         change(storage, tx, record)
         record["updated"] = _now()
@@ -336,7 +337,7 @@ def merge_request(store: OpenStore, number: int, author: str, message: str | Non
 
 def _merge_request(store: OpenStore, number: int, author: str, message: str | None) -> str:
     storage = store.storage
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         record = _record(storage, tx, number)
         _require_open(record, "merge")
         source, target = record["source"], record["target"]
@@ -373,7 +374,7 @@ def mirror_requests(storage: Storage, remote: Any, remote_name: str) -> int:
     ``remote`` (anything with a ``requests()`` method: a store on a path, or the HTTP
     client) holds now; returns how many. Called by fetch."""
     records = remote.requests()
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         storage.drop_requests(tx, remote_name)
         for record in records:
             storage.put_request(tx, record["number"], record, remote_name)

@@ -212,7 +212,7 @@ _KINDS = {"branch": BRANCH, "tag": TAG}
 
 def advertise(storage: Storage) -> dict:
     """What a store offers: its protocol, current branch, and branch and tag heads (ids)."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         return {"protocol": PROTOCOL_VERSION, "current": storage.current_branch(tx),
                 "branches": {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, BRANCH)},
                 "tags": {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, TAG)}}
@@ -220,14 +220,14 @@ def advertise(storage: Storage) -> dict:
 
 def held_ids(storage: Storage) -> set[str]:
     """The id of every commit a store holds: its haves."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         return {record["id"] for _, record in storage.commits.all(tx)}
 
 
 def send(storage: Storage, wants: Iterable[str], haves: set[str]) -> Iterator[dict]:
     """The payloads of the commits ``wants`` reach that ``haves`` lacks, parents first,
     read in one read transaction (iterate to the end or close the iterator)."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         yield from commit_payloads(storage, tx, held_seqs(storage, tx, wants), haves)
 
 
@@ -248,7 +248,7 @@ def receive_all(storage: Storage, payloads: Iterable[dict]) -> int:
     payloads = iter(payloads)
     count, done = 0, False
     while not done:
-        with storage.write() as tx:
+        with storage.write().tx as tx:
             written = 0
             for payload in payloads:
                 receive(storage, tx, payload)
@@ -268,7 +268,7 @@ def accept_push(storage: Storage, updates: list[RefUpdate], payloads: Iterable[d
     moved without ``force``. Nothing moves if one update is refused."""
     _check_new_names(storage, updates)
     receive_all(storage, payloads)
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         for update in updates:
             _move_ref(storage, tx, update, force)
 
@@ -276,7 +276,7 @@ def accept_push(storage: Storage, updates: list[RefUpdate], payloads: Iterable[d
 def _check_new_names(storage: Storage, updates: list[RefUpdate]) -> None:
     """Refuse a push that would create a ref of an invalid name before anything is
     received, so that it stores nothing (a ref already here moves whatever its name)."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         for update in updates:
             kind = _KINDS.get(update.kind)
             if kind is not None and not storage.refs.get(tx, kind, update.name)[0]:

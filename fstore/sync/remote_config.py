@@ -59,7 +59,7 @@ def add_remote(storage: Storage, name: str, url: str) -> None:
     """Add remote ``name`` at ``url``; RefExistsError if there is one of that name."""
     check_ref_name(name)
     check_url(url)
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         if name in storage.refs.remotes(tx):
             raise RefExistsError(f"a remote named {name!r} already exists")
         storage.refs.set_remote(tx, name, url)
@@ -68,7 +68,7 @@ def add_remote(storage: Storage, name: str, url: str) -> None:
 def remove_remote(storage: Storage, name: str) -> None:
     """Remove remote ``name``, its remote-tracking branches and the copies of its merge
     requests."""
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         remote_url(storage, name, tx)
         storage.refs.set_remote(tx, name, None)
         storage.drop_requests(tx, name)
@@ -76,14 +76,14 @@ def remove_remote(storage: Storage, name: str) -> None:
 
 def remote_urls(storage: Storage) -> dict[str, str]:
     """Every remote and its URL."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         return storage.refs.remotes(tx)
 
 
 def remote_url(storage: Storage, name: str, tx: OkvsTransaction | None = None) -> str:
     """The URL of remote ``name`` (read in ``tx`` if given); UnknownRefError if none."""
     if tx is None:
-        with storage.read() as tx:
+        with storage.read().tx as tx:
             return remote_url(storage, name, tx)
     url = storage.refs.remotes(tx).get(name)
     if url is None:
@@ -94,5 +94,5 @@ def remote_url(storage: Storage, name: str, tx: OkvsTransaction | None = None) -
 def tracking_branches(storage: Storage) -> dict[str, str | None]:
     """Every remote-tracking branch (``REMOTE/BRANCH``) and the commit id it was at when
     last fetched or pushed."""
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         return {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, REMOTE)}

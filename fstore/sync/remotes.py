@@ -178,7 +178,7 @@ def fetch(storage: Storage, name: str, opener: Opener, *, token: str | None = No
         merge_requests.mirror_requests(storage, remote, name)  # fetched with the branches: read-only copies
     finally:
         remote.close()
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         refs, seq_of = storage.refs, storage.commits.seq_of
         missing = sorted(i for i in (*branches.values(), *tags.values()) if i is not None and seq_of(tx, i) is None)
         if missing:
@@ -226,7 +226,7 @@ def push(storage: Storage, name: str, branch: str | None, opener: Opener, *, for
     finally:
         remote.close()
     if pushed is not None:
-        with storage.write() as tx:
+        with storage.write().tx as tx:
             storage.refs.set(tx, REMOTE, f"{name}/{branch}", storage.commits.seq_of(tx, pushed))
     return pushed
 
@@ -237,15 +237,15 @@ def pull(store: OpenStore, name: str, branch: str | None, opener: Opener, *, pol
     name) into the current branch with ``store.merge``; returns the new head. Refused
     while a merge is in progress, and when the histories share no commit."""
     storage = store.storage
-    with storage.read() as tx:
-        into = storage.current_branch(tx)
-        merge_state.refuse_while_merging(storage, tx, f"pull {name!r}")
+    with storage.read() as snapshot:
+        into = snapshot.current_branch()
+        merge_state.refuse_while_merging(snapshot, f"pull {name!r}")
     fetch(storage, name, opener, token=token)
     tracking = f"{name}/{branch or into}"
     other = qualify(REMOTE, tracking)  # a store may hold an older branch or tag named REMOTE/BRANCH
-    with storage.read() as tx:
-        ours, theirs = storage.refs.head(tx, into), storage.resolve(tx, other)
-        if ours is not None and theirs is not None and storage.commits.merge_base(tx, ours, theirs) is None:
+    with storage.read() as snapshot:
+        ours, theirs = snapshot.head(into), snapshot.resolve(other)
+        if ours is not None and theirs is not None and snapshot.merge_base(ours, theirs) is None:
             raise SyncError(f"cannot pull {tracking} into {into}: their histories share no commit")
     return store.merge(into, other, policy=policy, author=author)
 
@@ -256,7 +256,7 @@ def _updates(storage: Storage, name: str, offer: dict, branch: str | None, tags:
     fast-forward unless ``force``."""
     updates = []
     local = None
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         if branch is not None:
             local = storage.commit_id(tx, storage.refs.head(tx, branch))
             if local is None:
@@ -422,7 +422,7 @@ def _move_into_place(build: str, top: str) -> None:
 def _adopt_copy(storage: Storage, origin_url: str, current: str) -> None:
     """The refs of a store that is a copy of origin's file: origin's branches as
     ``origin/BRANCH``, its current branch the only local one."""
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         refs = storage.refs
         refs.forget_remote_state(tx)
         storage.clear_merge(tx)  # a merge in progress there is not one here
@@ -443,7 +443,7 @@ def _fetch_all(storage: Storage, origin_url: str, current: str, opener: Opener, 
     the current branch here."""
     add_remote(storage, "origin", origin_url)
     head = fetch(storage, "origin", opener, token=token, progress=progress).get(f"origin/{current}")
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         if current != storage.current_branch(tx):
             storage.create_branch(tx, current, None, None)
         if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's

@@ -28,9 +28,7 @@ from .mapping import META, legend_item, object_bytes
 from .schema import Legend
 
 if TYPE_CHECKING:
-    from nstore.okvs import Transaction as OkvsTransaction
-
-    from ..repository import Repository
+    from ..core.storage import Snapshot, Storage
     from ..transaction import Transaction
     from ..view import View
 
@@ -73,16 +71,16 @@ def committed_source(tx: Transaction) -> Callable[[tuple], Iterator[Quad]]:
     return tx.committed_table_tuples
 
 
-def seq_source(repo: Repository, otx: OkvsTransaction, seq: int | None) -> Callable[[tuple], Iterator[Quad]]:
-    """The quads alive at commit ``seq``, read in ``otx``."""
-    return repo.storage.tables.reader(otx, seq).match
+def seq_source(snapshot: Snapshot, seq: int | None) -> Callable[[tuple], Iterator[Quad]]:
+    """The table tuples alive at commit ``seq``, read in ``snapshot``."""
+    return snapshot.tables.reader(snapshot.tx, seq).match
 
 
-def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = None) -> Callable[[str], Legend]:
+def legend_finder(storage: Storage, graph: Any, otx: Callable[[], Any] | None = None) -> Callable[[str], Legend]:
     """A lookup of any legend ever written in ``graph`` (legends are named by their hash,
     so one found in any commit is the right one). ``otx`` gives the LMDB transaction to
     read in; by default a read transaction of its own is opened per lookup."""
-    history = repo.storage.tables
+    history = storage.tables
     cache: dict[str, Legend] = {}
 
     def find(name: str) -> Legend:
@@ -93,8 +91,8 @@ def legend_finder(repo: Repository, graph: Any, otx: Callable[[], Any] | None = 
         if otx is not None:
             found = next(iter(history.match_records(otx(), pattern)), None)
         else:
-            with repo.storage.read() as read:
-                found = next(iter(history.match_records(read, pattern)), None)
+            with storage.read() as snapshot:
+                found = next(iter(history.match_records(snapshot.tx, pattern)), None)
         if found is None:
             raise KeyError(name)
         legend = Legend.loads(object_bytes(found[0][3]), name=name)
@@ -136,4 +134,4 @@ def following_table(current: Callable[[], Any], name: str, state: Any = None) ->
     # A write transaction reads legends in its own LMDB transaction (a second one in the
     # same thread would wait for it); a view opens a read transaction per legend lookup.
     otx = now._require_open if isinstance(now, Transaction) else None
-    return Table(source, state, legend_finder(now.repo, dataset_graph(name), otx))
+    return Table(source, state, legend_finder(now.repo.storage, dataset_graph(name), otx))

@@ -37,7 +37,9 @@ from typing import TYPE_CHECKING, Any
 from nstore import Var
 
 from ..core.commits import Commit
-from ..ops.diff import diff_seqs, history_of
+from ..core.storage import Snapshot
+from ..ops.diff import diff_seqs
+from ..ops.history import history_of
 from ..core.history import winner
 from .access import legend_finder, seq_source
 from .dataset import DatasetState, RowReader, find_dataset, key_order, pk_of_path, pk_tuple
@@ -68,8 +70,8 @@ def raw_diff(repo: Repository, a: str, b: str, name: str | None = None) -> Itera
     >>> repo.close()
     """
     pattern = None if name is None else (dataset_graph(name), Var("s"), Var("p"), Var("o"))
-    with repo.storage.read() as otx:
-        yield from diff_seqs(repo.storage, otx, repo.storage.resolve(otx, a), repo.storage.resolve(otx, b), pattern, repo.storage.tables)
+    with repo.storage.read().tx as otx:
+        yield from diff_seqs(Snapshot(repo.storage, otx), repo.storage.resolve(otx, a), repo.storage.resolve(otx, b), pattern, repo.storage.tables)
 
 
 @dataclass
@@ -130,11 +132,11 @@ class _At:
     """A table's state at one commit, for reading rows."""
 
     def __init__(self, repo: Repository, otx: Any, seq: int | None, name: str) -> None:
-        self.source = seq_source(repo, otx, seq)
+        self.source = seq_source(Snapshot(repo.storage, otx), seq)
         self.state: DatasetState | None = find_dataset(self.source, name) if seq is not None else None
         self.reader = None
         if self.state is not None:
-            self.reader = RowReader(self.state.schema, self.state.legends, legend_finder(repo, dataset_graph(name), lambda: otx), name)
+            self.reader = RowReader(self.state.schema, self.state.legends, legend_finder(repo.storage, dataset_graph(name), lambda: otx), name)
 
     def blob(self, graph: Any, path: str) -> bytes | None:
         found = None
@@ -163,7 +165,7 @@ def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = Tr
     """Rows of table ``name`` inserted, deleted and updated from ref ``a`` to ref ``b``
     (rows in Python values, or stored values with ``python=False``), in primary-key
     order. :class:`TableNotFoundError` if the table is at neither."""
-    with repo.storage.read() as otx:
+    with repo.storage.read().tx as otx:
         seq_a, seq_b = repo.storage.resolve(otx, a), repo.storage.resolve(otx, b)
         return _diff_at(repo, otx, seq_a, seq_b, name, python, f"at {a!r} or {b!r}")
 
@@ -171,8 +173,8 @@ def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = Tr
 def table_diffs(repo: Repository, seq_a: int | None, seq_b: int | None, *, python: bool = True) -> dict[str, TableDiff]:
     """The diff of every table that changed from commit ``seq_a`` to ``seq_b`` (seqs;
     None: no commit), by name (what ``Repository.show`` gives)."""
-    with repo.storage.read() as otx:
-        names = sorted({dataset_name(quad[0]) for _, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, None,
+    with repo.storage.read().tx as otx:
+        names = sorted({dataset_name(quad[0]) for _, quad in diff_seqs(Snapshot(repo.storage, otx), seq_a, seq_b, None,
                                                                         repo.storage.tables)} - {None})
         return {name: _diff_at(repo, otx, seq_a, seq_b, name, python, "at either commit") for name in names}
 
@@ -180,7 +182,7 @@ def table_diffs(repo: Repository, seq_a: int | None, seq_b: int | None, *, pytho
 def tables_changed(repo: Repository, a: str | None, b: str, *, python: bool = True) -> dict[str, TableDiff]:
     """:func:`table_diffs` between refs: every table that changed from ref ``a`` (None:
     before the first commit, as for a root commit's ``show``) to ref ``b``, by name."""
-    with repo.storage.read() as otx:
+    with repo.storage.read().tx as otx:
         seq_a = None if a is None else repo.storage.resolve(otx, a)
         seq_b = repo.storage.resolve(otx, b)
     return table_diffs(repo, seq_a, seq_b, python=python)
@@ -197,7 +199,7 @@ def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, n
         result.schema = at_a.state.schema.diff(at_b.state.schema) or None
     result.pk_columns = [c.name for c in (at_b.state or at_a.state).schema.pk_columns]
     changes: dict[str, list[Any]] = {}
-    for op, quad in diff_seqs(repo.storage, otx, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo.storage.tables):
+    for op, quad in diff_seqs(Snapshot(repo.storage, otx), seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo.storage.tables):
         changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
     for path, (old, new) in sorted(changes.items(), key=lambda change: key_order(change[0])):
         if old is None and new is not None:
@@ -235,10 +237,10 @@ def table_log(repo: Repository, ref: str, name: str, pk: Any, *, python: bool = 
     its change against its first parent)."""
     graph = dataset_graph(name)
     entries: list[LogEntry] = []
-    with repo.storage.read() as otx:
+    with repo.storage.read().tx as otx:
         seq = repo.storage.resolve(otx, ref)
         _state, key, path = _path(repo, otx, seq, name, pk)
-        for commit_seq, changes in history_of(repo.storage, otx, seq, (graph, path, FEATURE, Var("o")), repo.storage.tables):
+        for commit_seq, changes in history_of(Snapshot(repo.storage, otx), seq, (graph, path, FEATURE, Var("o")), repo.storage.tables):
             old = next((q[3] for op, q in changes if op == "-"), None)
             new = next((q[3] for op, q in changes if op == "+"), None)
             commit = repo.storage.commits.get(otx, commit_seq)
@@ -274,13 +276,13 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
     id). None if the row is not there; :class:`ColumnNotFoundError`, listing the columns
     at ``ref``, if the column is not there."""
     graph = dataset_graph(name)
-    with repo.storage.read() as otx:
+    with repo.storage.read().tx as otx:
         seq = repo.storage.resolve(otx, ref)
         state, key, path = _path(repo, otx, seq, name, pk)
         if column not in state.schema.column_names:
             raise ColumnNotFoundError(name, column, state.schema.column_names, f"at {ref!r}")
         column_id = state.schema.by_name(column).id
-        reader = RowReader(state.schema, state.legends, legend_finder(repo, graph, lambda: otx), name)
+        reader = RowReader(state.schema, state.legends, legend_finder(repo.storage, graph, lambda: otx), name)
         history = repo.storage.tables
         commits = repo.storage.commits
         has_column = _column_presence(repo, otx, name, column_id)

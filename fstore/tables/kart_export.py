@@ -92,7 +92,7 @@ def export_kart_tree(view: Any, dest: str | os.PathLike[str], *, tables: Iterabl
             write(META, PATH_STRUCTURE_ITEM, LEGACY.dumps())
         for item, value in state.attachments.items():
             write(ATTACHMENT, item, object_bytes(value))
-        table = Table(source, state, legend_finder(view.repo, state.graph))
+        table = Table(source, state, legend_finder(view.repo.storage, state.graph))
         n = 0
         for path, blob in table.features():
             write(FEATURE, path, blob)

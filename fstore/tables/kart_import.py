@@ -116,7 +116,7 @@ def _reset(repo: Repository, branch: str, start: str | None) -> None:
     """Point ``branch`` at ``start`` (a commit id, or None: no commits), creating it if
     needed: one write, and allowed for the current branch (the import owns its branches)."""
     storage = repo.storage
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         if storage.refs.get(tx, BRANCH, branch)[0]:
             storage.delete_branch(tx, branch, log=False)
         storage.create_branch(tx, branch, None if start is None else storage.resolve(tx, start), None)
@@ -141,7 +141,7 @@ def _check_refs(repo: Repository, kart: KartRepo, commits: list[KartCommit], hea
     for kind, names in (("branch", heads), ("tag", tags)):  # before a commit is imported
         for name in names:
             check_ref_name(branch_prefix + name, what=f"a {kind} of the Kart repository {where}")
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         ancestors = storage.commits.ancestors(tx, storage.resolve(tx, onto)) if onto else frozenset()
         for name in sorted(heads):
             branch = branch_prefix + name
@@ -188,7 +188,7 @@ def import_kart(repo: Repository, path: str | os.PathLike[str], *, refs: Sequenc
                 result.commits[commit.id] = _import_commit(repo, kart, commit, result, scratch, base)
         finally:
             if scratch in repo.branches():  # internal: no reflog entry
-                with repo.storage.write() as tx:
+                with repo.storage.write().tx as tx:
                     repo.storage.delete_branch(tx, scratch, log=False)
         for name, kart_id in heads.items():
             branch = branch_prefix + name
@@ -233,7 +233,7 @@ def _write_merge(repo: Repository, changes: Iterator[tuple[bool, Quad]], first: 
     the number of changes against ``first``."""
     storage = repo.storage
     tables = storage.tables
-    with storage.write() as tx:
+    with storage.write().tx as tx:
         seq_first = storage.resolve(tx, first) if first is not None else None
         seq_others = [storage.resolve(tx, o) for o in others]
         anc_first = storage.commits.ancestors(tx, seq_first)

@@ -48,6 +48,7 @@ from dulwich.objects import Commit as GitCommit
 from dulwich.pack import write_pack
 from dulwich.repo import Repo
 
+from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from .errors import ExportTargetError, NoTablesError
 from .kart_export import dataset_file
@@ -165,7 +166,7 @@ def _refs(repo: Repository, ref: str | None) -> tuple[dict[str, str], dict[str, 
     if ref is None:
         branches = {name: name for name, head in repo.branches().items() if head is not None}
         return branches, dict(repo.tags()), repo.current_branch
-    with storage.read() as tx:
+    with storage.read().tx as tx:
         if storage.resolve(tx, ref) is None:  # a branch without commits
             raise NoTablesError(ref)
     name = ref if ref in repo.branches() else "main"
@@ -182,7 +183,7 @@ def _changes(repo: Repository, tx: Any, commit: Commit, merge: bool, base: int |
         for quad, alive in tables.changes_of(tx, commit.seq):
             yield alive, quad
     else:
-        for op, quad in diff_seqs(repo.storage, tx, base, commit.seq, history=tables):
+        for op, quad in diff_seqs(Snapshot(repo.storage, tx), base, commit.seq, history=tables):
             yield op == "+", quad
 
 
@@ -293,7 +294,7 @@ class _Exporter:
 
     def run(self, branches: dict[str, str], tags: dict[str, str], head: str, result: KartExport) -> None:
         storage = self.repo.storage
-        with storage.read() as tx:
+        with storage.read().tx as tx:
             heads = {name: storage.resolve(tx, ref) for name, ref in branches.items()}
             tag_seqs = {name: storage.resolve(tx, ref) for name, ref in tags.items()}
             seqs: set[int] = set()

@@ -343,7 +343,7 @@ class TableMerger:
             for c in rows:
                 resolution.keep[(graph, c.subject, FEATURE)] = []
             return
-        reader = RowReader(schema, legends, legend_finder(sides.repo, graph, lambda: sides.tx), name)
+        reader = RowReader(schema, legends, legend_finder(sides.snapshot.storage, graph, lambda: sides.tx), name)
         columns = schema.columns
         non_pk = [i for i, c in enumerate(columns) if c.pk_index is None]
         for c in rows:

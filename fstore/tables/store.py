@@ -329,7 +329,7 @@ class TableWriter:
         self.created = created
         self.dropped = False
         self._committed = committed_source(tx)
-        self._fallback = legend_finder(tx.repo, self.graph, tx._require_open)
+        self._fallback = legend_finder(tx.repo.storage, self.graph, tx._require_open)
         # feature path -> (blob at the head, blob now); None: no row.
         self._touched: dict[str, tuple[bytes | None, bytes | None]] = {}
         self._set_schema(state.schema)

@@ -93,7 +93,7 @@ def test_round_trip_between_stores(server, tmp_path):
     b.remote_remove("origin")
     with pytest.raises(fstore.UnknownRefError):
         b.request_mirror("origin")
-    with b.storage.read() as tx:
+    with b.storage.read().tx as tx:
         assert list(b.storage.request_records(tx, "origin")) == []
     b.close()
     c.close()

@@ -133,7 +133,7 @@ def test_tampered_truncated_and_malformed_requests_get_4xx_and_change_nothing(tm
     copy = fstore.clone(served.url, tmp_path / "copy" / ".datae")
     base = copy.head("main")
     new = commit(copy, 1)
-    with copy.storage.read() as tx:
+    with copy.storage.read().tx as tx:
         payload = next(commit_payloads(copy.storage, tx, [copy.commit(new).seq], {base}))
     auth = {"Authorization": f"Bearer {served.token}", "Content-Type": FRAMES_TYPE}
     header = {"updates": [["branch", "main", base, new]], "force": False}
@@ -339,7 +339,7 @@ def test_three_stores_with_random_histories_agree_over_http(tmp_path, served):
 
 
 def _holds(repo: fstore.Repository, commit_id: str) -> bool:
-    with repo.storage.read() as tx:
+    with repo.storage.read().tx as tx:
         return repo.storage.commits.seq_of(tx, commit_id) is not None
 
 

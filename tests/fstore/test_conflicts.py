@@ -66,7 +66,7 @@ def _rows(repo, ref: str = "main") -> dict:
 
 
 def _merge_keys(repo) -> list[bytes]:
-    with repo.storage.read() as tx:
+    with repo.storage.read().tx as tx:
         return [key for key, _ in tx.range(MERGE_PREFIX, prefix_end(MERGE_PREFIX))]
 
 

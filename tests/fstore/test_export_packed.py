@@ -80,9 +80,9 @@ def test_packed_columns_of_each_kind(tmp_path):
     view = repo.at("main")
     history = repo.storage.quads
     with view.reading() as pinned:
-        _, rows = history.reader(pinned._tx, view.seq).packed((fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
+        _, rows = history.reader(pinned._snapshot.tx, view.seq).packed((fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o")))
         rows = list(rows)
-        columns = packed_quad_columns(rows, history.decoder(pinned._tx, False))
+        columns = packed_quad_columns(rows, history.decoder(pinned._snapshot.tx, False))
     assert columns == quad_columns(list(fstore.quads(view, fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))))
     row = {f"urn:s{i}": value for i, value in enumerate(values)}
     at = {value: columns["subject"].index(subject) for subject, value in row.items()}

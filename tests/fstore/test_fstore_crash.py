@@ -78,7 +78,7 @@ def test_sigkill_mid_transaction(tmp_path, phase, delay):
             objects = sorted(b["o"].value for b in fstore.from_(view, None, IRI(f"urn:s{i}"), IRI("urn:p"), Var("o")))
             assert objects == list(range(100))
         assert fstore.count(repo.at("main"), Var("g"), Var("s"), IRI("urn:q"), Var("o")) == 0
-        with repo.storage.read() as tx:
+        with repo.storage.read().tx as tx:
             assert repo.storage.commits.next_seq(tx) == 4
             assert list(repo.storage.quads.changes_of(tx, 4)) == []
             assert list(repo.storage.quads.store.blobs.digests(tx)) == []

@@ -43,7 +43,7 @@ def test_raw_keys_of_one_commit(tmp_path):
     repo = fstore.open(tmp_path / "r")
     with repo.transaction("main", message="m", author="a", time=WHEN) as tx:
         fstore.add(tx, None, IRI("urn:s"), IRI("urn:p"), 1)
-    with repo.storage.read() as raw:
+    with repo.storage.read().tx as raw:
         pairs = dict(raw.range(None, None))
     repo.close()
 
@@ -87,7 +87,7 @@ def test_tables_live_in_their_own_space(tmp_path):
     repo = fstore.open(tmp_path / "r")
     with repo.transaction("main", message="t", author="a", time=WHEN) as tx:
         tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}])
-    with repo.storage.read() as raw:
+    with repo.storage.read().tx as raw:
         keys = [key for key, _ in raw.range(None, None)]
         records = sorted(b"\xff" + b"".join(pack(v) for v in quad) + (b"\x01" if alive else b"\x00")
                          for quad, alive in repo.storage.tables.changes_of(raw, 1))

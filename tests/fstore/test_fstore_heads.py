@@ -17,7 +17,7 @@ P = IRI("urn:p")
 
 
 def snapshots(repo) -> dict:
-    with repo.storage.read() as tx:
+    with repo.storage.read().tx as tx:
         return repo.storage.quads.heads.metas(tx)
 
 

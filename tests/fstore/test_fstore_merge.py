@@ -16,7 +16,7 @@ def objects(repo, ref):
 
 
 def records_of(repo, commit_id):
-    with repo.storage.read() as tx:
+    with repo.storage.read().tx as tx:
         seq = repo.storage.commits.seq_of(tx, commit_id)
         return sorted((quad[3], alive) for quad, alive in repo.storage.quads.changes_of(tx, seq))
 

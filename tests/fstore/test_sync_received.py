@@ -42,7 +42,7 @@ def forge_counts(repo: fstore.Repository, commit_id: str, added: int = 999999, r
     """Rewrite the counts stored with ``commit_id`` (what a hostile or broken store would
     send: its id, message, records and digest stay true)."""
     commits = repo.storage.commits
-    with repo.storage.write() as tx:
+    with repo.storage.write().tx as tx:
         seq = commits.seq_of(tx, commit_id)
         found = commits.get(tx, seq)
         commits.write(tx, seq, commits.parents(tx, seq), found.id, found.message, found.author, found.time, added,
@@ -143,8 +143,8 @@ def test_a_push_of_a_merge_with_forged_counts_is_refused(pair):
 def _true_counts(repo: fstore.Repository, commit_id: str) -> tuple[int, int]:
     from fstore.core.counts import counts_of
 
-    with repo.storage.read() as tx:
-        return counts_of(repo.storage, tx, repo.storage.commits.seq_of(tx, commit_id))
+    with repo.storage.read() as snapshot:
+        return counts_of(snapshot, snapshot.seq_of(commit_id))
 
 
 @pytest.fixture
@@ -202,7 +202,7 @@ def _damage_record(repo: fstore.Repository) -> str:
     """A commit whose stored message is not the one its id hashes."""
     commits = repo.storage.commits
     head = repo.head("main")
-    with repo.storage.write() as tx:
+    with repo.storage.write().tx as tx:
         seq = commits.seq_of(tx, head)
         found = commits.get(tx, seq)
         commits.write(tx, seq, commits.parents(tx, seq), found.id, "rewritten", found.author, found.time, found.added,
@@ -215,7 +215,7 @@ def _damage_index(repo: fstore.Repository) -> str:
     would miss a quad)."""
     store = repo.storage.quads.heads.store
     prefix = store.index_prefix(len(store.indices) - 1)
-    with repo.storage.write() as tx:
+    with repo.storage.write().tx as tx:
         key, _ = next(iter(tx.range(prefix, prefix + b"\xff")))
         tx.delete(key)
     return "index"
@@ -323,7 +323,7 @@ def test_a_time_not_in_utc_is_refused_as_such(pair):
     from fstore.sync.protocol import commit_payloads, receive
 
     origin = store(pair[0])
-    with origin.storage.read() as tx:
+    with origin.storage.read().tx as tx:
         payload = next(commit_payloads(origin.storage, tx, [origin.storage.refs.head(tx, "main")], set()))
     origin.close()
     moved = dt.datetime.fromisoformat(payload["time"]).astimezone(dt.timezone(dt.timedelta(hours=1)))
@@ -332,7 +332,7 @@ def test_a_time_not_in_utc_is_refused_as_such(pair):
                                sorted(forged["records"]))
     target = store(pair[0].parent / "target")
     with pytest.raises(TamperedError, match="not in UTC"):
-        with target.storage.write() as tx:
+        with target.storage.write().tx as tx:
             receive(target.storage, tx, forged)
     assert target.stats()["commits"] == 0
     target.close()

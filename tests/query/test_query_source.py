@@ -1,12 +1,10 @@
 """The engine's source protocol and the store's adapter to it: the engine asks a view or
 transaction for its source (``view.query_source()``), learns about table graphs from the
-source, and imports nothing of fstore's internals."""
+source (that query imports nothing of fstore's internals: tests/test_layers.py)."""
 
 from __future__ import annotations
 
-import ast
 import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -16,13 +14,8 @@ from query import IRI, Literal, MemorySource, Source, as_source, execute
 from query.algebra import Var
 from query.source import table_graph_test
 
-QUERY = Path(__file__).resolve().parents[2] / "query"
 TOWNS = IRI("urn:datae:dataset:towns")
 
-# What query/ may import of fstore: its public API, the RDF syntaxes and the errors.
-PUBLIC = {"fstore", "fstore.rdf", "fstore.errors"}
-# Moving into nstore's one term module (issue 25, item 5); they go with it.
-TERM_MODULES_BEING_MOVED = {"termsyntax.py": "fstore.core.values", "terms_ox.py": "fstore.core.values"}
 
 
 @pytest.fixture()
@@ -76,16 +69,3 @@ def test_changes_of_a_table_come_from_the_source(repo) -> None:
     added, removed = as_source(repo.at("main")).table_changes(as_source(repo.at(before)), TOWNS)
     assert [q[3] for q in added if q[2] == IRI("urn:datae:dataset:towns#name")] == [Literal("Otaki")]
     assert len(removed) == len(added) == 1
-
-
-def test_the_engine_imports_only_fstores_public_api() -> None:
-    """Every import of fstore in query/ (function-level ones too) is of the public API."""
-    found = []
-    for path in sorted(QUERY.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
-            for name in names:
-                if name.split(".")[0] == "fstore" and name not in PUBLIC and TERM_MODULES_BEING_MOVED.get(path.name) != name:
-                    found.append(f"{path.name}: {name}")
-    assert found == []
