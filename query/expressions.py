@@ -4,7 +4,7 @@ An expression compiles to a Python closure ``f(solution) -> term`` that raises
 :class:`~query.errors.EvalError` for a SPARQL error (unbound variable, type error...).
 What this module implements, after SPARQL 1.1 section 17:
 
-* effective boolean value (:func:`ebv`);
+* effective boolean value (:func:`query.functions.ebv`, which IF needs too);
 * ``||`` and ``&&`` with the three-valued truth tables (``true || error`` is true,
   ``false && error`` is false, otherwise an error propagates);
 * ``=`` as value equality for numbers, strings, booleans and dateTimes, term equality
@@ -53,12 +53,12 @@ from nstore.terms import (
 
 from .algebra import Aggregate, Call, Exists, FunctionCall, Op, Var
 from .errors import EvalError, QueryEvaluationError, make_numeric, numeric
+from .functions import compile_call, compile_function, datetime_key, ebv
 
 __all__ = [
     "ExprContext",
     "compile_expr",
     "filter_passes",
-    "ebv",
     "equal",
     "compare",
     "order_key",
@@ -134,33 +134,12 @@ def _literal_kind(term: Literal) -> tuple[int, Any]:
         truth = parse_boolean(term.lexical)
         return (K_BOOLEAN, truth) if truth is not None else (K_OTHER, None)
     if datatype == XSD_DATETIME:
-        from .functions import datetime_key
-
         key = datetime_key(term)
         return (K_DATETIME, key) if key is not None else (K_OTHER, None)
     if datatype == XSD_DATE:
-        from .functions import datetime_key
-
         key = datetime_key(term)
         return (K_DATE, key) if key is not None else (K_OTHER, None)
     return K_OTHER, None
-
-
-def ebv(term: Any) -> bool:
-    """Effective boolean value (SPARQL 1.1, 17.2.2); EvalError when there is none."""
-    if type(term) is Literal:
-        datatype = term.datatype
-        if datatype is None:
-            return term.lexical != ""
-        if datatype == XSD_BOOLEAN:
-            return term.lexical in ("true", "1")
-        if datatype in NUMERIC_TYPES:
-            try:
-                value = numeric(term)[1]
-            except EvalError:
-                return False
-            return bool(value) and value == value
-    raise EvalError()
 
 
 def equal(a: Any, b: Any) -> bool:
@@ -344,12 +323,8 @@ def compile_expr(expr: Any, ctx: ExprContext, graph: Any = None) -> Compiled:
     if kind is Op:
         return _compile_op(expr, ctx, graph)
     if kind is Call:
-        from .functions import compile_call
-
         return compile_call(expr, ctx, lambda e, c: compile_expr(e, c, graph))
     if kind is FunctionCall:
-        from .functions import compile_function
-
         return compile_function(expr, ctx, lambda e, c: compile_expr(e, c, graph))
     if kind is Exists:
         pattern = expr.pattern

@@ -60,10 +60,27 @@ from .algebra import Call, FunctionCall, Var
 from .errors import EvalError, QuerySyntaxError, QueryTimeoutError, make_numeric, numeric
 from .iri import resolve_iri
 
-__all__ = ["compile_call", "compile_function", "datetime_key", "parse_datetime", "FUNCTION_ARITY"]
+__all__ = ["compile_call", "ebv", "compile_function", "datetime_key", "parse_datetime", "FUNCTION_ARITY"]
 
 Solution = dict
 Compiled = Callable[[Solution], Any]
+
+def ebv(term: Any) -> bool:
+    """Effective boolean value (SPARQL 1.1, 17.2.2); EvalError when there is none."""
+    if type(term) is Literal:
+        datatype = term.datatype
+        if datatype is None:
+            return term.lexical != ""
+        if datatype == XSD_BOOLEAN:
+            return term.lexical in ("true", "1")
+        if datatype in NUMERIC_TYPES:
+            try:
+                value = numeric(term)[1]
+            except EvalError:
+                return False
+            return bool(value) and value == value
+    raise EvalError()
+
 
 # ---------------------------------------------------------------------------- argument helpers
 
@@ -574,8 +591,6 @@ def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
     args = [compile_expr(a, ctx) for a in call.args]
     if name == "IF":
         cond, then, other = args
-        from .expressions import ebv
-
         return lambda sol: then(sol) if ebv(cond(sol)) else other(sol)
     if name == "COALESCE":
 
