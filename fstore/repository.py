@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from nstore.errors import DataeError
 from nstore.lmdbfile import DATA_FILE, compact, exclusive
@@ -34,10 +34,10 @@ from .sync import merge_requests as _requests
 from .ops.conflicts import ConflictItem, MergeState, decode_state
 from .errors import (ConflictsRecorded, MergeConflict, MergeError, RefExistsError, RefInUseError,
                      RevertConflict, UnknownRefError)
-from .extensions import provided
 from .ops.gc import DEFAULT_EXPIRY, GcReport, collect
 from .core.history import Quad
 from .location import STORE_DIR, locate
+from .plugins import DEFAULT_PLUGINS, load_plugins
 from .ops.three_way import Policy, check_policy
 from .core.refs import BRANCH, REMOTE, TAG, check_ref_name, qualified, qualify
 from .core.storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
@@ -48,11 +48,13 @@ from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
 
-def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
+def open(path: str | os.PathLike, *, map_size: int | None = None,
+         plugins: Sequence[str] = DEFAULT_PLUGINS) -> Repository:
     """Open the repository at ``path`` (found as :func:`locate` says: ``path`` or its
     ``.datae``), creating it (with an empty ``main``) if missing; never beside an existing
-    ``.datae``."""
-    return Repository(locate(path), map_size=map_size)
+    ``.datae``. ``plugins`` names the plug-ins it uses (:mod:`fstore.plugins`; tables by
+    default)."""
+    return Repository(locate(path), map_size=map_size, plugins=plugins)
 
 
 def clone(url: str, path: str | os.PathLike, *, local: bool = True, token: str | None = None,
@@ -90,8 +92,10 @@ def _terms(quad: Quad) -> Quad:
 class Repository:
     """A versioned quad store. See :func:`open`."""
 
-    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
+    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None,
+                 plugins: Sequence[str] = DEFAULT_PLUGINS) -> None:
         self.path = os.fspath(path)
+        self.plugins = load_plugins(plugins)
         self._map_size = map_size
         self.storage = Storage(self.path, map_size=map_size)
 
@@ -386,7 +390,7 @@ class Repository:
         with self.storage.read() as tx:
             seq, first = commit.seq, None if parent is None else self.storage.commits.seq_of(tx, parent)
             quads = [(op, _terms(quad)) for op, quad in diff_seqs(self.storage, tx, first, seq)]
-        return Shown(commit, quads, provided("table_diffs")(self, first, seq, python=python))
+        return Shown(commit, quads, self.plugins.provided("table_diffs")(self, first, seq, python=python))
 
     def revert(self, ref: str, branch: str | None = None, *, message: str | None = None, author: str | None = None,
                time: _dt.datetime | None = None) -> str | None:
@@ -524,16 +528,16 @@ class Repository:
     def table_diff(self, a: str, b: str, name: str, *, python: bool = True):
         """Rows of table ``name`` inserted, deleted and updated (with the changed cells)
         from ref ``a`` to ref ``b``: a :class:`fstore.tables.changes.TableDiff`."""
-        return provided("table_diff")(self, a, b, name, python=python)
+        return self.plugins.provided("table_diff")(self, a, b, name, python=python)
 
     def table_log(self, ref: str, name: str, pk: Any, *, python: bool = True):
         """The commits that changed one row of table ``name``, newest first (a list of
         :class:`fstore.tables.changes.LogEntry`)."""
-        return provided("table_log")(self, ref, name, pk, python=python)
+        return self.plugins.provided("table_log")(self, ref, name, pk, python=python)
 
     def table_blame(self, ref: str, name: str, pk: Any, column: str) -> Commit | None:
         """The commit that gave one cell of table ``name`` its value at ``ref``."""
-        return provided("table_blame")(self, ref, name, pk, column)
+        return self.plugins.provided("table_blame")(self, ref, name, pk, column)
 
     def versions(self, ref: str, *pattern: Any) -> Iterator[tuple[Quad, list[Commit]]]:
         """For each quad matching ``pattern`` that holds in some commit of ``ref``'s ancestry:

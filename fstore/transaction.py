@@ -17,7 +17,6 @@ from nstore.bulk import gc_paused
 from nstore.pack import pack_value
 from nstore.store import Param
 
-from .extensions import provided
 from .core.history import Quad
 from .core.layout import QUADS, TABLES
 from .core.ranges import NumericRange
@@ -270,7 +269,7 @@ class Transaction:
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:
         ``insert`` / ``update`` / ``upsert`` / ``delete`` / ``alter``, and reads that see
         this transaction's writes. Create one with ``fstore.tables.create``."""
-        return provided("open_table")(self, name)
+        return self.repo.plugins.provided("open_table")(self, name)
 
     def __repr__(self) -> str:
         state = "open" if self._tx is not None else "closed"

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ops.conflicts import Choose, ConflictItem
-from ..ops.three_way import Conflict, GraphResolution, MergeSides, Policy, register_graph_merger
+from ..ops.three_way import Conflict, GraphResolution, MergeSides, Policy
 from .access import legend_finder
 from .dataset import DatasetState, RowReader, find_dataset, pk_of_path
 from .errors import ColumnValueError, RowValueError, SchemaError, TablesError
@@ -281,7 +281,7 @@ def _python(col: Column, value: Any) -> Any:
 
 
 class TableMerger:
-    """The graph merger of dataset graphs (registered with fstore.ops.three_way on import)."""
+    """The graph merger of dataset graphs (the tables plug-in registers it: :mod:`.plugin`)."""
 
     def claims(self, graph: Any) -> bool:
         return is_dataset_graph(graph)
@@ -415,6 +415,3 @@ def _plain(value: Any) -> Any:
 
 def _same_cells(a: list[Any], b: list[Any]) -> bool:
     return pack(a) == pack(b)
-
-
-register_graph_merger(TableMerger())

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nstore import Var
 from nstore.bulk import gc_paused
 
+from ..transaction import Transaction
 from .access import committed_source, legend_finder, put, put_many, remove
 from .dataset import DatasetState, RowReader, Table, find_dataset, in_key_order, list_datasets, pk_tuple, row_by_key
 from .errors import (
@@ -62,9 +63,6 @@ from .paths import PathStructure, default_path_structure
 from .schema import Schema
 from .types import column_encoder
 
-if TYPE_CHECKING:
-    from ..transaction import Transaction
-
 __all__ = [
     "SchemaLike",
     "as_schema",
@@ -73,6 +71,7 @@ __all__ = [
     "open_table",
     "drop",
     "tables_in",
+    "list_tables",
     "TableWriter",
     "RowEncoder",
     "Prepared",
@@ -139,6 +138,23 @@ def tables_in(tx: Transaction) -> list[str]:
         else:
             names.add(name)
     return sorted(names)
+
+
+def list_tables(readable: Any) -> list[str]:
+    """Names of the tables in a view (``repo.at(ref)``) or a write transaction.
+
+    >>> import tempfile, fstore
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> with repo.transaction("main", message="add") as tx:
+    ...     _ = create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}])
+    ...     list_tables(tx)
+    ['t']
+    >>> list_tables(repo.at("main")); repo.close()
+    ['t']
+    """
+    if isinstance(readable, Transaction):
+        return tables_in(readable)
+    return list_datasets(readable.table_tuples)
 
 
 def create(tx: Transaction, name: str, schema: SchemaLike, *, title: str | None = None,
