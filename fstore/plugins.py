@@ -12,7 +12,7 @@ process each see only their own.
 >>> import tempfile, fstore
 >>> repo = fstore.open(tempfile.mkdtemp())
 >>> repo.plugins.provided("table_at").__module__
-'fstore.tables.dataset'
+'fstore.tables.access'
 >>> bare = fstore.open(tempfile.mkdtemp(), plugins=())
 >>> bare.at("main").table("t")
 Traceback (most recent call last):

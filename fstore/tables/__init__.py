@@ -62,7 +62,7 @@ _MODULES: dict[str, str] = {
     "types": "DATA_TYPES ColumnType Interval decode_value encode_value validate_stored",
     "mapping": "ATTACHMENT FEATURE META dataset_graph dataset_name is_dataset_graph",
     "dataset": "Table",
-    "store": "TableWriter as_schema create drop list_tables",
+    "store": "TableWriter as_schema create drop list_tables import_dataframe",
     "access": "tuples",
     "changes": "LogEntry RowChange TableDiff raw_diff table_blame table_diff table_log",
     "row_merge": "RowConflict SchemaConflict",
@@ -71,7 +71,7 @@ _MODULES: dict[str, str] = {
     "kart_repo_export": "KartExport export_kart_repo",
     "csv_io": "export_csv import_csv",
     "sqlite_io": "export_sqlite import_sqlite",
-    "frames": "import_dataframe to_dataframe",
+    "frames": "to_dataframe",
 }
 _WHERE: dict[str, str] = {name: "." + module for module, names in _MODULES.items() for name in names.split()}
 

@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 from ..plugins import Plugins
+from .access import table_at
 from .changes import table_blame, table_diff, table_diffs, table_log
-from .dataset import table_at
 from .row_merge import TableMerger
 from .store import open_table
 

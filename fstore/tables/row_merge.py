@@ -47,6 +47,7 @@ from .geometry import Geometry
 from .mapping import FEATURE, META, SCHEMA_ITEM, dataset_name, is_dataset_graph, legend_item
 from .packing import pack
 from .schema import Column, Schema
+from .store import as_schema
 from .types import decode_value
 
 __all__ = ["RowConflict", "SchemaConflict", "merge_schemas", "merge_cells", "TableMerger"]
@@ -311,8 +312,6 @@ class TableMerger:
             elif policy == "theirs":
                 merged = theirs
             elif callable(policy):
-                from .store import as_schema
-
                 chosen = policy(conflict)
                 merged = None if chosen is None else as_schema(chosen)
             else:
