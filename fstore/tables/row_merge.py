@@ -3,7 +3,7 @@
 fstore's quad merge finds the ``(graph, subject, predicate)`` groups both sides changed to
 different objects. In a dataset graph that is a row both sides rewrote (its feature path),
 or ``schema.json`` both sides changed. This module is the graph merger fstore calls for
-those (see :func:`fstore.ops.three_way.register_graph_merger`): it compares the rows of the base,
+those (the tables plug-in registers it, :mod:`.plugin`): it compares the rows of the base,
 ours and theirs *by column id* through the merged schema, and only reports a conflict when
 cells really conflict:
 
