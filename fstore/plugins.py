@@ -9,6 +9,10 @@ mergers a merge or a revert asks (:func:`fstore.ops.three_way.graph_mergers`). N
 registered by importing a module: two repositories opened with different plug-ins in one
 process each see only their own.
 
+What a plug-in registers may be named as ``"module:attribute"`` (as packaging's entry
+points name objects): the module is imported when the core first calls it, so opening a
+store loads none of the tables' modules until a table is read, written or merged.
+
 >>> import tempfile, fstore
 >>> repo = fstore.open(tempfile.mkdtemp())
 >>> repo.plugins.provided("table_at").__module__
@@ -30,12 +34,41 @@ from typing import TYPE_CHECKING, Any, Callable
 from .errors import FstoreError
 
 if TYPE_CHECKING:
-    from .ops.three_way import GraphMerger
+    from .ops.three_way import Conflict, GraphMerger, GraphResolution, MergeSides, Policy
 
-__all__ = ["DEFAULT_PLUGINS", "Plugins", "load_plugins"]
+__all__ = ["DEFAULT_PLUGINS", "Plugins", "DeferredMerger", "load_plugins", "resolve"]
 
 DEFAULT_PLUGINS: tuple[str, ...] = ("fstore.tables.plugin",)
 """The plug-ins a repository opens with unless told otherwise: tables (Kart datasets)."""
+
+
+def resolve(reference: str) -> Any:
+    """The object a ``"module:attribute"`` reference names, its module imported.
+
+    >>> resolve("fstore.errors:FstoreError").__name__
+    'FstoreError'
+    """
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+class DeferredMerger:
+    """A graph merger whose class is named by a reference and made at its first merge:
+    ``claims`` (a cheap test of a graph name) is given at once, so a store whose merges
+    meet no such graph never imports the merger's module."""
+
+    def __init__(self, reference: str, claims: Callable[[Any], bool]) -> None:
+        self.reference = reference
+        self.claims = claims
+        self._merger: GraphMerger | None = None
+
+    def merge(self, sides: MergeSides, graph: Any, conflicts: list[Conflict], policy: Policy) -> GraphResolution:
+        if self._merger is None:
+            self._merger = resolve(self.reference)()
+        return self._merger.merge(sides, graph, conflicts, policy)
+
+    def __repr__(self) -> str:
+        return f"<DeferredMerger {self.reference}>"
 
 
 class Plugins:
@@ -46,24 +79,33 @@ class Plugins:
     def __init__(self, names: Sequence[str] = ()) -> None:
         self.names = tuple(names)
         self.graph_mergers: list[GraphMerger] = []
-        self._functions: dict[str, Callable[..., Any]] = {}
+        self._functions: dict[str, Callable[..., Any] | str] = {}
 
-    def provide(self, name: str, function: Callable[..., Any]) -> None:
-        """Make ``function`` what the core calls for ``name``."""
+    def provide(self, name: str, function: Callable[..., Any] | str) -> None:
+        """Make ``function`` (or the one a ``"module:attribute"`` reference names, imported
+        at its first call) what the core calls for ``name``."""
         self._functions[name] = function
 
-    def add_graph_merger(self, merger: GraphMerger) -> None:
-        """Let ``merger`` resolve the conflicts of the graphs it claims."""
+    def add_graph_merger(self, merger: GraphMerger | str, claims: Callable[[Any], bool] | None = None) -> None:
+        """Let ``merger`` resolve the conflicts of the graphs it claims; a reference to a
+        merger class comes with ``claims``, and the class is made at its first merge."""
+        if isinstance(merger, str):
+            if claims is None:
+                raise FstoreError(f"graph merger {merger}: a merger given by reference needs claims")
+            merger = DeferredMerger(merger, claims)
         if merger not in self.graph_mergers:
             self.graph_mergers.append(merger)
 
     def provided(self, name: str) -> Callable[..., Any]:
         """The function provided for ``name`` (FstoreError if no plug-in provides it)."""
         try:
-            return self._functions[name]
+            function = self._functions[name]
         except KeyError:
             raise FstoreError(f"no plug-in of this repository provides {name} "
                               f"(open it with the plug-in {', '.join(DEFAULT_PLUGINS)})") from None
+        if isinstance(function, str):
+            function = self._functions[name] = resolve(function)
+        return function
 
     def __repr__(self) -> str:
         return f"<fstore.Plugins {list(self.names)!r}>"

@@ -66,3 +66,19 @@ def test_reading_a_kart_repository_is_what_loads_dulwich():
             "    pass\n"
             "print(json.dumps([before, 'dulwich' in sys.modules]))")
     assert _loaded(code) == [False, True]
+
+
+def test_opening_a_store_loads_no_table_module_until_a_table_is_used():
+    code = ("import sys, json, tempfile, fstore\n"
+            "repo = fstore.open(tempfile.mkdtemp())\n"
+            "at_open = sorted(m for m in sys.modules if m.startswith('fstore.tables.'))\n"
+            "with repo.transaction('main', message='t') as tx:\n"
+            "    fstore.add(tx, None, fstore.IRI('urn:s'), fstore.IRI('urn:p'), 'o')\n"
+            "after_quads = sorted(m for m in sys.modules if m.startswith('fstore.tables.'))\n"
+            "assert [c.message for c in repo.log('main')] == ['t']\n"
+            "import fstore.tables as tables\n"
+            "names = tables.list_tables(repo.at('main'))\n"
+            "repo.close()\n"
+            "print(json.dumps([at_open, after_quads, names, 'fstore.tables.store' in sys.modules]))")
+    assert _loaded(code) == [["fstore.tables.mapping", "fstore.tables.plugin"],
+                             ["fstore.tables.mapping", "fstore.tables.plugin"], [], True]
