@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Callable, Iterable, Iterator
 
 import lmdb
@@ -675,8 +676,6 @@ class Transaction:
 
     def _put_many(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool) -> None:
         if type(batch) is tuple:
-            from itertools import repeat
-
             keys, value = batch
             first = keys[0]
             pairs: Iterable[tuple[bytes, bytes]] = zip(keys, repeat(value))
