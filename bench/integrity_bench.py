@@ -44,6 +44,7 @@ from typing import Iterator
 import fstore
 from fstore import IRI
 from fstore.core.storage import Storage
+from fstore.core.history import ALIVE
 
 from .nstore_bench import generate, machine
 
@@ -76,7 +77,9 @@ def digest_off() -> Iterator[None]:
     original = Storage._digest_after
 
     def parents_digest(self, tx, seq, parents, records):
-        return self.commits.get(tx, parents[0]).digest if parents else "0" * 64
+        digest = self.commits.get(tx, parents[0]).digest if parents else "0" * 64
+        born = sum(record[-1:] == ALIVE for record in records)
+        return digest, (born, len(records) - born)
 
     Storage._digest_after = parents_digest
     try:

@@ -40,7 +40,7 @@ import pyoxigraph as ox
 
 import fstore
 from fstore import IRI
-from fstore.rdf import to_oxigraph
+from nstore.terms import to_oxigraph
 from query import execute
 from query.parser import parse_query
 

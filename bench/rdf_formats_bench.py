@@ -28,7 +28,8 @@ from typing import Callable
 import pyoxigraph as ox
 
 import fstore
-from fstore.rdf import FORMAT_NAMES, FORMATS, load, parse, serialize, to_oxigraph
+from fstore.rdf import FORMAT_NAMES, FORMATS, load, parse, serialize
+from nstore.terms import to_oxigraph
 
 from .data import generate_quads
 from .timing import timed

@@ -40,7 +40,7 @@ import pyoxigraph as ox
 
 import fstore
 from fstore import IRI, Var, to_rdf
-from fstore.rdf import from_oxigraph
+from nstore.terms import from_oxigraph
 
 from .nstore_bench import disk_bytes, machine
 

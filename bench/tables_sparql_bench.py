@@ -34,7 +34,7 @@ import fstore.tables as tables
 from bench.tables_bench import SCHEMA, rows
 from bench.timing import timed
 from query import execute
-from query.terms_ox import to_ox
+from nstore.terms import to_oxigraph as to_ox
 
 T = "urn:datae:dataset:bench"
 XSD = "http://www.w3.org/2001/XMLSchema#"

@@ -26,7 +26,8 @@ import pyoxigraph as ox
 
 import fstore
 from fstore import IRI, Var
-from fstore.rdf import parse, to_oxigraph
+from fstore.rdf import parse
+from nstore.terms import to_oxigraph
 
 from .data import generate_quads
 

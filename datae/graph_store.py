@@ -27,10 +27,10 @@ import fstore
 from fstore import Var
 from fstore.rdf import parse, serialize
 from fstore.tables import is_dataset_graph
-from fstore.core.values import canonical
+from nstore.terms import canonical
 from nstore.terms import IRI
 from query.algebra import Var as QueryVar
-from query.source import FstoreSource
+from query.source import as_source
 from query.update_exec import writable
 
 from .sparql_http import ProtocolError, ranked_media
@@ -116,7 +116,7 @@ def output_format(accept: str | None, target: Target) -> tuple[str, str]:
 def _quads(readable: Any, target: Target) -> Iterator[tuple]:
     if is_dataset_graph(target.graph):  # a table: the Direct Mapping of its rows, as SPARQL reads it
         pattern = (target.graph, QueryVar("s"), QueryVar("p"), QueryVar("o"))
-        return ((target.graph, b["s"], b["p"], canonical(b["o"])) for b in FstoreSource(readable).match(pattern))
+        return ((target.graph, b["s"], b["p"], canonical(b["o"])) for b in as_source(readable).match(pattern))
     if target.whole:
         return ((b["g"], b["s"], b["p"], b["o"]) for b in fstore.from_(readable, Var("g"), Var("s"), Var("p"), Var("o")))
     return ((target.graph, b["s"], b["p"], b["o"]) for b in fstore.from_(readable, target.graph, Var("s"), Var("p"), Var("o")))
@@ -131,7 +131,7 @@ def _exists(readable: Any, target: Target) -> bool:
 def _writable(target: Target, verb: str) -> None:
     """ReadOnlyGraphError if ``target`` is a table's graph (SPARQL Update refuses it too)."""
     if not target.whole:
-        writable(target.graph, f"graph store {verb}")
+        writable(target.graph, f"graph store {verb}", is_dataset_graph)
 
 
 def readable(repo: fstore.Repository, target: Target, ref: str | None) -> Any:
@@ -187,7 +187,7 @@ def write(repo: fstore.Repository, target: Target, body: bytes, fmt: str, *, rep
     given = list(parse(body, fmt, base_iri=base if target.whole or target.graph is None else target.graph.value,
                        **({} if target.whole else {"graph": target.graph})))
     for quad in given if target.whole else ():  # every quad's graph, before anything is written
-        writable(quad[0], f"graph store {verb}")
+        writable(quad[0], f"graph store {verb}", is_dataset_graph)
     with repo.transaction(branch, message=message or f"{verb} {target} (graph store protocol)", author=author) as tx:
         existed = target.whole or _exists(tx, target)
         if replace:

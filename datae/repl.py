@@ -43,7 +43,8 @@ from query.results import Result
 from query.session import Session, default_author
 from query.versioning import VersionContext
 
-from .cli import change_lines, subject
+from .commands.history import change_lines
+from .context import subject
 from .repl_text import (
     DOT_ARGUMENTS, DOT_COMMANDS, GRAPH_FORMATS, HELP, KEYWORDS, ROW_FORMATS, Prepared, completion_candidates, declared, input_complete, needs_pager,
     prepare_statement, split_prologue,

@@ -1,7 +1,8 @@
 """``datae serve``: one store over HTTP (starlette on uvicorn).
 
 It serves the sync transport of ``docs/sync.md`` (``/sync/v1/...``: what ``http://``
-remotes fetch, push and clone through), the SPARQL 1.1 Protocol at ``/sparql``
+remotes fetch, push and clone through; its bytes are encoded and decoded by
+:mod:`fstore.sync.wire`, which the client shares: only the routing is here), the SPARQL 1.1 Protocol at ``/sparql``
 (:mod:`datae.sparql_http`; without a query, the service description of
 :mod:`datae.service_description`), the Graph Store Protocol at ``/store``
 (:mod:`datae.graph_store`), and merge requests as JSON (``/requests``). Writes (a push, a
@@ -41,7 +42,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 from urllib.parse import urlencode, urlsplit
 
-import msgpack
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -50,10 +50,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 import fstore
-from fstore.sync import protocol as sync
 from fstore.errors import MergeConflict, MergeInProgressError, MergeStaleError, UnknownRefError
+from fstore.sync import protocol
+from fstore.sync import wire
 from fstore.sync.merge_requests import RequestConflictError, RequestStateError, UnknownRequestError
-from fstore.sync.http_client import FRAMES_TYPE, MAX_FRAME
 from nstore.errors import DataeError
 from query.errors import QueryError
 from query.limits import Limits, QueryTimeoutError, ResultTooLargeError
@@ -101,8 +101,9 @@ class ServerConfig:
 
 
 _STATUS: list[tuple[type[BaseException], int]] = [
-    (sync.AuthenticationError, 401), (ReadOnlyError, 403), (CrossSiteError, 403), (sync.NotFastForwardError, 409),
-    (sync.RefMovedError, 409), (MergeConflict, 409), (MergeInProgressError, 409), (MergeStaleError, 409),
+    (protocol.AuthenticationError, 401), (ReadOnlyError, 403), (CrossSiteError, 403),
+    (protocol.NotFastForwardError, 409), (protocol.RefMovedError, 409), (MergeConflict, 409),
+    (MergeInProgressError, 409), (MergeStaleError, 409),
     (UnknownRefError, 404), (UnknownRequestError, 404), (RequestStateError, 409), (RequestConflictError, 409),
     (QueryTimeoutError, 503), (ResultTooLargeError, 503), (DataeError, 400),
 ]
@@ -111,10 +112,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
 def _error(exc: BaseException) -> JSONResponse:
     status = getattr(exc, "status", None) or next(code for kind, code in _STATUS if isinstance(exc, kind))
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else getattr(exc, "headers", None)
-    answer = {"error": str(exc), "kind": type(exc).__name__}
-    if isinstance(exc, RequestConflictError):
-        answer["conflicts"] = exc.conflicts
-    return JSONResponse(answer, status_code=status, headers=headers)
+    return JSONResponse(wire.error_answer(exc), status_code=status, headers=headers)
 
 
 def create_app(config: ServerConfig) -> Starlette:
@@ -153,7 +151,7 @@ def create_app(config: ServerConfig) -> Starlette:
         given = request.headers.get("authorization", "")
         scheme, _, token = given.partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), config.token.encode()):
-            raise sync.AuthenticationError("this write needs Authorization: Bearer TOKEN with the server's token"
+            raise protocol.AuthenticationError("this write needs Authorization: Bearer TOKEN with the server's token"
                                            if not given else "the token is wrong")
 
     async def body_of(request: Request, limit: int) -> bytes:
@@ -168,25 +166,22 @@ def create_app(config: ServerConfig) -> Starlette:
     # -- sync ---------------------------------------------------------------------------
 
     async def refs(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(sync.advertise, repo().storage))
+        return JSONResponse(await run_in_threadpool(protocol.advertise, repo().storage))
 
     async def ids(request: Request) -> Response:
-        held = await run_in_threadpool(sync.held_ids, repo().storage)
-        return Response(b"".join(bytes.fromhex(i) for i in sorted(held)), media_type="application/octet-stream")
+        held = await run_in_threadpool(protocol.held_ids, repo().storage)
+        return Response(wire.encode_ids(held), media_type=wire.IDS_TYPE)
 
     async def fetch(request: Request) -> Response:
-        asked = _json(await body_of(request, MAX_FETCH_BODY))
-        wants, haves = (asked.get("wants"), asked.get("haves", [])) if isinstance(asked, dict) else (None, None)
-        if not _strings(wants) or not _strings(haves):
-            raise ProtocolError('a fetch body is {"wants": [commit ids], "haves": [commit ids]}')
+        wants, haves = wire.decode_fetch(await body_of(request, MAX_FETCH_BODY))
         storage = repo().storage
         await run_in_threadpool(_check_held, storage, wants)
-        return StreamingResponse(_from_thread(lambda put: _send_commits(storage, wants, set(haves), put)),
-                                 media_type=FRAMES_TYPE)
+        return StreamingResponse(_from_thread(lambda put: _send_commits(storage, wants, haves, put)),
+                                 media_type=wire.FRAMES_TYPE)
 
     async def push(request: Request) -> Response:
         require_write(request)
-        _require_type(request, FRAMES_TYPE)
+        _require_type(request, wire.FRAMES_TYPE)
         spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
         try:
             async for chunk in request.stream():
@@ -315,7 +310,7 @@ def create_app(config: ServerConfig) -> Starlette:
         return JSONResponse({"ok": True})
 
     async def about(request: Request) -> Response:
-        return JSONResponse({"datae": True, "sync_protocol": sync.PROTOCOL_VERSION, "read_only": config.read_only,
+        return JSONResponse({"datae": True, "sync_protocol": protocol.PROTOCOL_VERSION, "read_only": config.read_only,
                              "sparql": "/sparql", "store": "/store", "requests": "/requests"})
 
     async def on_error(request: Request, exc: Exception) -> Response:
@@ -335,11 +330,11 @@ def create_app(config: ServerConfig) -> Starlette:
 
     routes = [
         Route("/", about),
-        Route("/sync/v1/refs", refs),
-        Route("/sync/v1/ids", ids),
-        Route("/sync/v1/fetch", fetch, methods=["POST"]),
-        Route("/sync/v1/push", push, methods=["POST"]),
-        Route("/sync/v1/store", store_file),
+        Route(f"{wire.PATH}/refs", refs),
+        Route(f"{wire.PATH}/ids", ids),
+        Route(f"{wire.PATH}/fetch", fetch, methods=["POST"]),
+        Route(f"{wire.PATH}/push", push, methods=["POST"]),
+        Route(f"{wire.PATH}/store", store_file),
         Route("/sparql", sparql, methods=["GET", "POST"]),  # and HEAD, which starlette adds beside GET
         Route("/store", store, methods=["GET", "PUT", "POST", "DELETE"]),
         Route("/requests", requests_list, methods=["GET", "POST"]),
@@ -395,48 +390,20 @@ def _text(value: Any, name: str) -> str:
     return value
 
 
-def _strings(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
 def _check_held(storage: Any, wants: list[str]) -> None:
     """Refuse unknown wants with a 400 before the stream starts (its status is sent first)."""
     with storage.read() as tx:
-        sync.held_seqs(storage, tx, wants)
+        protocol.held_seqs(storage, tx, wants)
 
 
 def _send_commits(storage: Any, wants: list[str], haves: set[str], put: Callable[[bytes], None]) -> None:
-    count = 0
-    for payload in sync.send(storage, wants, haves):
-        put(sync.encode_payload(payload))
-        count += 1
-    put(msgpack.packb({"end": count}))
+    for frame in wire.commit_frames(protocol.send(storage, wants, haves)):
+        put(frame)
 
 
 def _accept_push(storage: Any, spool: Any) -> None:
-    frames = msgpack.Unpacker(spool, raw=False, max_buffer_size=MAX_FRAME)
-    try:
-        header = next(frames)
-        updates = [sync.RefUpdate(*update) for update in header["updates"]]
-        force = bool(header.get("force", False))
-    except (StopIteration, KeyError, TypeError, ValueError, msgpack.UnpackException):
-        raise sync.SyncError("a push body starts with {updates, force}") from None
-    sync.accept_push(storage, updates, _pushed_commits(frames), force=force)
-
-
-def _pushed_commits(frames: Any) -> Iterator[dict]:
-    count = 0
-    try:
-        for frame in frames:
-            if isinstance(frame, dict) and "end" in frame:
-                if frame["end"] != count:
-                    raise sync.SyncError(f"the push ended after {count} commits but says {frame['end']}")
-                return
-            count += 1
-            yield sync.check_payload(frame)
-    except (ValueError, msgpack.UnpackException) as exc:
-        raise sync.SyncError(f"commit {count + 1} of the push is not msgpack: {exc}") from None
-    raise sync.SyncError(f"the push was cut after {count} commits; no ref moved")
+    updates, force, commits = wire.read_push(wire.frames(iter(lambda: spool.read(_STREAM_CHUNK), b""), "the push"))
+    protocol.accept_push(storage, updates, commits, force=force)
 
 
 class _Stopped(Exception):
@@ -469,7 +436,7 @@ def _from_thread(produce: Callable[[Callable[[bytes], None]], None], *, error_fr
             pass
         except BaseException as exc:  # sent to the client as an error frame, or raised below
             try:
-                put(msgpack.packb({"error": str(exc), "kind": type(exc).__name__}) if error_frames else exc)  # type: ignore[arg-type]
+                put(wire.error_frame(exc) if error_frames else exc)  # type: ignore[arg-type]
                 put(done)  # type: ignore[arg-type]
             except _Stopped:
                 pass

@@ -37,7 +37,7 @@ from query.parser import parse_query, parse_update
 from query.results import Result
 from query.session import Session
 from query.source import as_source
-from query.terms import IRI
+from nstore.terms import IRI
 from query.updates import Load, Modify, UpdateRequest
 from query.versioning import VersionContext
 
@@ -302,7 +302,7 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
 
 class _Views:
     """The views of the last few commits queried, kept so that the planner's estimates
-    (kept per view, :mod:`query.source`) serve every later query of the same commit: a
+    (kept per view, :mod:`fstore.query_source`) serve every later query of the same commit: a
     server answers many queries at one head, and estimating afresh was a third of a
     small query's time. A view is pinned to its commit, so a kept one is never stale."""
 

@@ -44,7 +44,7 @@ from .repository import FORMAT_VERSION, STORE_DIR, Repository, clone, locate, op
 from .sync.protocol import AuthenticationError, NotFastForwardError, SyncError, TamperedError
 from .sync.merge_requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
 from .transaction import Transaction
-from .core.values import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
+from nstore.terms import DEFAULT_GRAPH, IRI, BNode, Literal, canonical, to_rdf
 from .view import View
 
 __all__ = [

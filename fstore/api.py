@@ -32,7 +32,7 @@ from .errors import ReadOnlyViewError
 from .core.history import Quad
 from .core.ranges import NumericRange
 from .transaction import Transaction
-from .core.values import ALREADY_CANONICAL, check_value
+from nstore.terms import ALREADY_CANONICAL, check_value
 from .view import View, prepare_new_quad, prepare_pattern, prepare_quad
 
 __all__ = ["add", "add_many", "rm", "rm_many", "ask", "from_", "quads", "prepare", "Param", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]

@@ -2,7 +2,7 @@
 written by pyoxigraph.
 
 Terms become fstore values (``IRI``, ``BNode``, ``Literal`` or the Python value a literal
-stands for exactly, see :mod:`fstore.core.values`); the default graph is graph ``None``.
+stands for exactly, see :mod:`nstore.terms`); the default graph is graph ``None``.
 
 >>> quads = list(parse(b'<urn:s> <urn:p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .', "nt"))
 >>> quads
@@ -23,18 +23,16 @@ import pyoxigraph as ox
 
 from nstore import Var
 from nstore.bulk import gc_paused
-from nstore.ntriples import quad_line
 from nstore.pack import pack
-from nstore.terms import XSD_STRING
+from nstore.terms import XSD_STRING, IRI, TermSyntaxError, from_oxigraph, quad_line, to_oxigraph
 
 from .api import add_many, from_, rm_many
 from .files import GZIP_DAMAGE, open_input, without_gz
 from .progress import Progress, counted
 from .rdf_depth import JsonDepthGuard, limit_xml_depth
 from .rdf_errors import RdfFormatError, RdfNestingError, RdfSyntaxError
-from .core.values import IRI, BNode, Literal, canonical, to_rdf
 
-__all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "from_oxigraph", "to_oxigraph", "RdfSyntaxError",
+__all__ = ["KEEP_GRAPHS", "parse", "serialize", "load", "format_of", "RdfSyntaxError",
            "RdfFormatError", "RdfNestingError", "FORMATS", "FORMAT_NAMES"]
 
 Source = Union[str, os.PathLike, bytes, IO[bytes]]
@@ -79,23 +77,6 @@ def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
         raise RdfFormatError(f"{where}unknown RDF format {key!r}; use one of {', '.join(FORMAT_NAMES)}") from None
 
 
-def from_oxigraph(term: Any) -> Any:
-    """The fstore value of a pyoxigraph term."""
-    kind = type(term)
-    if kind is ox.NamedNode:
-        return IRI(term.value)
-    if kind is ox.Literal:
-        language = term.language
-        if language:
-            return Literal(term.value, lang=language)
-        return canonical(Literal(term.value, term.datatype.value))
-    if kind is ox.BlankNode:
-        return BNode(term.value)
-    if kind is ox.DefaultGraph:
-        return None
-    raise RdfSyntaxError(f"datae stores IRIs, literals and blank nodes, not {kind.__name__} ({term})")
-
-
 _OX_XSD_STRING = ox.NamedNode(XSD_STRING.value)
 _IRI_MEMO = 1 << 18
 
@@ -121,22 +102,6 @@ def _converter() -> Callable[[Any], Any]:
         return from_oxigraph(term)
 
     return convert
-
-
-def to_oxigraph(value: Any) -> Any:
-    """The pyoxigraph term of an fstore value (None: the default graph)."""
-    term = to_rdf(value)
-    if term is None:
-        return ox.DefaultGraph()
-    if type(term) is IRI:
-        return ox.NamedNode(term.value)
-    if type(term) is BNode:
-        return ox.BlankNode(term.id)
-    if term.lang is not None:
-        return ox.Literal(term.lexical, language=term.lang)
-    if term.datatype is not None:
-        return ox.Literal(term.lexical, datatype=ox.NamedNode(term.datatype.value))
-    return ox.Literal(term.lexical)
 
 
 def _open(source: Source) -> tuple[IO[bytes], str, bool]:
@@ -174,6 +139,8 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
             yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
     except SyntaxError as exc:
         raise RdfSyntaxError(f"{name}: {_syntax_message(exc)}", line=exc.lineno, column=exc.offset) from None
+    except TermSyntaxError as exc:  # a term the store does not hold (an RDF-star triple)
+        raise RdfSyntaxError(str(exc)) from None
     except GZIP_DAMAGE as exc:
         raise RdfSyntaxError(f"{name}: is not a whole gzip file ({exc})") from None
     finally:

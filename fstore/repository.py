@@ -29,21 +29,20 @@ from .core.commits import Commit, commit_hash
 from .core.counts import count_problems
 from .ops.diff import blame_seq, diff_seqs, history_of, versions_of
 from .ops import merge_state
-from .sync import protocol as sync, remotes
-from .sync import merge_requests as _requests
+from .sync import merge_requests, remote_config, remotes
 from .ops.conflicts import ConflictItem, MergeState, decode_state
-from .errors import (ConflictsRecorded, MergeConflict, MergeError, RefExistsError, RefInUseError,
+from .errors import (ConflictsRecorded, MergeConflict, MergeError, RefInUseError,
                      RevertConflict, UnknownRefError)
 from .ops.gc import DEFAULT_EXPIRY, GcReport, collect
 from .core.history import Quad
 from .location import STORE_DIR, locate
 from .plugins import DEFAULT_PLUGINS, load_plugins
 from .ops.three_way import Policy, check_policy
-from .core.refs import BRANCH, REMOTE, TAG, check_ref_name, qualified, qualify
+from .core.refs import BRANCH, REMOTE, TAG, check_ref_name, qualified
 from .core.storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .transaction import Transaction
 from .ops.undo import Shown, lost_by_reset, plan_revert, refuse_reset
-from .core.values import to_rdf
+from nstore.terms import to_rdf
 from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
@@ -201,54 +200,39 @@ class Repository:
     def remote_add(self, name: str, url: str) -> None:
         """Add remote ``name`` at ``url``: a path to another store, or ``http://HOST:PORT``
         of ``datae serve`` (never with a token in it: the URL is stored in the store)."""
-        check_ref_name(name)
-        remotes.check_url(url)
-        with self.storage.write() as tx:
-            if name in self.storage.refs.remotes(tx):
-                raise RefExistsError(f"a remote named {name!r} already exists")
-            self.storage.refs.set_remote(tx, name, url)
+        remote_config.add_remote(self.storage, name, url)
 
     def remote_remove(self, name: str) -> None:
         """Remove remote ``name``, its remote-tracking branches and the copies of its
         merge requests."""
-        with self.storage.write() as tx:
-            self.remote_url(name, tx)
-            self.storage.refs.set_remote(tx, name, None)
-            self.storage.drop_requests(tx, name)
+        remote_config.remove_remote(self.storage, name)
 
     def remotes(self) -> dict[str, str]:
         """Every remote and its URL."""
-        with self.storage.read() as tx:
-            return self.storage.refs.remotes(tx)
+        return remote_config.remote_urls(self.storage)
 
     def remote_url(self, name: str, tx: Any = None) -> str:
-        if tx is None:
-            with self.storage.read() as tx:
-                return self.remote_url(name, tx)
-        url = self.storage.refs.remotes(tx).get(name)
-        if url is None:
-            raise UnknownRefError(f"no remote named {name!r} (datae remote add {name} URL)")
-        return url
+        """The URL of remote ``name`` (UnknownRefError if there is none)."""
+        return remote_config.remote_url(self.storage, name, tx)
 
     def remote_branches(self) -> dict[str, str | None]:
         """Every remote-tracking branch (``REMOTE/BRANCH``) and the commit id it was at
         when last fetched or pushed."""
-        with self.storage.read() as tx:
-            return {name: self.storage.commit_id(tx, seq) for name, seq in self.storage.refs.items(tx, REMOTE)}
+        return remote_config.tracking_branches(self.storage)
 
     def fetch(self, remote: str = "origin", *, token: str | None = None,
               progress: remotes.Progress | None = None) -> dict[str, str | None]:
         """Bring ``remote``'s new commits and tags here; returns its branches as
         ``REMOTE/BRANCH``. ``token``: an HTTP server's bearer token (default
         ``$DATAE_TOKEN``)."""
-        return remotes.fetch(self, remote, token=token, progress=progress)
+        return remotes.fetch(self.storage, remote, Repository, token=token, progress=progress)
 
     def push(self, remote: str = "origin", branch: str | None = None, *, force: bool = False, tags: bool = False,
              token: str | None = None, progress: remotes.Progress | None = None) -> str | None:
         """Send ``branch`` (default: the current one; with ``tags``, every tag too) to
         ``remote``; refused unless it fast-forwards the remote's refs, or ``force``."""
-        return remotes.push(self, remote, branch or self.current_branch, force=force, tags=tags, token=token,
-                            progress=progress)
+        return remotes.push(self.storage, remote, branch or self.current_branch, Repository, force=force, tags=tags,
+                            token=token, progress=progress)
 
     def pull(self, remote: str = "origin", branch: str | None = None, *, policy: Policy = "record",
              token: str | None = None, author: str | None = None) -> str | None:
@@ -256,17 +240,7 @@ class Repository:
         into the current branch; returns the new head. Conflicts stop it as the merge in
         progress (``ConflictsRecorded``; see :meth:`merge`), unless another ``policy``.
         ``author``: of the merge commit, if one is made."""
-        into = self.current_branch
-        with self.storage.read() as tx:
-            merge_state.refuse_while_merging(self.storage, tx, f"pull {remote!r}")
-        self.fetch(remote, token=token)
-        tracking = f"{remote}/{branch or into}"
-        other = qualify(REMOTE, tracking)  # a store may hold an older branch or tag named REMOTE/BRANCH
-        with self.storage.read() as tx:
-            ours, theirs = self.storage.refs.head(tx, into), self.storage.resolve(tx, other)
-            if ours is not None and theirs is not None and self.storage.commits.merge_base(tx, ours, theirs) is None:
-                raise sync.SyncError(f"cannot pull {tracking} into {into}: their histories share no commit")
-        return self.merge(into, other, policy=policy, author=author)
+        return remotes.pull(self, remote, branch, Repository, policy=policy, token=token, author=author)
 
     def tag(self, name: str, ref: str = DEFAULT_BRANCH) -> str:
         """Tag the commit ``ref`` names; returns its id."""
@@ -452,37 +426,37 @@ class Repository:
     def request_open(self, source: str, target: str = DEFAULT_BRANCH, title: str = "", author: str = "") -> int:
         """Open a merge request of branch ``source`` into branch ``target``; returns its
         number. See :mod:`fstore.sync.merge_requests` for an example."""
-        return _requests.open_request(self, source, target, title, author)
+        return merge_requests.open_request(self.storage, source, target, title, author)
 
     def requests(self, state: str | None = None) -> list[dict]:
         """Every merge request (``state``: only "open", "merged" or "closed" ones)."""
-        return _requests.list_requests(self, state)
+        return merge_requests.list_requests(self.storage, state)
 
-    def request(self, n: int, *, limit: int = _requests.PREVIEW_LIMIT) -> dict:
+    def request(self, n: int, *, limit: int = merge_requests.PREVIEW_LIMIT) -> dict:
         """Merge request ``n`` and its ``preview``: the changes it would apply (the first
         ``limit`` as text) and its conflicts, from a dry run of the merge."""
-        return _requests.show_request(self, n, limit)
+        return merge_requests.show_request(self, n, limit)
 
     def request_comment(self, n: int, text: str, author: str = "") -> None:
         """Comment on merge request ``n``."""
-        _requests.comment_request(self, n, text, author)
+        merge_requests.comment_request(self.storage, n, text, author)
 
     def request_approve(self, n: int, author: str) -> None:
         """Approve open merge request ``n`` (not its own author's)."""
-        _requests.approve_request(self, n, author)
+        merge_requests.approve_request(self.storage, n, author)
 
     def request_merge(self, n: int, author: str = "", message: str | None = None) -> str:
         """Merge open request ``n``'s source into its target; returns the new head.
         Refused (nothing written) when it conflicts: ``RequestConflictError``."""
-        return _requests.merge_request(self, n, author, message)
+        return merge_requests.merge_request(self, n, author, message)
 
     def request_close(self, n: int, author: str = "") -> None:
         """Close open merge request ``n`` without merging it."""
-        _requests.close_request(self, n, author)
+        merge_requests.close_request(self.storage, n, author)
 
-    def request_mirror(self, remote: str) -> _requests.Mirror:
+    def request_mirror(self, remote: str) -> merge_requests.Mirror:
         """The copies of ``remote``'s merge requests the last fetch made (read-only)."""
-        return _requests.Mirror(self, remote)
+        return merge_requests.Mirror(self, remote)
 
     # -- history --------------------------------------------------------------------
 

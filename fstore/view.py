@@ -24,8 +24,8 @@ from nstore.terms import IRI, check_quad_terms
 
 from .core.history import Quad
 from .core.ranges import NumericRange
-from .core.values import ALREADY_CANONICAL as _CANONICAL
-from .core.values import check_value
+from nstore.terms import ALREADY_CANONICAL as _CANONICAL
+from nstore.terms import check_value
 
 _CANONICAL_OR_VAR = _CANONICAL | {Var}
 
@@ -209,3 +209,20 @@ class View:
     def __repr__(self) -> str:
         commit = self.commit.short_id if self.commit else "no commits"
         return f"<fstore.View {self.ref!r} at {commit}>"
+
+    def query_source(self) -> Any:  # a fstore.query_source.QuerySource
+        """What the query engine reads this view through: the store's adapter to the
+        engine's source protocol, table graphs included
+        (:class:`fstore.query_source.QuerySource`); ``query.as_source`` asks for it.
+
+        >>> import tempfile, fstore
+        >>> repo = fstore.open(tempfile.mkdtemp())
+        >>> repo.at("main").query_source().graphs()
+        []
+        >>> repo.close()
+        """
+        # Imported here: the adapter reads through fstore.api, which imports this module.
+        # ``import a.b`` rather than ``from``: a third of the cost, paid once per query.
+        import fstore.query_source
+
+        return fstore.query_source.QuerySource(self)

@@ -1,6 +1,11 @@
-"""RDF terms that datae stores as first-class values: IRIs, literals and blank nodes.
+"""RDF terms that datae stores as first-class values (IRIs, literals and blank nodes), and
+everything every layer needs to know about them, in one place: XSD and RDF datatype names,
+lexical forms and their values (the numeric promotion ladder included), the canonical form
+that turns a literal into the Python value it stands for and back (``canonical``,
+``to_rdf``), the checks a term passes to enter the store, one term in N-Triples syntax both
+ways, and pyoxigraph's terms (loaded on first use: ``import nstore`` does not pay for it).
 
-They are plain immutable values (not ``str`` subclasses), so ``IRI("x") != "x"`` and a
+Terms are plain immutable values (not ``str`` subclasses), so ``IRI("x") != "x"`` and a
 set of tuples never confuses an IRI with a string of the same text. A literal that a
 Python value stands for exactly (``to_rdf`` of the value gives the same term back) compares
 and hashes equal to that value, so what a program wrote reads back equal to it:
@@ -22,16 +27,30 @@ import base64
 import binascii
 import datetime as _dt
 import re
-from decimal import Decimal
-from typing import Any
+import struct
+from decimal import Decimal, InvalidOperation
+from typing import Any, Callable, Union
 
-from .errors import InvalidTermError
+from .errors import DataeError, InvalidTermError, PackError
 
 __all__ = [
-    "IRI", "BNode", "Literal", "XSD", "XSD_STRING", "RDF_LANGSTRING", "XSD_INTEGER", "XSD_BOOLEAN", "XSD_DOUBLE",
-    "XSD_DECIMAL", "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "XSD_FLOAT", "XSD_TIME", "XSD_DAYTIMEDURATION",
-    "RDF_NS", "canonical", "to_rdf", "double_lexical",
-    "decimal_lexical", "is_valid_iri", "check_iri", "check_term", "check_quad_terms", "valid_iri", "valid_lang", "MAX_DIGITS",
+    # the model
+    "IRI", "BNode", "Literal", "Value", "DEFAULT_GRAPH",
+    # names
+    "XSD", "RDF_NS", "XSD_STRING", "RDF_LANGSTRING", "XSD_INTEGER", "XSD_BOOLEAN", "XSD_DOUBLE", "XSD_DECIMAL",
+    "XSD_DATE", "XSD_DATETIME", "XSD_BASE64", "XSD_FLOAT", "XSD_TIME", "XSD_DAYTIMEDURATION",
+    # canonical form: literals and Python values
+    "canonical", "to_rdf", "check_value", "ALREADY_CANONICAL", "double_lexical", "decimal_lexical",
+    # lexical forms and the numeric ladder
+    "INT", "DEC", "FLT", "DBL", "INTEGER_TYPES", "NUMERIC_TYPES", "NUMERIC_KINDS", "TRUE", "FALSE",
+    "INTEGER_LEXICAL", "DECIMAL_LEXICAL", "DOUBLE_LEXICAL", "DATE_LEXICAL", "DATETIME_LEXICAL",
+    "parse_numeric", "parse_boolean", "numeric_value", "numeric_functions", "make_numeric", "to_float32", "boolean",
+    "is_string_literal", "datatype_of",
+    # validation
+    "is_valid_iri", "check_iri", "check_term", "check_quad_terms", "is_valid_term", "valid_iri", "valid_lang",
+    "MAX_DIGITS",
+    # N-Triples syntax and pyoxigraph terms
+    "TermSyntaxError", "term_to_ntriples", "quad_line", "parse_term", "format_term", "to_oxigraph", "from_oxigraph",
 ]
 
 
@@ -206,14 +225,7 @@ class Literal:
         return f"Literal({self.lexical!r}{extra})"
 
     def __str__(self) -> str:
-        escaped = (
-            self.lexical.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-        )
-        if self.lang is not None:
-            return f'"{escaped}"@{self.lang}'
-        if self.datatype is not None:
-            return f'"{escaped}"^^{self.datatype}'
-        return f'"{escaped}"'
+        return term_to_ntriples(self)
 
     def __reduce__(self):
         return (_literal, self._key())
@@ -252,15 +264,9 @@ def canonical(value: Any) -> Any:
         return value
     try:
         native = parse(value.lexical)
-    except (ValueError, ArithmeticError, binascii.Error):
+    except (ValueError, ArithmeticError, LookupError, binascii.Error):
         return value
     return native if to_rdf(native) == value else value
-
-
-def _parse_boolean(lexical: str) -> bool:
-    if lexical not in ("true", "false"):
-        raise ValueError(lexical)
-    return lexical == "true"
 
 
 _NAN = float("nan")
@@ -277,9 +283,12 @@ def _parse_date(lexical: str) -> _dt.date:
     return _dt.date.fromisoformat(lexical)
 
 
+# Candidate values only, the fastest parse of each type: canonical keeps a value only if
+# to_rdf writes the very same literal back, so these may be lenient (``int("1_0")``) where
+# the lexical rules (parse_numeric, parse_boolean) may not.
 _PARSERS = {
     XSD_INTEGER: int,
-    XSD_BOOLEAN: _parse_boolean,
+    XSD_BOOLEAN: lambda lexical: _BOOLEANS[lexical],  # "1" gives True, whose literal is "true": kept as written
     XSD_DOUBLE: _parse_double,
     XSD_DECIMAL: Decimal,
     XSD_DATE: _parse_date,
@@ -359,6 +368,276 @@ def decimal_lexical(value: Decimal) -> str:
         return text + ".0"
     text = text.rstrip("0")
     return text + "0" if text.endswith(".") else text
+
+
+Value = Union[str, int, float, bool, bytes, Decimal, _dt.date, _dt.datetime, IRI, Literal, BNode, None]
+"""What a quad item can be: a Python value a literal stands for exactly, or an RDF term."""
+
+DEFAULT_GRAPH = None
+"""The default graph of a dataset is written as graph None (it sorts before every name)."""
+
+# Not float: a NaN of any bit pattern is stored as the one NaN (canonical).
+ALREADY_CANONICAL = frozenset({IRI, str, int, type(None), BNode, bool, bytes, Decimal, _dt.date, _dt.datetime})
+_STORABLE = (str, int, float, bytes, Decimal, _dt.date, IRI, Literal, BNode)
+
+
+def check_value(value: Any, where: str) -> Any:
+    """Return ``value`` in canonical form, or raise ``PackError`` naming ``where`` it was.
+
+    >>> check_value(Literal("5", XSD_INTEGER), "object"), check_value(IRI("urn:a"), "subject")
+    (5, IRI('urn:a'))
+    """
+    if type(value) in ALREADY_CANONICAL:
+        return value
+    if isinstance(value, _STORABLE):
+        return canonical(value)
+    raise PackError(f"{where}: a quad cannot hold a {type(value).__name__} ({value!r:.80})")
+
+
+# -- lexical forms: what each XSD datatype accepts, and the value it stands for ------------------
+#
+# Numbers climb SPARQL's promotion ladder integer < decimal < float < double (INT, DEC, FLT,
+# DBL). The whitespace around a number is not part of it (XSD's "collapse" facet).
+
+INT, DEC, FLT, DBL = 0, 1, 2, 3
+
+# The integer types derived from xsd:decimal, with their bounds (None: unbounded).
+_INTEGER_BOUNDS: dict[str, tuple[int | None, int | None]] = {
+    "integer": (None, None),
+    "nonPositiveInteger": (None, 0),
+    "negativeInteger": (None, -1),
+    "long": (-(1 << 63), (1 << 63) - 1),
+    "int": (-(1 << 31), (1 << 31) - 1),
+    "short": (-(1 << 15), (1 << 15) - 1),
+    "byte": (-128, 127),
+    "nonNegativeInteger": (0, None),
+    "unsignedLong": (0, (1 << 64) - 1),
+    "unsignedInt": (0, (1 << 32) - 1),
+    "unsignedShort": (0, (1 << 16) - 1),
+    "unsignedByte": (0, 255),
+    "positiveInteger": (1, None),
+}
+_BOUNDS = {XSD + name: bounds for name, bounds in _INTEGER_BOUNDS.items() if bounds != (None, None)}
+
+NUMERIC_KINDS: dict[str, int] = {XSD + name: INT for name in _INTEGER_BOUNDS}
+NUMERIC_KINDS.update({XSD + "decimal": DEC, XSD + "float": FLT, XSD + "double": DBL})
+"""The rung of each numeric datatype, by its IRI text (what columns and packed items hold)."""
+
+INTEGER_TYPES = frozenset(IRI(XSD + name) for name in _INTEGER_BOUNDS)
+_KIND_OF: dict[IRI, int] = {IRI(text): kind for text, kind in NUMERIC_KINDS.items()}
+NUMERIC_TYPES = frozenset(_KIND_OF)
+_TYPE_OF_KIND = {INT: XSD_INTEGER, DEC: XSD_DECIMAL, FLT: XSD_FLOAT, DBL: XSD_DOUBLE}
+
+TRUE = Literal("true", XSD_BOOLEAN)
+FALSE = Literal("false", XSD_BOOLEAN)
+_BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
+
+# The lexical forms as ``match`` checks them (anchored at the end): xsd:integer, xsd:decimal,
+# xsd:double and xsd:float; xsd:date and xsd:dateTime with their parts as groups (year, month,
+# day[, hour, minute, second], time zone). Compiled on first use (``__getattr__``), so that
+# ``import nstore`` does not pay for patterns only queries and exports need.
+_LEXICAL_PATTERNS = {
+    "INTEGER_LEXICAL": r"[+-]?[0-9]+\Z",
+    "DECIMAL_LEXICAL": r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\Z",
+    "DOUBLE_LEXICAL": r"([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)\Z",
+    "DATE_LEXICAL": r"(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?\Z",
+    "DATETIME_LEXICAL": r"(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(Z|[+-]\d{2}:\d{2})?\Z",
+}
+_compiled: dict[str, re.Pattern] = {}
+_NUMBER_PATTERNS: list[re.Pattern] = []  # by kind: INT, DEC, FLT, DBL (parse_numeric fills it)
+
+
+def _lexical_pattern(name: str) -> re.Pattern:
+    compiled = _compiled.get(name)
+    if compiled is None:
+        compiled = _compiled[name] = re.compile(_LEXICAL_PATTERNS[name])
+    return compiled
+
+
+def __getattr__(name: str) -> Any:
+    """``INTEGER_LEXICAL``, ``DATE_LEXICAL``...: compiled when first imported (PEP 562).
+
+    >>> from nstore.terms import DATE_LEXICAL
+    >>> DATE_LEXICAL.match("2024-02-29Z").groups()
+    ('2024', '02', '29', 'Z')
+    """
+    if name in _LEXICAL_PATTERNS:
+        compiled = globals()[name] = _lexical_pattern(name)
+        return compiled
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _number_patterns() -> list[re.Pattern]:
+    _NUMBER_PATTERNS[:] = [_lexical_pattern(name) for name in
+                           ("INTEGER_LEXICAL", "DECIMAL_LEXICAL", "DOUBLE_LEXICAL", "DOUBLE_LEXICAL")]
+    return _NUMBER_PATTERNS
+
+
+def parse_boolean(lexical: str) -> bool | None:
+    """The value of an xsd:boolean lexical form (``true``, ``false``, ``1``, ``0``), else None.
+
+    >>> parse_boolean("1"), parse_boolean("yes")
+    (True, None)
+    """
+    return _BOOLEANS.get(lexical)
+
+
+def parse_numeric(lexical: str, kind: int, datatype: str) -> Any:
+    """The value of a numeric lexical form of ``datatype`` (its IRI text, of rung ``kind``),
+    or None if it is not valid for the type (a derived integer type's bounds included).
+
+    >>> parse_numeric(" 42 ", INT, XSD + "integer"), parse_numeric("-1", INT, XSD + "unsignedInt")
+    (42, None)
+    """
+    text = lexical.strip()
+    if (_NUMBER_PATTERNS or _number_patterns())[kind].match(text) is None:
+        return None
+    if kind == INT:
+        try:
+            value = int(text)
+        except ValueError:  # past Python's 4,300 digits: no value here, as the store holds none
+            return None
+        bounds = _BOUNDS.get(datatype)
+        if bounds is not None:
+            low, high = bounds
+            if (low is not None and value < low) or (high is not None and value > high):
+                return None
+        return value
+    if kind == DEC:
+        return Decimal(text)
+    value = float(text.replace("INF", "inf"))
+    return to_float32(value) if kind == FLT else value
+
+
+_NUMERIC_CACHE: dict[Literal, tuple[int, Any] | None] = {}
+_CACHE_LIMIT = 1 << 16
+
+
+def numeric_value(term: object) -> tuple[int, Any] | None:
+    """``(kind, value)`` of a numeric literal; None for anything else (including an
+    ill-typed literal such as ``"x"^^xsd:integer``). Remembered per literal: a query
+    compares the same few literals over and over.
+
+    >>> numeric_value(Literal("42", XSD_INTEGER)), numeric_value(Literal("1.50", XSD_DECIMAL))
+    ((0, 42), (1, Decimal('1.50')))
+    >>> numeric_value(Literal("x", XSD_INTEGER)) is None, numeric_value(IRI("urn:a")) is None
+    (True, True)
+    """
+    if type(term) is not Literal or term.datatype is None:
+        return None
+    found = _NUMERIC_CACHE.get(term, False)
+    return _numeric_of(term) if found is False else found
+
+
+def _numeric_of(term: Literal) -> tuple[int, Any] | None:
+    """:func:`numeric_value` of a literal not in the cache yet, remembered."""
+    kind = _KIND_OF.get(term.datatype)
+    found = None
+    if kind is not None:
+        value = parse_numeric(term.lexical, kind, term.datatype.value)
+        if value is not None:
+            found = (kind, value)
+    if len(_NUMERIC_CACHE) > _CACHE_LIMIT:
+        _NUMERIC_CACHE.clear()
+    _NUMERIC_CACHE[term] = found
+    return found
+
+
+def numeric_functions(error: type[Exception]) -> tuple[Callable[[object], tuple[int, Any]], Callable[[int, Any], Literal]]:
+    """``(numeric, make_numeric)`` for a layer that names "no value" with its own exception:
+    ``numeric(term)`` is :func:`numeric_value` raising ``error()`` where that gives None,
+    and ``make_numeric(kind, value)`` the literal of ``kind`` holding ``value`` in canonical
+    form, raising ``error()`` where there is none (a decimal that is not a finite number).
+    Built per layer rather than wrapped, because they run once per value an expression
+    computes: the query engine's are one call each, raising SPARQL's error value.
+
+    >>> numeric, make = numeric_functions(LookupError)
+    >>> numeric(Literal("42", XSD_INTEGER)), make(DEC, Decimal("3") / Decimal("2"))
+    ((0, 42), Literal('1.5', datatype='http://www.w3.org/2001/XMLSchema#decimal'))
+    >>> numeric(Literal("x", XSD_INTEGER))
+    Traceback (most recent call last):
+    LookupError
+    """
+    cache = _NUMERIC_CACHE
+
+    def numeric(term: object) -> tuple[int, Any]:
+        if type(term) is not Literal or term.datatype is None:
+            raise error()
+        found = cache.get(term, False)
+        if found is False:
+            found = _numeric_of(term)
+        if found is None:
+            raise error()
+        return found
+
+    def make_numeric(kind: int, value: Any) -> Literal:
+        if kind == INT:
+            return Literal(str(int(value)), XSD_INTEGER)
+        if kind == DEC:
+            if not isinstance(value, Decimal):
+                try:
+                    value = Decimal(value)
+                except (InvalidOperation, TypeError, ValueError):
+                    raise error(f"no xsd:decimal for {value!r:.80}") from None
+            if not value.is_finite():
+                raise error(f"no xsd:decimal for {value!r:.80}")
+            return Literal(decimal_lexical(value), XSD_DECIMAL)
+        if kind == FLT:
+            return Literal(_float_lexical(to_float32(float(value))), XSD_FLOAT)
+        return Literal(double_lexical(float(value)), XSD_DOUBLE)
+
+    return numeric, make_numeric
+
+
+def to_float32(value: float) -> float:
+    """Round a Python float to the nearest IEEE single (xsd:float)."""
+    try:
+        return struct.unpack(">f", struct.pack(">f", value))[0]
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def _float_lexical(value: float) -> str:
+    if value != value or value in (float("inf"), float("-inf")):
+        return double_lexical(value)
+    # The shortest decimal that rounds back to the same single-precision value.
+    for digits in range(1, 10):
+        text = f"{value:.{digits}g}"
+        if to_float32(float(text)) == value:
+            return double_lexical(float(text))
+    return double_lexical(value)
+
+
+_, make_numeric = numeric_functions(ValueError)
+make_numeric.__doc__ = """A literal of the given numeric kind holding ``value`` in canonical form;
+``ValueError`` for a decimal that is not a finite number.
+
+>>> make_numeric(DEC, Decimal("3") / Decimal("2"))
+Literal('1.5', datatype='http://www.w3.org/2001/XMLSchema#decimal')
+>>> make_numeric(DBL, 1e20)
+Literal('1.0E20', datatype='http://www.w3.org/2001/XMLSchema#double')
+"""
+
+
+def boolean(value: bool) -> Literal:
+    """``"true"^^xsd:boolean`` or ``"false"^^xsd:boolean``."""
+    return TRUE if value else FALSE
+
+
+def is_string_literal(term: object) -> bool:
+    """A simple literal or xsd:string (RDF 1.1 makes them the same term)."""
+    return type(term) is Literal and term.datatype is None and term.lang is None
+
+
+def datatype_of(term: Literal) -> IRI:
+    """The datatype IRI of a literal (xsd:string or rdf:langString when none is stored).
+
+    >>> datatype_of(Literal("chat", lang="fr")).value
+    'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString'
+    """
+    if term.datatype is not None:
+        return term.datatype
+    return RDF_LANGSTRING if term.lang is not None else XSD_STRING
 
 
 # -- validation: what a term must be to enter the store --------------------------------------
@@ -527,3 +806,208 @@ def check_quad_terms(quad: tuple, what: str = "quad") -> tuple:
         if value is not None or position != "graph":
             check_term(value, f"{what} {position}")
     return quad
+
+
+def is_valid_term(term: object) -> bool:
+    """Whether ``term`` may enter the store: the check every write makes
+    (:func:`check_term`: an absolute RFC 3987 IRI, a literal with a well-formed language
+    tag and datatype). A SPARQL template quad holding any other term is left out, as SPARQL
+    leaves out one that "would not be valid RDF" (1.1 Query 16.2.1, Update 3.1.3).
+
+    >>> is_valid_term(IRI("urn:a")), is_valid_term(IRI("not an iri")), is_valid_term(Literal("x", lang="e n"))
+    (True, False, False)
+    """
+    # IRIs are most of what a template gets, and most were seen before: a set lookup
+    if type(term) is IRI:
+        return is_valid_iri(term.value)
+    try:
+        check_term(term)
+    except InvalidTermError:
+        return False
+    return True
+
+
+# -- N-Triples syntax: one term as text, and back ----------------------------------------------
+#
+# Written here directly: making a pyoxigraph term for each value costs several times more
+# than the text (N-Triples and N-Quads files, SPARQL's TSV results, the command line).
+
+
+class TermSyntaxError(DataeError, ValueError):
+    """A term's text is not valid N-Triples / Turtle term syntax, or stands for no term the
+    store holds (an RDF-star triple)."""
+
+
+def _escape_string(text: str) -> str:
+    return (
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\r", "\\r")
+        .replace("\t", "\\t")
+    )
+
+
+def term_to_ntriples(term: Any) -> str:
+    """A term, or a stored value (``"x"``, ``7``: :func:`to_rdf`), in N-Triples syntax
+    (``<iri>``, ``_:b``, ``"x"@en``, ``"1"^^<...>``).
+
+    >>> term_to_ntriples(Literal('say "hi"\\n', lang="en"))
+    '"say \\\\"hi\\\\"\\\\n"@en'
+    >>> term_to_ntriples(7)
+    '"7"^^<http://www.w3.org/2001/XMLSchema#integer>'
+    """
+    kind = type(term)
+    if kind is IRI:
+        return f"<{term.value}>"
+    if kind is str:  # a plain literal as stored: most objects
+        return f'"{_escape_string(term)}"'
+    if kind is BNode:
+        return f"_:{term.id}"
+    if kind is Literal:
+        text = f'"{_escape_string(term.lexical)}"'
+        if term.lang:
+            return f"{text}@{term.lang}"
+        if term.datatype is not None:
+            return f"{text}^^<{term.datatype.value}>"
+        return text
+    if term is None:
+        raise TypeError("not an RDF term: None")
+    return term_to_ntriples(to_rdf(term))
+
+
+def quad_line(subject: Any, predicate: Any, object: Any, graph: Any = None) -> str:
+    """One N-Quads line of terms or stored values (an N-Triples line when ``graph`` is
+    None, the default graph).
+
+    >>> quad_line(IRI("urn:s"), IRI("urn:p"), 1, IRI("urn:g"))
+    '<urn:s> <urn:p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> <urn:g> .\\n'
+    """
+    terms = f"{term_to_ntriples(subject)} {term_to_ntriples(predicate)} {term_to_ntriples(object)}"
+    return f"{terms} {term_to_ntriples(graph)} .\n" if graph is not None else f"{terms} .\n"
+
+
+def format_term(value: Any) -> str:
+    """A stored value in N-Triples syntax ('' for the default graph).
+
+    >>> format_term(42), format_term("a"), format_term(None)
+    ('"42"^^<http://www.w3.org/2001/XMLSchema#integer>', '"a"', '')
+    """
+    return "" if value is None else term_to_ntriples(value)
+
+
+_BARE_IRI = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$"
+# One term as term_to_ntriples writes it: <IRI> (group 1), _:label (2), or "lexical form"
+# (3) with a language tag (4) or a datatype IRI (5). Kept as text, compiled by re's cache:
+# the command line and the rare literal in a node column parse a few terms, not files.
+_NT_IRI = r'<([^<>"{}|^`\\\x00-\x20]*)>'
+_NT_TERM = (_NT_IRI + r'|_:([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?)'
+            r'|"((?:[^"\\\n\r]|\\[tbnrf"\'\\])*)"(?:@([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)|\^\^' + _NT_IRI + ")?")
+_ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _ntriples_term(text: str) -> IRI | BNode | Literal | None:
+    """The term ``text`` is in the N-Triples syntax :func:`term_to_ntriples` writes, if it
+    is one and may enter the store (:func:`is_valid_term`), else None."""
+    match = re.fullmatch(_NT_TERM, text)
+    if match is None:
+        return None
+    iri, label, lexical, lang, datatype = match.groups()
+    if iri is not None:
+        term: IRI | BNode | Literal = IRI(iri)
+    elif label is not None:
+        return BNode(label)
+    else:
+        if "\\" in lexical:
+            lexical = re.sub(r"\\(.)", lambda escape: _ECHAR[escape.group(1)], lexical)
+        term = Literal(lexical, datatype, lang)
+    return term if is_valid_term(term) else None
+
+
+def parse_term(text: str, what: str = "term") -> Any:
+    """The stored value of one term in N-Triples syntax, as :func:`term_to_ntriples` writes
+    it and the store holds it; else in Turtle syntax as pyoxigraph reads it (``42``,
+    ``true``, ``'single quotes'``; a bare absolute IRI is taken as ``<IRI>``).
+    :class:`TermSyntaxError` names ``what`` the text was meant to be.
+
+    >>> parse_term("<https://schema.org/name>", "predicate")
+    IRI('https://schema.org/name')
+    >>> parse_term("https://schema.org/name", "predicate")
+    IRI('https://schema.org/name')
+    >>> parse_term('"chat"@fr', "object"), parse_term("42", "object"), parse_term("_:b0")
+    (Literal('chat', lang='fr'), 42, BNode('b0'))
+    """
+    text = text.strip()
+    if re.match(_BARE_IRI, text) and not text.startswith("_:"):
+        text = f"<{text}>"
+    term = _ntriples_term(text)
+    if term is not None:
+        return canonical(term)
+    ox = _ox or _pyoxigraph()
+    try:
+        (quad,) = list(ox.parse(f"<urn:datae:s> <urn:datae:p> {text} .".encode(), ox.RdfFormat.TURTLE))
+    except (SyntaxError, ValueError) as exc:
+        raise TermSyntaxError(f"invalid {what} {text!r}: {exc}") from None
+    return from_oxigraph(quad.object)
+
+
+# -- pyoxigraph terms: for files in other syntaxes, and for tests against Oxigraph ---------------
+
+_ox: Any = None  # pyoxigraph once a function here needed it: ``import nstore`` does not load it
+
+
+def _pyoxigraph() -> Any:
+    global _ox
+    import pyoxigraph  # here, not at the top: most uses of nstore never convert a term
+
+    _ox = pyoxigraph
+    return pyoxigraph
+
+
+def from_oxigraph(term: Any) -> Any:
+    """The stored value of a pyoxigraph term (a literal a Python value stands for exactly
+    becomes that value; the default graph becomes None).
+
+    >>> import pyoxigraph as ox
+    >>> from_oxigraph(ox.Literal("5", datatype=ox.NamedNode(XSD + "integer"))), from_oxigraph(ox.DefaultGraph())
+    (5, None)
+    """
+    ox = _ox or _pyoxigraph()
+
+    kind = type(term)
+    if kind is ox.NamedNode:
+        return IRI(term.value)
+    if kind is ox.Literal:
+        language = term.language
+        if language:
+            return Literal(term.value, lang=language)
+        return canonical(Literal(term.value, term.datatype.value))
+    if kind is ox.BlankNode:
+        return BNode(term.value)
+    if kind is ox.DefaultGraph:
+        return None
+    raise TermSyntaxError(f"datae stores IRIs, literals and blank nodes, not {kind.__name__} ({term})")
+
+
+def to_oxigraph(value: Any) -> Any:
+    """The pyoxigraph term of a stored value or term (None: the default graph).
+
+    >>> to_oxigraph(Literal("chat", lang="fr"))
+    <Literal value=chat language=fr>
+    >>> to_rdf(from_oxigraph(to_oxigraph(Literal("05", XSD_INTEGER))))
+    Literal('05', datatype='http://www.w3.org/2001/XMLSchema#integer')
+    """
+    ox = _ox or _pyoxigraph()
+
+    term = to_rdf(value)
+    if term is None:
+        return ox.DefaultGraph()
+    if type(term) is IRI:
+        return ox.NamedNode(term.value)
+    if type(term) is BNode:
+        return ox.BlankNode(term.id)
+    if term.lang is not None:
+        return ox.Literal(term.lexical, language=term.lang)
+    if term.datatype is not None:
+        return ox.Literal(term.lexical, datatype=ox.NamedNode(term.datatype.value))
+    return ox.Literal(term.lexical)

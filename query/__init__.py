@@ -23,8 +23,8 @@ from .parser import parse_query, parse_request, parse_update
 from .results import FORMATS, Result
 from .session import Session, run_text
 from .versioning import VersionContext
-from .source import FstoreSource, MemorySource, Source, as_source
-from .terms import BNode, IRI, Literal
+from .source import MemorySource, Source, as_source
+from nstore.terms import BNode, IRI, Literal
 
 __all__ = [
     "execute",
@@ -42,7 +42,6 @@ __all__ = [
     "Result",
     "FORMATS",
     "Source",
-    "FstoreSource",
     "MemorySource",
     "as_source",
     "IRI",

@@ -2,7 +2,7 @@
 
 One accumulator per group and aggregate; ``add`` takes each solution's value (or
 :data:`ERROR` when the expression failed) and ``result`` gives the aggregate, raising
-:class:`~query.terms.EvalError` when it has none (the variable then stays unbound).
+:class:`~query.errors.EvalError` when it has none (the variable then stays unbound).
 
 COUNT skips errors and unbound values; SUM and AVG become errors if any value is not a
 number; MIN and MAX use the ORDER BY order and skip errors; GROUP_CONCAT joins the lexical
@@ -23,10 +23,10 @@ from decimal import Decimal
 from typing import Any
 
 from .algebra import Aggregate
-from .errors import IntermediateTooLargeError, ValueTooLongError
+from .errors import EvalError, IntermediateTooLargeError, ValueTooLongError, make_numeric, numeric
 from .expressions import arithmetic, order_key
 from .limits import TAKE_EVERY, VALUE_OVERHEAD, Memory, row_size, value_size
-from .terms import DEC, FLT, INT, XSD_INTEGER, EvalError, Literal, make_numeric, numeric, to_float32
+from nstore.terms import DEC, FLT, INT, XSD_INTEGER, Literal, to_float32
 
 __all__ = ["new_accumulator", "ERROR", "Accumulator", "Budget"]
 

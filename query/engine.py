@@ -29,7 +29,7 @@ from .parser import parse_query
 from .planner import DEFAULT, Planner, explain_plan
 from .results import Result
 from .source import as_source
-from .terms import IRI, XSD_INTEGER, Literal, is_valid_term  # noqa: F401 - XSD_INTEGER is used by the doctest
+from nstore.terms import IRI, XSD_INTEGER, Literal, is_valid_term  # noqa: F401 - XSD_INTEGER is used by the doctest
 from .versioning import VersionContext, require
 
 __all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]

@@ -12,8 +12,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from nstore.errors import DataeError
+from nstore.terms import numeric_functions
 
 __all__ = [
+    "EvalError",
+    "numeric",
+    "make_numeric",
     "QueryError",
     "QuerySyntaxError",
     "UnknownPrefixError",
@@ -194,3 +198,18 @@ class LoadError(UpdateError):
         self.line = line
         self.column = column
         super().__init__(f"LOAD <{iri}>: {reason}")
+
+
+# -- SPARQL's error value ---------------------------------------------------------------------
+
+
+class EvalError(Exception):
+    """A SPARQL expression error (type error, unbound variable...): FILTER treats it as
+    false, BIND leaves the variable unbound. Not a :class:`QueryError`: it never leaves
+    the engine."""
+
+
+# The numeric ladder as SPARQL's operators take it: ``numeric(term)`` gives ``(kind, value)``
+# of a numeric literal, ``make_numeric(kind, value)`` its literal; where there is none, each
+# raises EvalError (nstore.terms.numeric_functions: one call each, no wrapper).
+numeric, make_numeric = numeric_functions(EvalError)

@@ -39,7 +39,6 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
 from fstore import Param
-from fstore.tables import is_dataset_graph
 from nstore.collector import paused_gc
 
 from .aggregates import ERROR, Budget, new_accumulator
@@ -71,8 +70,9 @@ from .planner import (
     UnionPlan,
     ValuesPlan,
 )
-from .source import distinct_graphs
-from .terms import IRI, EvalError, Literal  # noqa: F401 - IRI is used by the doctest
+from .source import distinct_graphs, table_graph_test
+from nstore.terms import IRI, Literal  # noqa: F401 - IRI is used by the doctest
+from .errors import EvalError
 
 __all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS",
            "LONG_BINDING"]
@@ -347,6 +347,7 @@ class Executor:
             self.default_graphs = [None]
             self.named = None
         self.named_set = set(self.named) if self.named is not None else None
+        self._is_table = table_graph_test(source)  # looked up once: asked per graph bound
         self._named_list: list | None = None
         self._nodes: dict = {}
         self._tables: dict = {}
@@ -426,7 +427,7 @@ class Executor:
         """Whether ``graph`` is a table graph outside the dataset's named graphs: without
         ``FROM NAMED`` those are the store's quad graphs, so ``GRAPH ?g`` with ?g bound to
         a table graph matches nothing (``GRAPH <table>`` or ``FROM NAMED`` read it)."""
-        return self.named_set is None and is_dataset_graph(graph)
+        return self.named_set is None and self._is_table(graph)
 
     def named_graph_list(self) -> list:
         """The named graphs of the dataset (FROM NAMED, or every graph of the store)."""

@@ -1,7 +1,7 @@
 """SPARQL operator semantics and expression compilation.
 
 An expression compiles to a Python closure ``f(solution) -> term`` that raises
-:class:`~query.terms.EvalError` for a SPARQL error (unbound variable, type error...).
+:class:`~query.errors.EvalError` for a SPARQL error (unbound variable, type error...).
 What this module implements, after SPARQL 1.1 section 17:
 
 * effective boolean value (:func:`ebv`);
@@ -13,7 +13,7 @@ What this module implements, after SPARQL 1.1 section 17:
 * the total order of ORDER BY (:func:`order_key`): unbound < blank nodes < IRIs < literals.
 
 >>> from query.algebra import Op, Var
->>> from query.terms import XSD_INTEGER, XSD_DECIMAL, XSD_DOUBLE
+>>> from nstore.terms import XSD_INTEGER, XSD_DECIMAL, XSD_DOUBLE
 >>> f = compile_expr(Op(">", (Var("x"), Literal("2", XSD_INTEGER))), ExprContext())
 >>> f({"x": Literal("2.5", XSD_DECIMAL)})
 Literal('true', datatype='http://www.w3.org/2001/XMLSchema#boolean')
@@ -33,27 +33,26 @@ import uuid
 from decimal import Decimal
 from typing import Any, Callable
 
-from .algebra import Aggregate, Call, Exists, FunctionCall, Op, Var
-from .errors import QueryEvaluationError
-from .terms import (
+from nstore.terms import (
+    BNode,
     DEC,
     FALSE,
     FLT,
     INT,
+    IRI,
+    Literal,
     NUMERIC_TYPES,
     TRUE,
     XSD_BOOLEAN,
     XSD_DATE,
     XSD_DATETIME,
-    BNode,
-    EvalError,
-    IRI,
-    Literal,
     boolean,
-    make_numeric,
-    numeric,
+    parse_boolean,
     to_float32,
 )
+
+from .algebra import Aggregate, Call, Exists, FunctionCall, Op, Var
+from .errors import EvalError, QueryEvaluationError, make_numeric, numeric
 
 __all__ = [
     "ExprContext",
@@ -132,12 +131,8 @@ def _literal_kind(term: Literal) -> tuple[int, Any]:
         except EvalError:
             return K_OTHER, None
     if datatype == XSD_BOOLEAN:
-        lexical = term.lexical
-        if lexical in ("true", "1"):
-            return K_BOOLEAN, True
-        if lexical in ("false", "0"):
-            return K_BOOLEAN, False
-        return K_OTHER, None
+        truth = parse_boolean(term.lexical)
+        return (K_BOOLEAN, truth) if truth is not None else (K_OTHER, None)
     if datatype == XSD_DATETIME:
         from .functions import datetime_key
 

@@ -2,7 +2,7 @@
 
 :func:`compile_call` compiles a :class:`~query.algebra.Call` (``STRLEN(?x)``, ``IF(...)``...)
 and :func:`compile_function` an IRI-named call (``xsd:integer(?x)``). Strict functions get
-evaluated arguments and raise :class:`~query.terms.EvalError` on a type error; ``BOUND``,
+evaluated arguments and raise :class:`~query.errors.EvalError` on a type error; ``BOUND``,
 ``IF`` and ``COALESCE`` control evaluation themselves.
 
 >>> from query.algebra import Call
@@ -28,14 +28,16 @@ from urllib.parse import quote
 
 import regex
 
-from .algebra import Call, FunctionCall, Var
-from .errors import QuerySyntaxError, QueryTimeoutError
-from .iri import resolve_iri
-from .terms import (
+from nstore.terms import (
+    BNode,
+    DATETIME_LEXICAL,
+    DATE_LEXICAL,
     DBL,
     DEC,
     FLT,
     INT,
+    IRI,
+    Literal,
     NUMERIC_TYPES,
     XSD,
     XSD_BOOLEAN,
@@ -47,17 +49,16 @@ from .terms import (
     XSD_FLOAT,
     XSD_INTEGER,
     XSD_STRING,
-    BNode,
-    EvalError,
-    IRI,
-    Literal,
     boolean,
     datatype_of,
-    make_numeric,
-    numeric,
-    to_float32,
     is_valid_iri,
+    parse_boolean,
+    parse_numeric,
 )
+
+from .algebra import Call, FunctionCall, Var
+from .errors import EvalError, QuerySyntaxError, QueryTimeoutError, make_numeric, numeric
+from .iri import resolve_iri
 
 __all__ = ["compile_call", "compile_function", "datetime_key", "parse_datetime", "FUNCTION_ARITY"]
 
@@ -101,23 +102,17 @@ def _integer(value: int) -> Literal:
 # ---------------------------------------------------------------------------- dateTime
 
 
-_DATETIME_RE = re.compile(
-    r"(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(Z|[+-]\d{2}:\d{2})?\Z"
-)
-_DATE_RE = re.compile(r"(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?\Z")
-
-
 def parse_datetime(term: Literal) -> tuple | None:
     """``(year, month, day, hour, minute, Decimal second, tz text or None)`` or None."""
     text = term.lexical.strip()
     if term.datatype == XSD_DATE:
-        match = _DATE_RE.match(text)
+        match = DATE_LEXICAL.match(text)
         if not match:
             return None
         y, mo, d, tz = match.groups()
         h, mi, sec = "00", "00", "0"
     else:
-        match = _DATETIME_RE.match(text)
+        match = DATETIME_LEXICAL.match(text)
         if not match:
             return None
         y, mo, d, h, mi, sec, tz = match.groups()
@@ -653,11 +648,6 @@ def compile_call(call: Call, ctx: Any, compile_expr: Callable) -> Compiled:
 
 # ---------------------------------------------------------------------------- casts
 
-_DOUBLE_LEXICAL = re.compile(r"\s*([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)\s*\Z")
-_DECIMAL_LEXICAL = re.compile(r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*\Z")
-_INTEGER_LEXICAL = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
-
-
 def _cast(target: IRI) -> Callable[[Any], Literal]:
     def cast(term: Any) -> Literal:
         kind = type(term)
@@ -673,21 +663,16 @@ def _cast(target: IRI) -> Callable[[Any], Literal]:
         lexical = term.lexical
         if target in (XSD_INTEGER, XSD_DECIMAL, XSD_FLOAT, XSD_DOUBLE):
             to_kind = {XSD_INTEGER: INT, XSD_DECIMAL: DEC, XSD_FLOAT: FLT, XSD_DOUBLE: DBL}[target]
-            if source is None:
-                pattern = {INT: _INTEGER_LEXICAL, DEC: _DECIMAL_LEXICAL}.get(to_kind, _DOUBLE_LEXICAL)
-                if not pattern.match(lexical):
+            if source is None:  # a string is cast by the target's own lexical rules
+                parsed = parse_numeric(lexical, to_kind, target.value)
+                if parsed is None:
                     raise EvalError()
-                text = lexical.strip()
-                if to_kind == INT:
-                    return make_numeric(INT, int(text))
-                if to_kind == DEC:
-                    return make_numeric(DEC, Decimal(text))
-                value = float(text.replace("INF", "inf"))
-                return make_numeric(to_kind, to_float32(value) if to_kind == FLT else value)
+                return make_numeric(to_kind, parsed)
             if source == XSD_BOOLEAN:
-                if lexical not in ("true", "false", "1", "0"):
+                truth = parse_boolean(lexical)
+                if truth is None:
                     raise EvalError()
-                flag = 1 if lexical in ("true", "1") else 0
+                flag = int(truth)
                 return make_numeric(to_kind, flag if to_kind == INT else (Decimal(flag) if to_kind == DEC else float(flag)))
             from_kind, value = numeric(term)
             try:
@@ -705,17 +690,11 @@ def _cast(target: IRI) -> Callable[[Any], Literal]:
             except (ArithmeticError, ValueError):  # decimal's Overflow and InvalidOperation too
                 raise EvalError() from None
         if target == XSD_BOOLEAN:
-            if source is None:
-                text = lexical.strip()
-                if text in ("true", "1"):
-                    return boolean(True)
-                if text in ("false", "0"):
-                    return boolean(False)
-                raise EvalError()
-            if source == XSD_BOOLEAN:
-                if lexical not in ("true", "false", "1", "0"):
+            if source is None or source == XSD_BOOLEAN:
+                truth = parse_boolean(lexical.strip() if source is None else lexical)
+                if truth is None:
                     raise EvalError()
-                return boolean(lexical in ("true", "1"))
+                return boolean(truth)
             _, value = numeric(term)
             return boolean(bool(value) and value == value)
         if target in (XSD_DATETIME, XSD_DATE):

@@ -3,11 +3,11 @@
 :class:`IndexedSource` holds quads (stored fstore values or RDF terms; graph None is the
 default graph) and answers a pattern with one dictionary lookup: for each set of bound
 positions it builds, on first use, a hash index from their values to the quads. Values are
-normalised the way :class:`~query.source.FstoreSource` reads them (``42`` and
+normalised the way a store's source (``fstore.query_source``) reads them (``42`` and
 ``"42"^^xsd:integer`` are one term), so a query gives the same answer over either source.
 
 >>> from query.algebra import Var
->>> from query.terms import IRI
+>>> from nstore.terms import IRI
 >>> src = IndexedSource([(None, IRI("urn:a"), IRI("urn:p"), 1), (None, IRI("urn:b"), IRI("urn:p"), 2)])
 >>> [b["s"] for b in src.match((None, Var("s"), IRI("urn:p"), Var("o")))]
 [IRI('urn:a'), IRI('urn:b')]
@@ -20,12 +20,29 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Iterable, Iterator
 
-from fstore.core.values import canonical
+from nstore.terms import BNode, IRI, Literal, canonical, to_rdf
 
 from .algebra import Var
-from .source import _to_term
 
 __all__ = ["IndexedSource", "term_of"]
+
+
+_TERM_TYPES = (IRI, Literal, BNode)
+_TERM_CACHE: dict = {}
+
+
+def _to_term(value: Any) -> Any:
+    """The RDF term of a stored value (memoised: numbers and strings repeat a lot)."""
+    kind = type(value)
+    if kind in _TERM_TYPES or value is None:
+        return value
+    key = (kind, value)  # the type keeps 1, 1.0 and True apart
+    term = _TERM_CACHE.get(key)
+    if term is None:
+        if len(_TERM_CACHE) > 1 << 16:
+            _TERM_CACHE.clear()
+        term = _TERM_CACHE[key] = to_rdf(value)
+    return term
 
 
 def term_of(value: Any) -> Any:

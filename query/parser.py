@@ -51,7 +51,7 @@ from .algebra import (
 from .errors import QuerySyntaxError, UnknownPrefixError
 from .iri import resolve_iri
 from .nesting import check_nesting, guard_recursion
-from .terms import RDF_NS, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER, IRI, Literal
+from nstore.terms import RDF_NS, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER, BNode, IRI, Literal
 from .translate import (
     balanced,
     BindSyntax,
@@ -802,7 +802,6 @@ class _QueryTransformer(UpdateRules, Transformer):
     @staticmethod
     def _template(triple: Triple) -> Triple:
         """Blank nodes of a CONSTRUCT template stay blank nodes (fresh per solution)."""
-        from .terms import BNode
 
         def fix(node: Any) -> Any:
             if type(node) is Var and node.name.startswith("."):

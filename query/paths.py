@@ -29,7 +29,7 @@ from fstore import Param
 from .algebra import PathAlt, PathInv, PathLink, PathMod, PathNeg, PathSeq, Var
 from .limits import value_size
 from .planner import DEFAULT  # noqa: F401 - used by the doctest
-from .terms import IRI
+from nstore.terms import IRI
 
 __all__ = ["eval_path", "pairs", "pair_size", "HELD"]
 

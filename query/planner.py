@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from fstore.core.ranges import NumericRange
+from fstore import NumericRange
 
 from .algebra import (
     BGP,
@@ -340,7 +340,7 @@ class Planner:
         self.default_graphs = tuple(default_graphs)
         self.versions = versions  # a query.versioning.VersionContext, for CHANGES / VERSIONS
         # Estimates and fan-outs, kept by the source for all the queries on one view when
-        # it offers a ``statistics`` dict (FstoreSource does), else for this planner.
+        # it offers a ``statistics`` dict (fstore's source does), else for this planner.
         self._estimates: dict = getattr(source, "statistics", None)
         if self._estimates is None:
             self._estimates = {}
@@ -776,29 +776,30 @@ class Planner:
     # ------------------------------------------------------------------ CHANGES / VERSIONS
 
     def _versioned(self, p: Any, bound: frozenset, graph: Any) -> PlanNode:
-        from .source import as_source
-        from fstore.tables import is_dataset_graph
+        from .source import as_source, table_graph_test
         from .temporal import changes_parts, footprint, versions_parts
         from .versioning import require
 
         clause = "CHANGES" if type(p) is Changes else "VERSIONS"
         versions = require(self.versions, clause)
+        # the state the pattern is previewed (planned) over: CHANGES's end, VERSIONS's ref
+        source = as_source(versions.view(p.end if type(p) is Changes else p.ref))
         if type(p) is Versions:
             graphs = {quad[0] for quad in footprint(p.pattern, self.default_graphs)}
-            tables = sorted(str(g) for g in graphs if is_dataset_graph(g))
+            is_table = table_graph_test(source)
+            tables = sorted(str(g) for g in graphs if is_table(g))
             if tables:  # they would be empty there: say so rather than answer nothing
                 raise UnsupportedFeatureError(f"VERSIONS over a table graph ({', '.join(tables)})",
                                               "VERSIONS reads quads; for rows use AT <ref>, CHANGES, or `datae table log`")
         if type(p) is Changes:
             deadline = self.ctx.deadline
-            parts = changes_parts(versions, p, self.default_graphs, deadline.check if deadline is not None else None)
+            parts = changes_parts(versions, p, self.default_graphs, deadline.check if deadline is not None else None,
+                                  source)
             label = f"Changes from {versions.label(p.start)} to {versions.label(p.end)}: ?{p.var.name} = \"+\" over added quads, \"-\" over removed quads"
-            end = p.end
         else:
             parts = versions_parts(versions, p, self.default_graphs)
             label = f"Versions over the ancestry of {versions.label(p.ref)}: once per distinct state of the quads the pattern reads, ?{p.var.name} = each commit of that state"
-            end = p.ref
-        preview_planner = Planner(as_source(versions.view(end)), self.ctx, default_graphs=self.default_graphs)
+        preview_planner = Planner(source, self.ctx, default_graphs=self.default_graphs)
         preview = preview_planner.plan(p.pattern, bound - {p.var.name}, graph)
         node = SourcesPlan(label, p.pattern, parts, preview, frozenset({p.var.name}))
         node.certain = preview.certain | node.extra

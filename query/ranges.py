@@ -6,7 +6,7 @@ object with a numeric constant. The conjunction of such filters is a
 filters still run on what it returns, so the range only has to hold every solution they
 keep (see :mod:`fstore.core.ranges`).
 
->>> from query.terms import Literal, XSD_INTEGER
+>>> from nstore.terms import Literal, XSD_INTEGER
 >>> age, thirty, n32 = Var("age"), Literal("30", XSD_INTEGER), Literal("32", XSD_INTEGER)
 >>> conjuncts = [Op(">=", (age, thirty)), Op(">", (n32, age))]  # ?age >= 30 && 32 > ?age
 >>> object_range(Triple(Var("s"), IRI("http://ex/age"), age), conjuncts)
@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from fstore.core.ranges import NumericRange
+from fstore import NumericRange
 
 from .algebra import Op, Triple, Var
-from .terms import IRI, EvalError, numeric  # noqa: F401 - IRI is used by the doctest
+from nstore.terms import IRI  # noqa: F401 - IRI is used by the doctest
+from .errors import EvalError, numeric
 
 __all__ = ["object_range"]
 

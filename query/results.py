@@ -31,11 +31,11 @@ import re
 from typing import Any, Iterable, Iterator
 from xml.sax.saxutils import escape, quoteattr
 
-from nstore.ntriples import term_to_ntriples
+from nstore.terms import term_to_ntriples
 
-from .terms import XSD, BNode, IRI, Literal
+from nstore.terms import XSD, BNode, IRI, Literal
 
-__all__ = ["Result", "FORMATS", "term_to_ntriples"]
+__all__ = ["Result", "FORMATS"]
 
 FORMATS = ("json", "xml", "csv", "tsv", "table", "ntriples", "nquads", "turtle", "trig", "jsonld", "rdf")
 

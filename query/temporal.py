@@ -16,7 +16,7 @@ bindings each of their solutions gets.
   not.
 
 >>> from query.algebra import BGP, Triple, Var, Graph
->>> from query.terms import IRI
+>>> from nstore.terms import IRI
 >>> footprint(BGP((Triple(Var("s"), IRI("urn:p"), Var("o")),)), (None,))
 [(None, Var(name='.s'), IRI('urn:p'), Var(name='.o'))]
 >>> footprint(Graph(Var("g"), BGP((Triple(Var("s"), Var("p"), IRI("urn:x")),))), (None,))
@@ -28,8 +28,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from fstore.tables import is_dataset_graph
-from fstore.core.values import canonical
+from nstore.terms import canonical
 from nstore import Var as StoreVar
 
 from .algebra import (
@@ -48,8 +47,8 @@ from .algebra import (
     Versions,
 )
 from .memory import IndexedSource
-from .tables import graph_changes
-from .terms import IRI, Literal
+from .source import as_source, table_graph_test
+from nstore.terms import IRI, Literal
 from .versioning import VersionContext
 
 __all__ = ["footprint", "changes_parts", "versions_parts", "Parts"]
@@ -135,40 +134,48 @@ def _store_pattern(pattern: tuple) -> tuple:
 
 class _Changed(IndexedSource):
     """Changed quads, table graphs' triples among them: those graphs are read because the
-    pattern names them, never listed as named graphs (``GRAPH ?g`` does not bind them)."""
+    pattern names them, never listed as named graphs (``GRAPH ?g`` does not bind them).
+    ``is_table`` tells them apart (the store's source's ``is_table_graph``)."""
+
+    def __init__(self, quads: list, is_table: Callable[[Any], bool]) -> None:
+        super().__init__(quads)
+        self._is_table = is_table
 
     def graphs(self) -> list:
-        return [g for g in super().graphs() if not is_dataset_graph(g)]
+        return [g for g in super().graphs() if not self._is_table(g)]
 
     def match(self, pattern: tuple) -> Any:
         found = super().match(pattern)
         if type(pattern[0]) is not Var:
             return found
-        name = pattern[0].name
-        return (b for b in found if not is_dataset_graph(b[name]))
+        name, is_table = pattern[0].name, self._is_table
+        return (b for b in found if not is_table(b[name]))
 
 
 def changes_parts(versions: VersionContext, node: Changes, default_graphs: tuple = (None,),
-                  check: Callable[[], None] | None = None) -> Parts:
+                  check: Callable[[], None] | None = None, end: Any = None) -> Parts:
     """The added and removed quads from ``node.start`` to ``node.end``, as two sources; for
-    each table graph the pattern names, its Direct-Mapping triples added and removed (a
-    table read whole calls ``check``, the query's deadline, as it goes)."""
+    each table graph the pattern names, its Direct-Mapping triples added and removed, as
+    the store's source at ``node.end`` (``end``, else asked of the view there) gives them
+    (a table read whole calls ``check``, the query's deadline, as it goes)."""
 
     def parts() -> list:
         added, removed = [], []
         for op, quad in versions.diff(node.start, node.end):
             (added if op == "+" else removed).append(quad)
-        tables = {pattern[0] for pattern in footprint(node.pattern, default_graphs) if is_dataset_graph(pattern[0])}
+        after = end if end is not None else as_source(versions.view(node.end))
+        is_table = table_graph_test(after)
+        tables = {pattern[0] for pattern in footprint(node.pattern, default_graphs) if is_table(pattern[0])}
         if tables:
-            before, after = versions.view(node.start), versions.view(node.end)
+            before = as_source(versions.view(node.start))
             for graph in sorted(tables, key=str):
-                plus, minus = graph_changes(before, after, graph, check)
+                plus, minus = after.table_changes(before, graph, check)
                 added += plus
                 removed += minus
         name = node.var.name
         return [
-            (_Changed(added), [{name: Literal("+")}]),
-            (_Changed(removed), [{name: Literal("-")}]),
+            (_Changed(added, is_table), [{name: Literal("+")}]),
+            (_Changed(removed, is_table), [{name: Literal("-")}]),
         ]
 
     return parts

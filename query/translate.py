@@ -49,7 +49,7 @@ from .algebra import (
     pattern_vars,
 )
 from .errors import QuerySyntaxError
-from .terms import IRI
+from nstore.terms import IRI
 
 __all__ = [
     "GroupSyntax",

@@ -26,19 +26,18 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import fstore
-from fstore.tables import is_dataset_graph
-from fstore.core.values import canonical
+from nstore.terms import canonical
 from nstore.errors import DataeError
 
 from .algebra import Dataset, Query, Var
 from .errors import QueryTimeoutError, ReadOnlyGraphError, ResultTooLargeError, UpdateError
 from .limits import Deadline, Limits
 from .loading import load_file
-from .source import FstoreSource
-from .terms import BNode, IRI, is_valid_term
+from .source import as_source, table_graph_test
+from nstore.terms import BNode, IRI, is_valid_term
 from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest
 
 __all__ = ["apply_update", "explain_update", "UpdateStats", "instantiate", "where_dataset", "writable"]
@@ -67,14 +66,15 @@ def apply_update(tx: Any, request: UpdateRequest, limits: Limits | None = None, 
     deadline = limits.deadline() if limits is not None else None
     held = limits.max_held_rows if limits is not None else None
     memory = limits.memory() if limits is not None else None
+    is_table = table_graph_test(as_source(tx))  # which graphs the store answers from tables
     for op in request.operations:
         try:
             if type(op) is Load:  # the one operation that reads outside the store
-                _load(tx, op, stats, load_dir)
+                _load(tx, op, stats, load_dir, is_table)
             elif type(op) is Modify:
-                _modify(tx, op, request, stats, deadline=deadline, max_held_rows=held, memory=memory)
+                _modify(tx, op, request, stats, is_table, deadline=deadline, max_held_rows=held, memory=memory)
             else:
-                _APPLY[type(op)](tx, op, request, stats)
+                _APPLY[type(op)](tx, op, request, stats, is_table)
         except (QueryTimeoutError, ResultTooLargeError):
             raise  # a limit is not the operation failing: SILENT does not hide it
         except (DataeError, OSError):
@@ -97,7 +97,7 @@ def instantiate(template: Iterable[tuple], solution: dict, default_graph: Any, f
     nodes by the fresh ones in ``fresh`` (label -> BNode, filled as needed), graph None by
     ``default_graph``; quads that would not be valid RDF are left out, and with ``checked``
     (an INSERT template) those in which a value of the solution is not a term the store
-    accepts too (:func:`query.terms.is_valid_term`). The template's own terms are not
+    accepts too (:func:`nstore.terms.is_valid_term`). The template's own terms are not
     checked: one the store refuses is a mistake in the request, which the write reports."""
     for quad in template:
         items = []
@@ -126,27 +126,37 @@ def _stored(quad: tuple) -> tuple:
     return tuple(None if v is None else canonical(v) for v in quad)
 
 
-def writable(graph: Any, operation: str) -> Any:
+IsTable = Callable[[Any], bool]
+"""Whether a graph names a table: the store's source's ``is_table_graph``."""
+
+
+def writable(graph: Any, operation: str, is_table: IsTable) -> Any:
     """``graph``, or :class:`ReadOnlyGraphError` if it names a table (tables are read-only
-    in SPARQL: their graphs are the Direct Mapping of rows, see :mod:`query.tables`)."""
-    if is_dataset_graph(graph):
+    in SPARQL: their graphs are the Direct Mapping of rows, see
+    :mod:`fstore.tables.sparql_graphs`).
+
+    >>> from fstore import IRI
+    >>> writable(IRI("urn:g"), "INSERT", lambda graph: False)
+    IRI('urn:g')
+    """
+    if is_table(graph):
         raise ReadOnlyGraphError(graph, operation)
     return graph
 
 
-def _delete(tx: Any, quads: Iterable[tuple], stats: UpdateStats) -> None:
+def _delete(tx: Any, quads: Iterable[tuple], stats: UpdateStats, is_table: IsTable) -> None:
     quads = list(quads)
     for quad in quads:  # every graph checked before the first write
-        writable(quad[0], "DELETE")
+        writable(quad[0], "DELETE", is_table)
     for quad in quads:
         fstore.rm(tx, *_stored(quad))
         stats.deleted += 1
 
 
-def _insert(tx: Any, quads: Iterable[tuple], stats: UpdateStats) -> None:
+def _insert(tx: Any, quads: Iterable[tuple], stats: UpdateStats, is_table: IsTable) -> None:
     quads = list(quads)
     for quad in quads:
-        writable(quad[0], "INSERT")
+        writable(quad[0], "INSERT", is_table)
     for quad in quads:
         fstore.add(tx, *_stored(quad))
         stats.inserted += 1
@@ -155,27 +165,28 @@ def _insert(tx: Any, quads: Iterable[tuple], stats: UpdateStats) -> None:
 # ---------------------------------------------------------------------------- operations
 
 
-def _insert_data(tx: Any, op: InsertData, request: UpdateRequest, stats: UpdateStats) -> None:
-    _insert(tx, list(instantiate(op.quads, {}, None, {})), stats)
+def _insert_data(tx: Any, op: InsertData, request: UpdateRequest, stats: UpdateStats, is_table: IsTable) -> None:
+    _insert(tx, list(instantiate(op.quads, {}, None, {})), stats, is_table)
 
 
-def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateStats) -> None:
-    _delete(tx, list(instantiate(op.quads, {}, None, {})), stats)
+def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateStats, is_table: IsTable) -> None:
+    _delete(tx, list(instantiate(op.quads, {}, None, {})), stats, is_table)
 
 
-def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, *,
+def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, is_table: IsTable, *,
             deadline: Deadline | None = None, max_held_rows: int | None = None, memory: Any = None) -> None:
     from .engine import prepare
 
     # WITH <table> may give the WHERE clause its default graph; a template quad without a
     # GRAPH would write there. Refused before the WHERE runs, solutions or not.
     if any(quad[0] is None for quad in op.delete + op.insert):
-        writable(op.with_graph, f"{op.form} WITH")
+        writable(op.with_graph, f"{op.form} WITH", is_table)
     for quad in op.delete + op.insert:
         if type(quad[0]) is not Var:
-            writable(quad[0], op.form)
+            writable(quad[0], op.form, is_table)
 
-    executor, plan = prepare(FstoreSource(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base),
+    # a new source: one made before the earlier operations' writes would list stale graphs
+    executor, plan = prepare(as_source(tx), Query("SELECT", op.where, dataset=where_dataset(op), base=request.base),
                              deadline=deadline, max_held_rows=max_held_rows, memory=memory)
     # the whole WHERE first, then the changes
     solutions = list(executor.held(executor.solutions(plan), f"the WHERE of {op.form}"))
@@ -183,8 +194,8 @@ def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, *,
     # removals take any value (a quad stored before terms were checked can still go), so
     # only the INSERT template leaves out the quads that the write would refuse
     inserted = [q for sol in solutions for q in instantiate(op.insert, sol, op.with_graph, {}, checked=True)]
-    _delete(tx, deleted, stats)
-    _insert(tx, inserted, stats)
+    _delete(tx, deleted, stats, is_table)
+    _insert(tx, inserted, stats, is_table)
 
 
 def where_dataset(op: Modify) -> Dataset:
@@ -197,7 +208,7 @@ def where_dataset(op: Modify) -> Dataset:
     return Dataset()
 
 
-def _graph_quads(tx: Any, target: Any) -> list[tuple]:
+def _graph_quads(tx: Any, target: Any, is_table: IsTable) -> list[tuple]:
     """The stored quads of a graph (None: the default graph), or of ``"NAMED"`` / ``"ALL"``
     / ``"DEFAULT"`` graphs."""
     V = fstore.Var
@@ -205,41 +216,41 @@ def _graph_quads(tx: Any, target: Any) -> list[tuple]:
         rows = fstore.from_(tx, V("g"), V("s"), V("p"), V("o"))
         quads = [(b["g"], b["s"], b["p"], b["o"]) for b in rows]
         return [q for q in quads if q[0] is not None] if target == "NAMED" else quads
-    if is_dataset_graph(target):  # ADD / COPY / MOVE from a table: its mapped triples
+    if is_table(target):  # ADD / COPY / MOVE from a table: its mapped triples
         pattern = (target, Var("s"), Var("p"), Var("o"))
-        return [(target, *(_stored((None, b["s"], b["p"], b["o"]))[1:])) for b in FstoreSource(tx).match(pattern)]
+        return [(target, *(_stored((None, b["s"], b["p"], b["o"]))[1:])) for b in as_source(tx).match(pattern)]
     graph = None if target == "DEFAULT" else canonical(target)
     return [(graph, b["s"], b["p"], b["o"]) for b in fstore.from_(tx, graph, V("s"), V("p"), V("o"))]
 
 
-def _clear(tx: Any, op: Clear | Drop, request: UpdateRequest, stats: UpdateStats) -> None:
-    writable(op.target, type(op).__name__.upper())
-    _delete(tx, _graph_quads(tx, op.target), stats)
+def _clear(tx: Any, op: Clear | Drop, request: UpdateRequest, stats: UpdateStats, is_table: IsTable) -> None:
+    writable(op.target, type(op).__name__.upper(), is_table)
+    _delete(tx, _graph_quads(tx, op.target, is_table), stats, is_table)
 
 
-def _create(tx: Any, op: Create, request: UpdateRequest, stats: UpdateStats) -> None:
-    writable(op.graph, "CREATE")
-    if _graph_quads(tx, op.graph):
+def _create(tx: Any, op: Create, request: UpdateRequest, stats: UpdateStats, is_table: IsTable) -> None:
+    writable(op.graph, "CREATE", is_table)
+    if _graph_quads(tx, op.graph, is_table):
         raise UpdateError(f"CREATE GRAPH {op.graph}: the graph already exists (use CREATE SILENT to ignore)")
 
 
-def _transfer(tx: Any, op: Transfer, request: UpdateRequest, stats: UpdateStats) -> None:
-    writable(op.target, op.kind)
+def _transfer(tx: Any, op: Transfer, request: UpdateRequest, stats: UpdateStats, is_table: IsTable) -> None:
+    writable(op.target, op.kind, is_table)
     if op.kind == "MOVE":
-        writable(op.source, op.kind)
+        writable(op.source, op.kind, is_table)
     if op.source == op.target:
         return
-    quads = _graph_quads(tx, "DEFAULT" if op.source is None else op.source)
+    quads = _graph_quads(tx, "DEFAULT" if op.source is None else op.source, is_table)
     target = None if op.target is None else canonical(op.target)
     if op.kind in ("COPY", "MOVE"):
-        _delete(tx, _graph_quads(tx, "DEFAULT" if op.target is None else op.target), stats)
-    _insert(tx, [(target, s, p, o) for _, s, p, o in quads], stats)
+        _delete(tx, _graph_quads(tx, "DEFAULT" if op.target is None else op.target, is_table), stats, is_table)
+    _insert(tx, [(target, s, p, o) for _, s, p, o in quads], stats, is_table)
     if op.kind == "MOVE":
-        _delete(tx, quads, stats)
+        _delete(tx, quads, stats, is_table)
 
 
-def _load(tx: Any, op: Load, stats: UpdateStats, load_dir: str | os.PathLike[str] | None) -> None:
-    writable(op.into, "LOAD")
+def _load(tx: Any, op: Load, stats: UpdateStats, load_dir: str | os.PathLike[str] | None, is_table: IsTable) -> None:
+    writable(op.into, "LOAD", is_table)
     graph = None if op.into is None else canonical(op.into)  # SPARQL: the default graph
     stats.inserted += load_file(tx, op.source.value, load_dir, graph)
 

@@ -24,7 +24,7 @@ from lark import Token
 
 from .algebra import Dataset, Triple, Var
 from .errors import QuerySyntaxError
-from .terms import BNode, IRI
+from nstore.terms import BNode, IRI
 from .translate import GraphSyntax, GroupSyntax, TriplesSyntax, translate_group
 from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest, has_bnodes
 

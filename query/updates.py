@@ -4,7 +4,7 @@ A request is a sequence of operations run in order; datae runs a whole request i
 transaction, so it becomes one commit (or none, if nothing changed). Quad templates are
 tuples ``(graph, subject, predicate, object)``: graph None is the default graph (or the
 graph of ``WITH``), any position may be a :class:`~query.algebra.Var` in DELETE / INSERT
-templates, and :class:`~query.terms.BNode` items stand for fresh blank nodes.
+templates, and :class:`~nstore.terms.BNode` items stand for fresh blank nodes.
 
 >>> from query.parser import parse_update
 >>> request = parse_update("PREFIX : <http://ex/> INSERT DATA { :a :p 1 } ; CLEAR GRAPH :g")
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from .algebra import Dataset, Var
-from .terms import BNode, IRI
+from nstore.terms import BNode, IRI
 
 __all__ = [
     "Quad",

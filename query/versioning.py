@@ -41,8 +41,8 @@ class VersionContext:
     @classmethod
     def of(cls, obj: Any) -> "VersionContext | None":
         """The context of an fstore view (at its commit), an open transaction (at its
-        branch's head) or an :class:`~query.source.FstoreSource` over either; None for
-        anything else."""
+        branch's head) or a source over either (its ``view``: see
+        :class:`query.source.Source`); None for anything else."""
         import fstore
 
         view = getattr(obj, "view", obj)

@@ -37,8 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 from query import Result, execute, parse_query
 from query.parser import parse_update
 from query.errors import QueryError, QuerySyntaxError, UnsupportedFeatureError
-from query.terms import NUMERIC_TYPES, XSD_BOOLEAN, BNode, IRI, Literal, numeric
-from query.terms_ox import from_ox
+from nstore.terms import NUMERIC_TYPES, XSD_BOOLEAN, BNode, IRI, Literal
+from query.errors import numeric
+from tests.query_fixtures import from_ox
 from tests.locations import SHARED, missing, shared
 
 __all__ = ["SUITE_DIR", "Case", "ensure_suite", "require_suite", "collect", "run_case", "Outcome", "is_update"]
@@ -609,7 +610,7 @@ def _key_cmp(a: Any, b: Any) -> int | None:
     """SPARQL's order between two ORDER BY values, None where SPARQL leaves it undefined
     (blank nodes, literals of types ``<`` cannot compare)."""
     from query.expressions import compare as sparql_compare
-    from query.terms import EvalError
+    from query.errors import EvalError
 
     def rank(t: Any) -> int:
         return 0 if t is None else 1 if type(t) is BNode else 2 if type(t) is IRI else 3

@@ -14,9 +14,16 @@ import pyoxigraph as ox
 ROOT = Path(__file__).resolve().parent.parent
 
 import fstore
-from query.terms_ox import from_ox, to_ox
+from nstore.terms import from_oxigraph, to_rdf
+from nstore.terms import to_oxigraph as to_ox
 
 __all__ = ["fstore_repo", "fstore_view", "oxigraph_store", "ox_rows", "to_ox", "from_ox"]
+
+
+def from_ox(term: Any) -> Any:
+    """The RDF term (not the stored value) of a pyoxigraph term, None for None: what the
+    query engine's results hold, to compare with Oxigraph's."""
+    return None if term is None else to_rdf(from_oxigraph(term))
 
 
 @contextlib.contextmanager

@@ -40,7 +40,7 @@ from nstore.pack import Packed, find_items, pack, pack_value, split, unpack
 from nstore.store import Param
 
 from .refs import BRANCH, Refs
-from .values import to_rdf
+from nstore.terms import to_rdf
 
 if TYPE_CHECKING:
     from .history import History, Quad

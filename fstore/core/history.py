@@ -24,7 +24,7 @@ from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, p
 
 from .heads import Heads, repeated_vars
 from .layout import QUADS, Space
-from .values import to_rdf
+from nstore.terms import to_rdf
 
 if TYPE_CHECKING:
     from .commits import CommitStore

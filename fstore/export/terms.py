@@ -30,16 +30,17 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import re
 from decimal import Decimal, InvalidOperation
 from itertools import repeat
 from operator import attrgetter
 from typing import Any, Callable, Sequence
 
 from nstore import terms as _xsd
+from nstore.pack import BNODE_CODE, IRI_CODE, LITERAL_CODE, STRING
+from nstore.terms import (DATE_LEXICAL, DATETIME_LEXICAL, DEC, INT, IRI, NUMERIC_KINDS, BNode, Literal, parse_boolean,
+                          parse_numeric, parse_term, to_rdf)
 
 from ..tables.types import DECIMAL_PRECISION, DECIMAL_SCALE  # object_decimal is DECIMAL(38, 18)
-from ..core.values import IRI, BNode, Literal, to_rdf
 
 __all__ = [
     "QUAD_COLUMNS",
@@ -81,16 +82,6 @@ TYPED_COLUMNS = ("object_int", "object_double", "object_decimal", "object_bool",
                  "object_datetime", "object_datetime_local")
 OBJECT_COLUMNS = ("object", "object_kind", "datatype", "language") + TYPED_COLUMNS
 QUAD_COLUMNS = NODE_COLUMNS + OBJECT_COLUMNS
-
-_INTEGER_TYPES = frozenset(XSD + name for name in (
-    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
-    "nonPositiveInteger", "negativeInteger", "unsignedLong", "unsignedInt", "unsignedShort",
-    "unsignedByte"))
-_INTEGER_RE = re.compile(r"[+-]?[0-9]+")
-_DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
-_DOUBLE_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?INF|NaN")
-_DATE_RE = re.compile(r"-?[0-9]{4,}-[0-9]{2}-[0-9]{2}")
-_DATETIME_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})?")
 
 _N7 = (None,) * 7
 
@@ -168,27 +159,24 @@ def _datetime_slot(value: _dt.datetime) -> tuple | None:
 
 def _typed(datatype: str, lexical: str) -> tuple | None:
     """The typed column of a literal given by its lexical form and datatype (None if its
-    datatype has none, or the lexical form is not valid for it)."""
+    datatype has none, or the lexical form is not valid for it: nstore.terms decides)."""
     try:
-        if datatype in _INTEGER_TYPES:
-            if _INTEGER_RE.fullmatch(lexical):
-                return _int_slot(int(lexical))
-        elif datatype == XSD_DOUBLE or datatype == XSD + "float":
-            if _DOUBLE_RE.fullmatch(lexical):
-                return (DOUBLE, float(lexical))
-        elif datatype == XSD_DECIMAL:
-            if _DECIMAL_RE.fullmatch(lexical):
-                return _decimal_slot(Decimal(lexical))
-        elif datatype == XSD_BOOLEAN:
-            if lexical in ("true", "false", "1", "0"):
-                return (BOOL, lexical in ("true", "1"))
-        elif datatype == XSD_DATE:
-            if _DATE_RE.fullmatch(lexical):
+        kind = NUMERIC_KINDS.get(datatype)
+        if kind is not None:
+            number = parse_numeric(lexical, kind, datatype)
+            if number is None:
+                return None
+            return _int_slot(number) if kind == INT else _decimal_slot(number) if kind == DEC else (DOUBLE, number)
+        if datatype == XSD_BOOLEAN:
+            flag = parse_boolean(lexical)
+            return None if flag is None else (BOOL, flag)
+        if datatype == XSD_DATE:
+            if DATE_LEXICAL.match(lexical):
                 return (DATE, _dt.date.fromisoformat(lexical))
         elif datatype == XSD_DATETIME:
-            if _DATETIME_RE.fullmatch(lexical):
+            if DATETIME_LEXICAL.match(lexical):
                 return _datetime_slot(_dt.datetime.fromisoformat(lexical))
-    except (ValueError, OverflowError, InvalidOperation):
+    except (ValueError, OverflowError, InvalidOperation):  # a date the calendar or Python lacks
         pass
     return None
 
@@ -259,7 +247,7 @@ _TYPE_DATATYPE: dict[type, str] = {
     _dt.date: XSD_DATE, _dt.datetime: XSD_DATETIME, bytes: XSD_BASE64,
 }
 _TYPED_PYTHON = frozenset({int, bool, float, Decimal, _dt.date, _dt.datetime})
-_TYPED_DATATYPES = _INTEGER_TYPES | {XSD_DOUBLE, XSD + "float", XSD_DECIMAL, XSD_BOOLEAN, XSD_DATE, XSD_DATETIME}
+_TYPED_DATATYPES = frozenset(NUMERIC_KINDS) | {XSD_BOOLEAN, XSD_DATE, XSD_DATETIME}
 
 
 def _object_columns(objects: Sequence[Any]) -> list[list]:
@@ -347,9 +335,6 @@ def _described(items: Sequence[bytes], describe: Callable[[bytes, Callable], tup
     return out
 
 
-_IRI, _BNODE, _STRING, _LITERAL = 0x40, 0x41, 0x02, 0x42  # nstore.pack type codes
-
-
 def _packed_text(item: bytes) -> str | None:
     """The text of a packed IRI, blank node or string with no NUL to unescape, else None."""
     if item.find(b"\x00", 1) != len(item) - 1:
@@ -362,22 +347,22 @@ def _packed_text(item: bytes) -> str | None:
 
 def _packed_node(item: bytes, decode: Callable[[bytes], Any]) -> tuple:
     code = item[0]
-    if code == _IRI or code == _BNODE:
+    if code == IRI_CODE or code == BNODE_CODE:
         text = _packed_text(item)
         if text is not None:
-            return text, IRI_KIND if code == _IRI else BNODE_KIND
+            return text, IRI_KIND if code == IRI_CODE else BNODE_KIND
     return describe_node(decode(item))
 
 
 def _packed_object(item: bytes, decode: Callable[[bytes], Any]) -> tuple:
     code = item[0]
-    if code == _IRI or code == _BNODE or code == _STRING:
+    if code == IRI_CODE or code == BNODE_CODE or code == STRING:
         text = _packed_text(item)
         if text is not None:
-            if code == _STRING:
+            if code == STRING:
                 return (text, LITERAL_KIND, XSD_STRING, None, *_N7)
-            return (text, IRI_KIND if code == _IRI else BNODE_KIND, None, None, *_N7)
-    elif code == _LITERAL and item[-1] == 0:
+            return (text, IRI_KIND if code == IRI_CODE else BNODE_KIND, None, None, *_N7)
+    elif code == LITERAL_CODE and item[-1] == 0:
         parts = item[1:-1].split(b"\x00")
         if len(parts) == 3:  # lexical form, datatype, language: none with a NUL inside
             try:
@@ -405,7 +390,7 @@ def quad_from_row(row: dict[str, Any]) -> tuple:
             return IRI(text)
         if kind == BNODE_KIND:
             return BNode(text)
-        return _parse_ntriples_literal(text)
+        return to_rdf(parse_term(text, "literal"))
 
     kind = row["object_kind"]
     if kind is None:
@@ -418,16 +403,3 @@ def quad_from_row(row: dict[str, Any]) -> tuple:
         obj = Literal(row["object"], None if row["language"] else row["datatype"], row["language"])
     return (node(row["graph"], row["graph_kind"]), node(row["subject"], row["subject_kind"]),
             node(row["predicate"], row["predicate_kind"]), obj)
-
-
-_NT_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"(?:@([A-Za-z0-9-]+)|\^\^<([^>]*)>)?', re.S)
-_NT_ESCAPES = {"n": "\n", "r": "\r"}
-
-
-def _parse_ntriples_literal(text: str) -> Literal:
-    match = _NT_LITERAL.fullmatch(text)
-    if match is None:
-        raise ValueError(f"not an N-Triples literal: {text!r:.80}")
-    body, language, datatype = match.groups()
-    lexical = re.sub(r"\\(.)", lambda m: _NT_ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
-    return Literal(lexical, datatype, language)

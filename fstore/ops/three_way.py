@@ -25,7 +25,7 @@ from nstore.terms import check_term
 
 from .conflicts import Choose, ConflictItem
 from ..core.history import History, Quad, winner
-from ..core.values import check_value, to_rdf
+from nstore.terms import check_value, to_rdf
 
 if TYPE_CHECKING:
     from ..repository import Repository

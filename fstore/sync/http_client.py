@@ -4,11 +4,11 @@ transport (``/sync/v1/...``), answering the calls of :class:`fstore.sync.remotes
 as on a local store's.
 
 Everything streams: commits arrive as a sequence of msgpack frames, read as they come
-and checked one by one (:func:`fstore.sync.protocol.check_payload`); a push sends its frames in a
-chunked request body as the local store reads them; a clone writes the store file as it
-arrives. A stream that ends without its closing ``{"end": N}`` frame was cut: a
-:class:`~fstore.sync.protocol.SyncError`, and no ref has moved. Only the standard library's
-``http.client`` is used.
+and checked one by one; a push sends its frames in a chunked request body as the local
+store reads them; a clone writes the store file as it arrives. The bytes are
+:mod:`fstore.sync.wire`'s, which ``datae serve`` shares: a stream that ends without its
+closing ``{"end": N}`` frame was cut, a :class:`~fstore.sync.protocol.SyncError`, and no
+ref has moved. Only the standard library's ``http.client`` is used.
 """
 
 from __future__ import annotations
@@ -19,25 +19,16 @@ import os
 from typing import Any, Iterable, Iterator
 from urllib.parse import quote, urlsplit
 
-import msgpack
-
+from nstore.errors import DataeError
 from nstore.lmdbfile import DATA_FILE
 
-from nstore.errors import DataeError
+from . import wire
+from .merge_requests import PREVIEW_LIMIT
+from .protocol import RefUpdate, SyncError
 
-from . import merge_requests as _requests
-from . import protocol as sync
-from ..errors import MergeConflict, UnknownRefError
-from .protocol import AuthenticationError, NotFastForwardError, RefMovedError, RefUpdate, SyncError, TamperedError
+__all__ = ["HttpRemote", "CHUNK"]
 
-__all__ = ["HttpRemote", "FRAMES_TYPE", "ERROR_KINDS", "MAX_FRAME", "CHUNK"]
-
-FRAMES_TYPE = "application/x-datae-commits"
-MAX_FRAME = 1 << 30  # one commit's payload; msgpack's buffer for a frame never grows past it
-CHUNK = 1 << 20
-ERROR_KINDS: dict[str, type[DataeError]] = {cls.__name__: cls for cls in (
-    SyncError, TamperedError, NotFastForwardError, AuthenticationError, RefMovedError, UnknownRefError, MergeConflict,
-    _requests.RequestError, _requests.UnknownRequestError, _requests.RequestStateError, _requests.RequestRefusedError)}
+CHUNK = 1 << 20  # what one read of a response asks for
 
 
 class HttpRemote:
@@ -57,26 +48,23 @@ class HttpRemote:
     # -- the calls of a Remote ---------------------------------------------------------------
 
     def advertise(self) -> dict:
-        return self._json("GET", "/sync/v1/refs")
+        return self._json("GET", f"{wire.PATH}/refs")
 
     def held_ids(self) -> set[str]:
-        data = self._read_all(self._request("GET", "/sync/v1/ids"))
-        if len(data) % 32:
-            raise SyncError(f"{self.url}: the list of commit ids is cut ({len(data)} bytes)")
-        return {data[i:i + 32].hex() for i in range(0, len(data), 32)}
+        return wire.decode_ids(self._read_all(self._request("GET", f"{wire.PATH}/ids")), self.url)
 
     def send(self, wants: list[str], haves: set[str]) -> Iterator[dict]:
-        body = json.dumps({"wants": wants, "haves": sorted(haves)}).encode()
-        response = self._request("POST", "/sync/v1/fetch", body, {"Content-Type": "application/json"})
-        return _frames(response, self.url)
+        response = self._request("POST", f"{wire.PATH}/fetch", wire.encode_fetch(wants, haves),
+                                 {"Content-Type": "application/json"})
+        chunks = iter(lambda: _read(response, CHUNK, self.url), b"")
+        return wire.read_commits(wire.frames(chunks, self.url), f"{self.url}: the stream", from_server=True)
 
     def accept_push(self, updates: list[RefUpdate], payloads: Iterable[dict], force: bool) -> None:
-        header = {"updates": [[u.kind, u.name, u.old, u.new] for u in updates], "force": force}
-        self._read_all(self._request("POST", "/sync/v1/push", _frame_stream(header, payloads),
-                                     {"Content-Type": FRAMES_TYPE}))
+        self._read_all(self._request("POST", f"{wire.PATH}/push", wire.push_frames(updates, force, payloads),
+                                     {"Content-Type": wire.FRAMES_TYPE}))
 
     def copy_store(self, directory: str) -> None:
-        response = self._request("GET", "/sync/v1/store")
+        response = self._request("GET", f"{wire.PATH}/store")
         expected = response.getheader("Content-Length")
         written = 0
         with open(os.path.join(directory, DATA_FILE), "wb") as out:
@@ -96,7 +84,7 @@ class HttpRemote:
     def requests(self, state: str | None = None) -> list[dict]:
         return self._call("GET", "/requests" + ("" if state is None else f"?state={quote(state)}"))
 
-    def request(self, n: int, *, limit: int = _requests.PREVIEW_LIMIT) -> dict:
+    def request(self, n: int, *, limit: int = PREVIEW_LIMIT) -> dict:
         return self._call("GET", f"/requests/{int(n)}?limit={int(limit)}")
 
     def request_open(self, source: str, target: str = "main", title: str = "", author: str = "") -> int:
@@ -180,44 +168,14 @@ def _error(response: http.client.HTTPResponse, url: str, path: str) -> DataeErro
     data = response.read(1 << 16)
     try:
         answer = json.loads(data)
-        message, kind = answer["error"], answer.get("kind", "")
+        if not isinstance(answer, dict):
+            raise TypeError
+        message = answer["error"]
     except (ValueError, KeyError, TypeError):
-        answer, kind = {}, ""
+        answer = {}
         message = data.decode("utf-8", "replace").strip()[:200] or response.reason
     if response.status == 401:
-        kind = "AuthenticationError"
-    if response.status == 404 and not kind:
+        answer = {**answer, "kind": "AuthenticationError"}
+    if response.status == 404 and not answer.get("kind"):
         message = f"not a datae server ({path} is not found)"
-    text = f"{url}: {message} (HTTP {response.status})"
-    if kind == "RequestConflictError":
-        return _requests.RequestConflictError(text, answer.get("conflicts", []))
-    return ERROR_KINDS.get(kind, SyncError)(text)
-
-
-def _frames(response: http.client.HTTPResponse, url: str) -> Iterator[dict]:
-    """The commits of a fetch stream, each checked for shape; SyncError if the stream
-    ends before its end frame or carries the server's error."""
-    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_FRAME)
-    count = 0
-    while chunk := _read(response, CHUNK, url):
-        unpacker.feed(chunk)
-        for frame in unpacker:
-            if isinstance(frame, dict) and "end" in frame:
-                if frame["end"] != count:
-                    raise SyncError(f"{url}: the stream ended after {count} commits but says {frame['end']}")
-                return
-            if isinstance(frame, dict) and "error" in frame:
-                raise ERROR_KINDS.get(frame.get("kind", ""), SyncError)(f"{url}: {frame['error']}")
-            count += 1
-            yield sync.check_payload(frame)
-    raise SyncError(f"{url}: the stream was cut after {count} commits; nothing moved (fetch again to complete)")
-
-
-def _frame_stream(header: dict, payloads: Iterable[dict]) -> Iterator[bytes]:
-    """A push body: the header frame, one frame per commit, the end frame."""
-    yield msgpack.packb(header, use_bin_type=True)
-    count = 0
-    for payload in payloads:
-        yield sync.encode_payload(payload)
-        count += 1
-    yield msgpack.packb({"end": count})
+    return wire.error_of(answer, f"{url}: {message} (HTTP {response.status})")

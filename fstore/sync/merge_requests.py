@@ -39,10 +39,12 @@ from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge
 from ..core.refs import BRANCH, REMOTE
-from ..core.values import IRI, to_rdf
+from nstore.terms import IRI, format_term, to_rdf
+
+from .opener import OpenStore
+from .remote_config import remote_url
 
 if TYPE_CHECKING:
-    from ..repository import Repository
     from ..core.storage import Storage
 
 __all__ = [
@@ -110,12 +112,6 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def _text(value: Any) -> str:
-    """A stored value in N-Triples syntax (as ``datae diff`` prints it)."""
-    term = to_rdf(value)
-    return "" if term is None else str(term)
-
-
 # -- reading ------------------------------------------------------------------------------
 
 
@@ -134,25 +130,25 @@ def _check_state(state: str | None) -> None:
         raise RequestRefusedError(f"a request state is one of {', '.join(STATES)}, not {state!r}")
 
 
-def list_requests(repo: Repository, state: str | None = None, remote: str | None = None) -> list[dict]:
+def list_requests(storage: Storage, state: str | None = None, remote: str | None = None) -> list[dict]:
     """Every request (in ``state`` if given), by number; ``remote``: the copies of that
     remote's the last fetch made."""
     _check_state(state)
-    with repo.storage.read() as tx:
-        return [record for _, record in repo.storage.request_records(tx, remote)
+    with storage.read() as tx:
+        return [record for _, record in storage.request_records(tx, remote)
                 if state is None or record["state"] == state]
 
 
-def show_request(repo: Repository, number: int, limit: int = PREVIEW_LIMIT, remote: str | None = None) -> dict:
+def show_request(store: OpenStore, number: int, limit: int = PREVIEW_LIMIT, remote: str | None = None) -> dict:
     """Request ``number`` with its ``preview`` (see :func:`_preview`; None when its
     commits are not at hand: a closed request, or a deleted branch)."""
     if not isinstance(limit, int) or not 0 <= limit <= MAX_PREVIEW_LIMIT:
         raise RequestRefusedError(f"a preview shows 0 to {MAX_PREVIEW_LIMIT} changes, not {limit!r}")
-    storage = repo.storage
+    storage = store.storage
     with storage.read() as tx:
         record = _record(storage, tx, number, remote)
         ends = _ends(storage, tx, record, remote)
-        record["preview"] = None if ends is None else _preview(repo, tx, *ends, limit)
+        record["preview"] = None if ends is None else _preview(store, tx, *ends, limit)
     return record
 
 
@@ -177,13 +173,13 @@ def _ends(storage: Storage, tx: OkvsTransaction, record: dict, remote: str | Non
     return None if heads[0] is None else (heads[0], heads[1])
 
 
-def _preview(repo: Repository, tx: OkvsTransaction, source: int, target: int | None, limit: int) -> dict:
+def _preview(store: OpenStore, tx: OkvsTransaction, source: int, target: int | None, limit: int) -> dict:
     """What merging commit ``source`` into ``target`` would do, computed without writing:
     ``kind`` ("up to date", "fast-forward" or "merge"); the changes of the source since
     the merge base (GitHub's three-dot diff): quads ``added`` / ``removed``, ``tables``
     (table -> rows changed), the first ``limit`` quad ``changes`` as N-Quads-like lines
     and how many ``more``; and the ``conflicts`` (a dry run of the merge planner)."""
-    storage = repo.storage
+    storage = store.storage
     commits = storage.commits
     if source in commits.ancestors(tx, target):
         kind, base = "up to date", source
@@ -205,13 +201,13 @@ def _preview(repo: Repository, tx: OkvsTransaction, source: int, target: int | N
     preview["tables"] = _rows_changed(storage, tx, base, source)
     if kind == "merge":
         for space in storage.spaces:  # plan_merge writes nothing; under "abort" it only lists
-            outcome = plan_merge(repo, tx, space, target, source, base, "abort")
+            outcome = plan_merge(store, tx, space, target, source, base, "abort")
             preview["conflicts"] += [_conflict_json(conflict) for conflict in outcome.conflicts]
     return preview
 
 
 def _change_line(op: str, quad: tuple) -> str:
-    graph, *triple = map(_text, quad)
+    graph, *triple = map(format_term, quad)
     return f"{op} {' '.join(triple)}{' ' + graph if graph else ''} ."
 
 
@@ -231,8 +227,8 @@ def _conflict_json(conflict: Any) -> dict:
     (target = ours, source = theirs), or a table's conflict as text; ``text`` always."""
     if not isinstance(conflict, Conflict):
         return {"table": getattr(conflict, "table", None), "text": str(conflict)}
-    graph, subject, predicate = (_text(v) or None for v in (conflict.graph, conflict.subject, conflict.predicate))
-    sides = {side: [_text(o) for o in objects]
+    graph, subject, predicate = (format_term(v) or None for v in (conflict.graph, conflict.subject, conflict.predicate))
+    sides = {side: [format_term(o) for o in objects]
              for side, objects in (("base", conflict.base), ("target", conflict.ours), ("source", conflict.theirs))}
     where = " ".join(v for v in (subject, predicate, graph) if v)
     text = f"{where}: base {' '.join(sides['base']) or '(none)'}, target {' '.join(sides['target']) or '(none)'}, " \
@@ -255,13 +251,12 @@ def _branch_head(storage: Storage, tx: OkvsTransaction, branch: str, role: str) 
         raise UnknownRefError(f"no branch named {branch!r} (the request's {role})") from None
 
 
-def open_request(repo: Repository, source: str, target: str, title: str, author: str) -> int:
+def open_request(storage: Storage, source: str, target: str, title: str, author: str) -> int:
     """Propose merging branch ``source`` into branch ``target``; returns the new request's
     number (1, 2, ... in this store). Refused: a branch into itself, a source with no
     commits or nothing the target lacks, a pair an open request already proposes."""
     if source == target:
         raise RequestRefusedError(f"cannot request to merge branch {source!r} into itself")
-    storage = repo.storage
     with storage.write() as tx:
         head = _branch_head(storage, tx, source, "source")
         onto = _branch_head(storage, tx, target, "target")
@@ -280,10 +275,9 @@ def open_request(repo: Repository, source: str, target: str, title: str, author:
     return number
 
 
-def _update(repo: Repository, number: int, change: Callable[[Storage, OkvsTransaction, dict], None]) -> None:
+def _update(storage: Storage, number: int, change: Callable[[Storage, OkvsTransaction, dict], None]) -> None:
     """Apply ``change(storage, tx, record)`` to request ``number`` in one write transaction
     (an exception inside leaves it as it was) and stamp it updated."""
-    storage = repo.storage
     with _MERGING, storage.write() as tx:
         record = _record(storage, tx, number)
         change(storage, tx, record)
@@ -291,7 +285,7 @@ def _update(repo: Repository, number: int, change: Callable[[Storage, OkvsTransa
         storage.put_request(tx, number, record)
 
 
-def comment_request(repo: Repository, number: int, text: str, author: str) -> None:
+def comment_request(storage: Storage, number: int, text: str, author: str) -> None:
     """Add a comment (allowed in every state: a merged request can still be discussed)."""
     if not isinstance(text, str) or not text.strip():
         raise RequestRefusedError(f"a comment on merge request #{number} needs some text")
@@ -299,10 +293,10 @@ def comment_request(repo: Repository, number: int, text: str, author: str) -> No
     def change(storage: Storage, tx: OkvsTransaction, record: dict) -> None:
         record["comments"].append({"author": author, "time": _now(), "text": text})
 
-    _update(repo, number, change)
+    _update(storage, number, change)
 
 
-def approve_request(repo: Repository, number: int, author: str) -> None:
+def approve_request(storage: Storage, number: int, author: str) -> None:
     """Approve an open request at its source's current head. As on GitHub, its own author
     cannot approve it (the point is that someone else validates the change), nor can an
     unnamed author. Approving again records the newer head in place of the older."""
@@ -318,30 +312,30 @@ def approve_request(repo: Repository, number: int, author: str) -> None:
         approvals = [a for a in record["approvals"] if a["author"] != author]
         record["approvals"] = approvals + [{"author": author, "time": _now(), "head": storage.commit_id(tx, head)}]
 
-    _update(repo, number, change)
+    _update(storage, number, change)
 
 
-def close_request(repo: Repository, number: int, author: str) -> None:
+def close_request(storage: Storage, number: int, author: str) -> None:
     """Close an open request without merging it."""
 
     def change(storage: Storage, tx: OkvsTransaction, record: dict) -> None:
         _require_open(record, "close")
         record["state"], record["closed_by"] = "closed", author
 
-    _update(repo, number, change)
+    _update(storage, number, change)
 
 
-def merge_request(repo: Repository, number: int, author: str, message: str | None = None) -> str:
+def merge_request(store: OpenStore, number: int, author: str, message: str | None = None) -> str:
     """Merge an open request's source into its target with the normal merge (a
     fast-forward when it can be); returns the target's new head. A conflicting merge is
     refused with :class:`RequestConflictError`, and nothing is written: the contributor
     merges the target into the source, resolves there, and pushes again."""
     with _MERGING:  # read, merge and mark as one step: a second merge or a close waits, then is refused
-        return _merge_request(repo, number, author, message)
+        return _merge_request(store, number, author, message)
 
 
-def _merge_request(repo: Repository, number: int, author: str, message: str | None) -> str:
-    storage = repo.storage
+def _merge_request(store: OpenStore, number: int, author: str, message: str | None) -> str:
+    storage = store.storage
     with storage.read() as tx:
         record = _record(storage, tx, number)
         _require_open(record, "merge")
@@ -353,7 +347,7 @@ def _merge_request(repo: Repository, number: int, author: str, message: str | No
                   f"Merge request #{number} from {source}"
     try:
         # The id read above, not the branch name: what is recorded is what was merged.
-        merged = repo.merge(target, head, message=message, author=author)
+        merged = store.merge(target, head, message=message, author=author)
     except MergeConflict as exc:
         conflicts = [_conflict_json(conflict) for conflict in exc.conflicts]
         shown = "; ".join(c["text"] for c in conflicts[:3]) + (" ..." if len(conflicts) > 3 else "")
@@ -367,22 +361,22 @@ def _merge_request(repo: Repository, number: int, author: str, message: str | No
         _require_open(record, "mark as merged")
         record.update(state="merged", merge_commit=merged, merged_head=head, merged_onto=onto, merged_by=author)
 
-    _update(repo, number, change)
+    _update(storage, number, change)
     return merged
 
 
 # -- copies of a remote's requests ----------------------------------------------------------
 
 
-def mirror_requests(repo: Repository, remote_repo: Any, remote_name: str) -> int:
-    """Replace the copies of ``remote_name``'s requests in ``repo`` with what
-    ``remote_repo`` (anything with a ``requests()`` method: a Repository, or later an
-    HTTP client) holds now; returns how many. Called by fetch."""
-    records = remote_repo.requests()
-    with repo.storage.write() as tx:
-        repo.storage.drop_requests(tx, remote_name)
+def mirror_requests(storage: Storage, remote: Any, remote_name: str) -> int:
+    """Replace the copies of ``remote_name``'s requests in ``storage`` with what
+    ``remote`` (anything with a ``requests()`` method: a store on a path, or the HTTP
+    client) holds now; returns how many. Called by fetch."""
+    records = remote.requests()
+    with storage.write() as tx:
+        storage.drop_requests(tx, remote_name)
         for record in records:
-            repo.storage.put_request(tx, record["number"], record, remote_name)
+            storage.put_request(tx, record["number"], record, remote_name)
     return len(records)
 
 
@@ -402,13 +396,13 @@ class Mirror:
 
     The same read methods as :class:`fstore.Repository`, so a command can take either."""
 
-    def __init__(self, repo: Repository, remote: str) -> None:
-        repo.remote_url(remote)  # UnknownRefError if there is no such remote
-        self.repo = repo
+    def __init__(self, store: OpenStore, remote: str) -> None:
+        remote_url(store.storage, remote)  # UnknownRefError if there is no such remote
+        self.store = store
         self.remote = remote
 
     def requests(self, state: str | None = None) -> list[dict]:
-        return list_requests(self.repo, state, self.remote)
+        return list_requests(self.store.storage, state, self.remote)
 
     def request(self, number: int, *, limit: int = PREVIEW_LIMIT) -> dict:
-        return show_request(self.repo, number, limit, self.remote)
+        return show_request(self.store, number, limit, self.remote)

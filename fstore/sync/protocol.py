@@ -18,7 +18,8 @@ stops at commits the receiver has (git's have/want, with the whole set of haves)
 
 The serving side is :func:`advertise`, :func:`held_ids`, :func:`send` and
 :func:`accept_push`; a store on a path and ``datae serve`` both answer through them. The
-fetching and pushing side is :mod:`fstore.sync.remotes`.
+fetching and pushing side is :mod:`fstore.sync.remotes`; the bytes a payload travels as
+are :mod:`fstore.sync.wire`'s.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
-
-import msgpack
 
 from nstore.errors import DataeError, PackError
 from nstore.pack import decode_item, split
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PROTOCOL_VERSION", "SyncError", "TamperedError", "NotFastForwardError", "AuthenticationError",
            "RefMovedError",
-           "commit_payloads", "receive", "encode_payload", "decode_payload", "check_payload", "advertise", "held_ids",
+           "commit_payloads", "receive", "check_payload", "advertise", "held_ids",
            "send", "held_seqs", "receive_all", "accept_push", "RefUpdate"]
 
 PROTOCOL_VERSION = 1
@@ -95,20 +94,6 @@ def commit_payloads(storage: Storage, tx: OkvsTransaction, heads: Iterable[int],
         yield {"id": commit.id, "parents": list(commit.parents), "message": commit.message, "author": commit.author,
                "time": commit.time.isoformat(), "digest": commit.digest, "added": commit.added,
                "removed": commit.removed, "records": storage.packed_records(tx, seq)}
-
-
-def encode_payload(payload: dict) -> bytes:
-    """One commit on the wire: a msgpack map (``docs/sync.md``)."""
-    return msgpack.packb(payload, use_bin_type=True)
-
-
-def decode_payload(data: bytes) -> dict:
-    """The inverse of :func:`encode_payload`, checking the shape (SyncError otherwise)."""
-    try:
-        payload = msgpack.unpackb(data, raw=False)
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise SyncError(f"a received commit is not msgpack: {exc}") from None
-    return check_payload(payload)
 
 
 def check_payload(payload: Any) -> dict:

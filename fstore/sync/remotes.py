@@ -6,8 +6,11 @@ Both answer the same calls (:class:`Remote`), which are the serving side of
 :mod:`fstore.sync`, so a store on a path and a server send and check exactly the same
 payloads; a store on a path has them encoded and decoded as on the wire.
 
-The API is on :class:`fstore.Repository` (``remote_add``, ``fetch``, ``push``, ``pull``)
-and :func:`fstore.clone`.
+Each function takes the local store's ``Storage`` (``pull`` the open store, as it
+merges), and an :class:`~fstore.sync.opener.Opener` to open a remote on a path or the
+clone: ``fstore.Repository`` passes itself, so nothing here imports it. The API is on
+:class:`fstore.Repository` (``remote_add``, ``fetch``, ``push``, ``pull``) and
+:func:`fstore.clone`.
 """
 
 from __future__ import annotations
@@ -18,21 +21,28 @@ import secrets
 import shutil
 import warnings
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
 from nstore.lmdbfile import DATA_FILE
 
-from . import merge_requests as _requests
-from . import protocol as sync
+from ..core.refs import BRANCH, REMOTE, TAG, check_ref_name, kind_name, qualify
 from ..location import locate
-from ..core.refs import BRANCH, REMOTE, TAG, check_ref_name, kind_name
+from ..ops import merge_state
+from ..ops.three_way import Policy
+from . import merge_requests
+from . import protocol
+from . import wire
+from .opener import Opened, Opener, OpenStore
 from .protocol import NotFastForwardError, RefUpdate, SyncError, TamperedError
+from .remote_config import add_remote, check_url, remote_url
 
 if TYPE_CHECKING:
-    from ..repository import Repository
+    from nstore.okvs import Transaction as OkvsTransaction
 
-__all__ = ["SkippedTagWarning", "Remote", "PathRemote", "connect", "fetch", "push", "clone_into", "check_url", "Progress", "TOKEN_ENV"]
+    from ..core.storage import Storage
+
+__all__ = ["SkippedTagWarning", "Remote", "PathRemote", "connect", "fetch", "push", "pull", "clone_into", "Progress",
+           "TOKEN_ENV"]
 
 TOKEN_ENV = "DATAE_TOKEN"
 
@@ -61,43 +71,62 @@ class Remote(Protocol):
 
 
 class PathRemote:
-    """A store on a path, opened here; its payloads go through the wire encoding."""
+    """A store on a path, opened here; its payloads go through the wire encoding. It
+    answers the merge-request calls as :class:`fstore.sync.http_client.HttpRemote` does."""
 
-    def __init__(self, url: str, repo: Repository) -> None:
+    def __init__(self, url: str, store: OpenStore) -> None:
         self.url = url
-        self.repo = repo
+        self.store = store
 
     def advertise(self) -> dict:
-        return sync.advertise(self.repo.storage)
+        return protocol.advertise(self.store.storage)
 
     def held_ids(self) -> set[str]:
-        return sync.held_ids(self.repo.storage)
+        return protocol.held_ids(self.store.storage)
 
     def send(self, wants: list[str], haves: set[str]) -> Iterator[dict]:
-        return (sync.decode_payload(sync.encode_payload(p)) for p in sync.send(self.repo.storage, wants, haves))
+        return (wire.decode_payload(wire.encode_payload(p)) for p in protocol.send(self.store.storage, wants, haves))
 
     def accept_push(self, updates: list[RefUpdate], payloads: Iterable[dict], force: bool) -> None:
-        sync.accept_push(self.repo.storage, updates, (sync.decode_payload(sync.encode_payload(p)) for p in payloads),
-                         force=force)
+        protocol.accept_push(self.store.storage, updates,
+                             (wire.decode_payload(wire.encode_payload(p)) for p in payloads), force=force)
 
     def copy_store(self, directory: str) -> None:
-        self.repo.storage.okvs.copy_to(directory)
+        self.store.storage.okvs.copy_to(directory)
 
     def close(self) -> None:
-        self.repo.close()
+        self.store.close()
 
-    def __getattr__(self, name: str) -> Any:
-        """The merge-request calls (``requests``, ``request_open``, ...) are the store's own."""
-        if name.startswith("request"):
-            return getattr(self.repo, name)
-        raise AttributeError(name)
+    # -- merge requests, as the Repository methods of the same names ----------------------------
+
+    def requests(self, state: str | None = None) -> list[dict]:
+        return merge_requests.list_requests(self.store.storage, state)
+
+    def request(self, n: int, *, limit: int = merge_requests.PREVIEW_LIMIT) -> dict:
+        return merge_requests.show_request(self.store, n, limit)
+
+    def request_open(self, source: str, target: str = "main", title: str = "", author: str = "") -> int:
+        return merge_requests.open_request(self.store.storage, source, target, title, author)
+
+    def request_comment(self, n: int, text: str, author: str = "") -> None:
+        merge_requests.comment_request(self.store.storage, n, text, author)
+
+    def request_approve(self, n: int, author: str) -> None:
+        merge_requests.approve_request(self.store.storage, n, author)
+
+    def request_merge(self, n: int, author: str = "", message: str | None = None) -> str:
+        return merge_requests.merge_request(self.store, n, author, message)
+
+    def request_close(self, n: int, author: str = "") -> None:
+        merge_requests.close_request(self.store.storage, n, author)
 
 
-def connect(url: str, opener: Callable[[str], Repository], token: str | None = None) -> Remote:
+def connect(url: str, opener: Opener, token: str | None = None) -> Remote:
     """The remote ``url`` names: an HTTP server (``token``: its bearer token; default
-    ``$DATAE_TOKEN``) or a store on a path, opened with ``opener`` (the Repository class)."""
+    ``$DATAE_TOKEN``) or a store on a path, opened with ``opener``."""
     if check_url(url).startswith(("http://", "https://")):
-        from .http_client import HttpRemote  # the HTTP client only when a remote needs it
+        # Imported here: http.client costs 14 ms, which a store without HTTP remotes never pays.
+        from .http_client import HttpRemote
 
         return HttpRemote(url, token if token is not None else os.environ.get(TOKEN_ENV))
     store = locate(url.removeprefix("file://"))
@@ -106,36 +135,11 @@ def connect(url: str, opener: Callable[[str], Repository], token: str | None = N
     return PathRemote(url, opener(store))
 
 
-def check_url(url: str) -> str:
-    """``url`` if it can name a remote; a token or password in it is refused, since a
-    remote's URL is stored in the store (send tokens with ``token=`` or ``$DATAE_TOKEN``)."""
-    if url.startswith(("http://", "https://")):
-        try:
-            parts = urlsplit(url)
-        except ValueError as exc:
-            raise SyncError(f"remote URL {url!r} is malformed: {exc}") from None
-        if parts.username is not None or parts.password is not None:
-            raise SyncError(f"remote URL {parts.scheme}://...@{parts.hostname}: a remote's URL is stored in the store, "
-                            "so it must not hold a token or password (use --token, --token-file or $DATAE_TOKEN)")
-        try:
-            parts.port
-        except ValueError:
-            raise SyncError(f"remote URL {url!r}: its port is not a number from 0 to 65535") from None
-        if not parts.hostname:
-            raise SyncError(f"remote URL {url!r} has no host")
-        if parts.query or parts.fragment:
-            raise SyncError(f"remote URL {parts.scheme}://{parts.netloc}{parts.path}?...: a remote's URL is stored in "
-                            "the store, so it takes no query (send a token with --token, --token-file or $DATAE_TOKEN)")
-    elif "://" in url and not url.startswith("file://"):
-        raise SyncError(f"remote {url!r}: a remote is a path to a store or an http:// URL")
-    return url
-
-
 def _offer(remote: Remote) -> dict:
     offer = remote.advertise()
-    if offer.get("protocol") != sync.PROTOCOL_VERSION:
+    if offer.get("protocol") != protocol.PROTOCOL_VERSION:
         raise SyncError(f"remote {remote.url!r} speaks sync protocol {offer.get('protocol')!r}; this datae speaks "
-                        f"{sync.PROTOCOL_VERSION}")
+                        f"{protocol.PROTOCOL_VERSION}")
     return offer
 
 
@@ -154,26 +158,28 @@ class SkippedTagWarning(UserWarning):
     (a branch or remote-tracking branch has it); the tag's commit was fetched."""
 
 
-def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Progress | None = None) -> dict[str, str | None]:
-    """Bring remote ``name``'s commits here; set the remote-tracking branches
-    ``name/BRANCH`` to its heads (dropping those of branches it deleted) and create its
-    tags that are not here (a tag here is never moved). Returns ``{name/BRANCH: id}``."""
-    remote = connect(repo.remote_url(name), type(repo), token)
+def fetch(storage: Storage, name: str, opener: Opener, *, token: str | None = None,
+          progress: Progress | None = None) -> dict[str, str | None]:
+    """Bring remote ``name``'s commits here (a remote on a path is opened with
+    ``opener``); set the remote-tracking branches ``name/BRANCH`` to its heads (dropping
+    those of branches it deleted) and create its tags that are not here (a tag here is
+    never moved). Returns ``{name/BRANCH: id}``."""
+    remote = connect(remote_url(storage, name), opener, token)
     try:
         offer = _offer(remote)
         branches, tags = offer["branches"], offer["tags"]
-        haves = sync.held_ids(repo.storage)
+        haves = protocol.held_ids(storage)
         wants = sorted({i for i in (*branches.values(), *tags.values()) if i is not None and i not in haves})
         for kind, refs in (("branch", branches), ("tag", tags)):
             for ref in refs:
                 check_ref_name(ref, what=f"a {kind} of remote {name!r}")
         if wants:
-            sync.receive_all(repo.storage, _counted(remote.send(wants, haves), progress))
-        _requests.mirror_requests(repo, remote, name)  # fetched with the branches: read-only copies
+            protocol.receive_all(storage, _counted(remote.send(wants, haves), progress))
+        merge_requests.mirror_requests(storage, remote, name)  # fetched with the branches: read-only copies
     finally:
         remote.close()
-    with repo.storage.write() as tx:
-        refs, seq_of = repo.storage.refs, repo.storage.commits.seq_of
+    with storage.write() as tx:
+        refs, seq_of = storage.refs, storage.commits.seq_of
         missing = sorted(i for i in (*branches.values(), *tags.values()) if i is not None and seq_of(tx, i) is None)
         if missing:
             raise SyncError(f"remote {name!r} advertised commit {missing[0]} but did not send it; no ref moved")
@@ -185,7 +191,7 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
         for tag, commit_id in tags.items():
             if refs.get(tx, TAG, tag)[0]:
                 continue
-            clash = _tag_clash(repo, tx, tag)
+            clash = _tag_clash(storage, tx, tag)
             if clash:
                 warnings.warn(SkippedTagWarning(f"remote {name!r} has a tag {tag!r} that was not fetched: {clash}; "
                                                 f"its commit {commit_id} is here"), stacklevel=3)
@@ -194,41 +200,60 @@ def fetch(repo: Repository, name: str, *, token: str | None = None, progress: Pr
     return {f"{name}/{branch}": commit_id for branch, commit_id in branches.items()}
 
 
-def _tag_clash(repo: Repository, tx: Any, tag: str) -> str | None:
+def _tag_clash(storage: Storage, tx: OkvsTransaction, tag: str) -> str | None:
     """Why a fetched tag named ``tag`` would make a name here ambiguous (None: it would not).
     git keeps both and warns; here a plain name must name one ref, so the tag is skipped."""
-    other, remote = repo.storage.refs.clash(tx, TAG, tag)
+    other, remote = storage.refs.clash(tx, TAG, tag)
     if other is not None:
         return f"a {kind_name(other)} here has that name"
     return None if remote is None else f"it starts with the name of remote {remote!r}"
 
 
-def push(repo: Repository, name: str, branch: str | None, *, force: bool = False, tags: bool = False,
-         token: str | None = None, progress: Progress | None = None) -> str | None:
+def push(storage: Storage, name: str, branch: str | None, opener: Opener, *, force: bool = False,
+         tags: bool = False, token: str | None = None, progress: Progress | None = None) -> str | None:
     """Send ``branch`` (and with ``tags`` every tag) to remote ``name`` and move its refs
     of those names: a fast-forward, unless ``force``. Refused before anything travels if
     it would not be one as far as this store knows the remote; refused at the end if a
-    ref moved there meanwhile. Returns the id pushed for ``branch``."""
-    remote = connect(repo.remote_url(name), type(repo), token)
+    ref moved there meanwhile. A remote on a path is opened with ``opener``. Returns the
+    id pushed for ``branch``."""
+    remote = connect(remote_url(storage, name), opener, token)
     try:
         offer = _offer(remote)
-        pushed, updates = _updates(repo, name, offer, branch, tags, force)
+        pushed, updates = _updates(storage, name, offer, branch, tags, force)
         if updates:
-            payloads = _counted(sync.send(repo.storage, sorted({u.new for u in updates}), remote.held_ids()), progress)
+            payloads = _counted(protocol.send(storage, sorted({u.new for u in updates}), remote.held_ids()), progress)
             remote.accept_push(updates, payloads, force)
     finally:
         remote.close()
     if pushed is not None:
-        with repo.storage.write() as tx:
-            repo.storage.refs.set(tx, REMOTE, f"{name}/{branch}", repo.storage.commits.seq_of(tx, pushed))
+        with storage.write() as tx:
+            storage.refs.set(tx, REMOTE, f"{name}/{branch}", storage.commits.seq_of(tx, pushed))
     return pushed
 
 
-def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags: bool,
+def pull(store: OpenStore, name: str, branch: str | None, opener: Opener, *, policy: Policy = "record",
+         token: str | None = None, author: str | None = None) -> str | None:
+    """Fetch remote ``name`` and merge its ``branch`` (default: the current branch's
+    name) into the current branch with ``store.merge``; returns the new head. Refused
+    while a merge is in progress, and when the histories share no commit."""
+    storage = store.storage
+    with storage.read() as tx:
+        into = storage.current_branch(tx)
+        merge_state.refuse_while_merging(storage, tx, f"pull {name!r}")
+    fetch(storage, name, opener, token=token)
+    tracking = f"{name}/{branch or into}"
+    other = qualify(REMOTE, tracking)  # a store may hold an older branch or tag named REMOTE/BRANCH
+    with storage.read() as tx:
+        ours, theirs = storage.refs.head(tx, into), storage.resolve(tx, other)
+        if ours is not None and theirs is not None and storage.commits.merge_base(tx, ours, theirs) is None:
+            raise SyncError(f"cannot pull {tracking} into {into}: their histories share no commit")
+    return store.merge(into, other, policy=policy, author=author)
+
+
+def _updates(storage: Storage, name: str, offer: dict, branch: str | None, tags: bool,
              force: bool) -> tuple[str | None, list[RefUpdate]]:
     """The id ``branch`` is at here, and the refs a push moves, each checked to be a
     fast-forward unless ``force``."""
-    storage = repo.storage
     updates = []
     local = None
     with storage.read() as tx:
@@ -257,8 +282,8 @@ def _updates(repo: Repository, name: str, offer: dict, branch: str | None, tags:
     return local, updates
 
 
-def clone_into(url: str, path: str, opener: Callable[[str], Repository], *, local: bool = True,
-               token: str | None = None, progress: Progress | None = None) -> Repository:
+def clone_into(url: str, path: str, opener: Opener[Opened], *, local: bool = True,
+               token: str | None = None, progress: Progress | None = None) -> Opened:
     """Make the store at ``path`` a clone of ``url`` (see :func:`fstore.clone`). The clone
     is built in a hidden sibling folder, checked, and renamed into place last, so on any
     failure, a kill included, ``path`` is left as it was found (absent, or empty); a
@@ -280,26 +305,26 @@ def clone_into(url: str, path: str, opener: Callable[[str], Repository], *, loca
                 remote.copy_store(work)
         finally:
             remote.close()
-        repo = opener(work)
+        store = opener(work)
         try:
             if local:
-                _check_copy(repo, url)
-                _adopt_copy(repo, origin_url, offer["current"])
+                _check_copy(store, url)
+                _adopt_copy(store.storage, origin_url, offer["current"])
             else:
-                _fetch_all(repo, origin_url, offer["current"], token, progress)
+                _fetch_all(store.storage, origin_url, offer["current"], opener, token, progress)
         finally:
-            repo.close()  # reopened at ``path`` once the folder is in place
+            store.close()  # reopened at ``path`` once the folder is in place
         _unmark(build)
         _move_into_place(build, top)
     return opener(path)
 
 
-def _check_copy(repo: Repository, url: str) -> None:
+def _check_copy(store: OpenStore, url: str) -> None:
     """A copied file is taken on trust by nothing: it must pass ``verify`` (every commit id
     and its counts, every branch head's state, every index and blob) before the clone is
     made, as a fetch checks each commit it receives; otherwise TamperedError, and no
     clone. The states of tagged commits are not read whole: the ids cover their records."""
-    problems = repo.verify(tags=False)
+    problems = store.verify(tags=False)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise TamperedError(f"clone of {url}: the copy of its store fails verify, so nothing was cloned: "
@@ -394,30 +419,33 @@ def _move_into_place(build: str, top: str) -> None:
         raise SyncError(f"cannot clone into {top}: {exc.strerror} (something was put there during the clone)") from None
 
 
-def _adopt_copy(repo: Repository, origin_url: str, current: str) -> None:
+def _adopt_copy(storage: Storage, origin_url: str, current: str) -> None:
     """The refs of a store that is a copy of origin's file: origin's branches as
     ``origin/BRANCH``, its current branch the only local one."""
-    with repo.storage.write() as tx:
-        refs = repo.storage.refs
+    with storage.write() as tx:
+        refs = storage.refs
         refs.forget_remote_state(tx)
-        repo.storage.clear_merge(tx)  # a merge in progress there is not one here
+        storage.clear_merge(tx)  # a merge in progress there is not one here
         refs.set_remote(tx, "origin", origin_url)
-        _requests.adopt_copied_requests(repo.storage, tx, "origin")
+        merge_requests.adopt_copied_requests(storage, tx, "origin")
         for kind in (BRANCH, TAG):  # names a store of older rules let in are refused here
             for ref, _ in refs.items(tx, kind):
                 check_ref_name(ref, what=f"a {kind_name(kind)} of {origin_url!r}")
         for branch, seq in list(refs.items(tx, BRANCH)):
             refs.set(tx, REMOTE, f"origin/{branch}", seq)
             if branch != current:
-                repo.storage.delete_branch(tx, branch, log=False)
+                storage.delete_branch(tx, branch, log=False)
 
 
-def _fetch_all(repo: Repository, origin_url: str, current: str, token: str | None, progress: Progress | None) -> None:
-    repo.remote_add("origin", origin_url)
-    head = fetch(repo, "origin", token=token, progress=progress).get(f"origin/{current}")
-    with repo.storage.write() as tx:
-        if current != repo.storage.current_branch(tx):
-            repo.storage.create_branch(tx, current, None, None)
+def _fetch_all(storage: Storage, origin_url: str, current: str, opener: Opener, token: str | None,
+               progress: Progress | None) -> None:
+    """A clone commit by commit: ``origin`` added and fetched, and its current branch made
+    the current branch here."""
+    add_remote(storage, "origin", origin_url)
+    head = fetch(storage, "origin", opener, token=token, progress=progress).get(f"origin/{current}")
+    with storage.write() as tx:
+        if current != storage.current_branch(tx):
+            storage.create_branch(tx, current, None, None)
         if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's
-            repo.storage.fast_forward(tx, current, None, repo.storage.commits.seq_of(tx, head))
-    repo.switch(current)
+            storage.fast_forward(tx, current, None, storage.commits.seq_of(tx, head))
+        storage.set_current_branch(tx, current)

@@ -1,7 +1,7 @@
 """A table as RDF: the W3C Direct Mapping (https://www.w3.org/TR/rdb-direct-mapping/).
 
 This module owns the IRI scheme and the literal of every column type; it only converts
-(the query layer reads tables through it, see ``query/tables.py``). With the base IRI
+(SPARQL reads tables through it, see :mod:`fstore.tables.sparql_graphs`). With the base IRI
 ``urn:datae:dataset:`` and a table ``NAME`` (percent-encoded as :func:`.mapping.dataset_graph`
 does, ``/`` kept since dataset names are paths):
 
@@ -52,7 +52,7 @@ from urllib.parse import unquote
 
 from nstore.terms import RDF_NS, XSD, double_lexical, decimal_lexical
 
-from ..core.values import IRI, Literal
+from nstore.terms import IRI, Literal
 from .geometry import Geometry
 from .mapping import GRAPH_PREFIX, dataset_graph
 from .schema import Column, Schema

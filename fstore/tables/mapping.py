@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..core.values import IRI
+from nstore.terms import IRI
 
 __all__ = [
     "GRAPH_PREFIX",

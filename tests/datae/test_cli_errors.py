@@ -17,8 +17,9 @@ import pytest
 
 import fstore
 from tests.cli_fixtures import checkout_env
-from datae import cli
+from datae import context
 from datae.cli import main
+from datae.commands import history
 from tests.kart_fixtures import unpack_archive
 from tests.locations import DEMO_DATA
 
@@ -194,7 +195,7 @@ def failing(monkeypatch, exc: BaseException) -> None:
     def cmd_log(args):
         raise exc
 
-    monkeypatch.setattr(cli, "cmd_log", cmd_log)
+    monkeypatch.setattr(history, "cmd_log", cmd_log)
 
 
 @pytest.mark.parametrize("exc, code, line", [
@@ -204,7 +205,7 @@ def failing(monkeypatch, exc: BaseException) -> None:
     (lmdb.DiskError("mdb_txn_commit: No space left on device"), ERROR,
      "datae: error: the store's LMDB file: mdb_txn_commit: No space left on device"),
     (OSError(28, "No space left on device", "out.nq"), ERROR, "datae: error: out.nq: No space left on device"),
-    (RuntimeError("boom"), cli.EXIT_INTERNAL, "datae: error: unexpected RuntimeError: boom "
+    (RuntimeError("boom"), context.EXIT_INTERNAL, "datae: error: unexpected RuntimeError: boom "
      "(rerun with --debug for the traceback)"),
 ], ids=["map-full", "disk-full", "os-error", "unexpected"])
 def test_errors_inside_a_command(world, monkeypatch, capsys, exc, code, line):
@@ -215,7 +216,7 @@ def test_errors_inside_a_command(world, monkeypatch, capsys, exc, code, line):
 
 def test_debug_shows_the_traceback(world, monkeypatch, capsys):
     failing(monkeypatch, RuntimeError("boom"))
-    assert main(["--debug", "--repo", str(world["store"]), "log"]) == cli.EXIT_INTERNAL
+    assert main(["--debug", "--repo", str(world["store"]), "log"]) == context.EXIT_INTERNAL
     err = capsys.readouterr().err
     assert err.startswith("Traceback (most recent call last):") and "RuntimeError: boom" in err
     assert err.splitlines()[-1] == "datae: error: unexpected RuntimeError: boom"
@@ -223,7 +224,7 @@ def test_debug_shows_the_traceback(world, monkeypatch, capsys):
 
 def test_keyboard_interrupt_is_quiet(world, monkeypatch, capsys):
     failing(monkeypatch, KeyboardInterrupt())
-    assert main(["--repo", str(world["store"]), "log"]) == cli.EXIT_INTERRUPTED
+    assert main(["--repo", str(world["store"]), "log"]) == context.EXIT_INTERRUPTED
     assert capsys.readouterr().err == ""
 
 

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from datae.cli import edges, main
+from datae.cli import main
+from datae.commands.history import edges
 from tests.cli_fixtures import initialised_workdir, run_cli  # noqa: F401 (a fixture)
 
 

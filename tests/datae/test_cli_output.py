@@ -13,7 +13,8 @@ from importlib.metadata import version
 import pytest
 
 from tests.cli_fixtures import checkout_env
-from datae.cli import export_format, main, result_format
+from datae.cli import main
+from datae.commands.data import export_format, result_format
 from tests.cli_fixtures import run_cli
 
 P = "PREFIX : <http://ex/> "

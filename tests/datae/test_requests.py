@@ -214,9 +214,9 @@ def test_mirror_replaces_the_copies(server, tmp_path):
             return self.records
 
     record = {"number": 4, "state": "open", "source": "s", "target": "main", "approvals": [], "title": "t"}
-    assert mirror_requests(b, Remote([record]), "origin") == 1
+    assert mirror_requests(b.storage, Remote([record]), "origin") == 1
     assert [r["number"] for r in b.request_mirror("origin").requests()] == [4]
-    assert mirror_requests(b, Remote([]), "origin") == 0 and b.request_mirror("origin").requests() == []
+    assert mirror_requests(b.storage, Remote([]), "origin") == 0 and b.request_mirror("origin").requests() == []
     b.close()
 
 

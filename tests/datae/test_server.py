@@ -15,9 +15,9 @@ import pytest
 import pyoxigraph as ox
 
 import fstore
-from fstore.sync.http_client import FRAMES_TYPE
+from fstore.sync.wire import FRAMES_TYPE, encode_payload
 from fstore.sync.remotes import connect
-from fstore.sync.protocol import AuthenticationError, NotFastForwardError, SyncError, commit_payloads, encode_payload
+from fstore.sync.protocol import AuthenticationError, NotFastForwardError, SyncError, commit_payloads
 from tests.server_fixtures import CutProxy, Server, write_token
 from tests.fstore.test_sync import EVERYTHING, commit, random_sync, state, store
 

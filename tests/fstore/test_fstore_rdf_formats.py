@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import fstore
 from fstore.rdf import (FORMAT_NAMES, FORMATS, RdfFormatError, RdfSyntaxError, format_of, load, parse, serialize,
                         to_oxigraph)
-from fstore.core.values import IRI, Literal
+from nstore.terms import IRI, Literal
 from tests.profiles import examples
 
 DATASET_FORMATS = [name for name in FORMAT_NAMES if FORMATS[name].supports_datasets]
@@ -144,7 +144,7 @@ def test_syntax_errors_of_json_ld_and_rdf_xml_are_typed_and_change_nothing(tmp_p
 
 
 # Every kind of stored value, control characters included: N-Quads and N-Triples are
-# written as text by datae (nstore.ntriples), not by pyoxigraph's serializer.
+# written as text by datae (nstore.terms.quad_line), not by pyoxigraph's serializer.
 any_values = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
     st.integers(),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import fstore
 from fstore import IRI, Literal, Var
-from fstore.core.values import XSD, canonical, to_rdf
+from nstore.terms import XSD, canonical, to_rdf
 
 values = st.one_of(
     st.text(), st.integers(), st.booleans(), st.binary(),

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fstore
-from datae.cli import EXIT_FATAL
+from datae.context import EXIT_FATAL
 from fstore.rdf import RdfNestingError, RdfSyntaxError, parse
 from fstore.rdf_depth import MAX_JSON_DEPTH, MAX_XML_DEPTH, JsonDepthGuard
 from tests.cli_fixtures import checkout_env

@@ -19,7 +19,7 @@ import pytest
 
 import fstore
 import fstore.core.refs
-from datae.cli import EXIT_FATAL
+from datae.context import EXIT_FATAL
 from fstore import IRI
 from fstore.core.refs import BRANCH, TAG
 from tests.cli_fixtures import checkout_env

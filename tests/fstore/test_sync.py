@@ -257,7 +257,7 @@ def test_a_payload_built_from_docs_sync_md_is_received(tmp_path):
 
     import msgpack
 
-    from fstore.sync.protocol import decode_payload
+    from fstore.sync.wire import decode_payload
     from nstore.pack import pack_value
 
     identity = pack_value(None) + pack_value(IRI("urn:s")) + pack_value(IRI("urn:p")) + pack_value(1)

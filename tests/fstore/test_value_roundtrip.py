@@ -27,7 +27,7 @@ from fstore.export.kartothek import location, read_table
 from fstore.export.snapshot import export_snapshot
 from fstore.export.terms import quad_from_row
 from fstore.rdf import load, serialize
-from nstore.ntriples import term_to_ntriples
+from nstore.terms import term_to_ntriples
 from nstore.errors import InvalidTermError
 from nstore.terms import MAX_DIGITS, check_term, to_rdf
 from query import execute

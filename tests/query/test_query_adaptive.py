@@ -13,7 +13,7 @@ import query.executor as executor
 from query.engine import prepare
 from query.parser import parse_query
 from query.source import as_source
-from query.terms import XSD_INTEGER, IRI, Literal
+from nstore.terms import XSD_INTEGER, IRI, Literal
 
 EX = "http://ex/"
 P = "PREFIX : <http://ex/>\n"

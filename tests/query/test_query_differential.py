@@ -22,7 +22,7 @@ from tests.conformance import _match_rows, _norm, _order_problem
 from tests.query_fixtures import fstore_view, ox_rows, oxigraph_store
 
 from query import execute, parse_query
-from query.terms import XSD_DECIMAL, XSD_INTEGER, BNode, IRI, Literal
+from nstore.terms import XSD_DECIMAL, XSD_INTEGER, BNode, IRI, Literal
 from tests.profiles import examples
 
 EX = "http://ex/"

@@ -17,9 +17,8 @@ from tests.query_fixtures import fstore_view
 import fstore
 from fstore.rdf import FORMATS as RDF_FORMATS
 from query import FORMATS, MemorySource, execute, explain
-from query.source import FstoreSource
-from query.terms import XSD_INTEGER, BNode, IRI, Literal
-from query.terms_ox import from_ox
+from nstore.terms import XSD_INTEGER, BNode, IRI, Literal
+from tests.query_fixtures import from_ox
 
 EX = "http://ex/"
 P = "PREFIX : <http://ex/>\n"
@@ -160,7 +159,7 @@ def test_queries_see_the_view_they_are_given() -> None:
         now = [r["s"] for r in execute(repo.at("main"), P + "SELECT ?s WHERE { ?s :p ?v } ORDER BY ?s")]
         then = [r["s"] for r in execute(repo.at(first), P + "SELECT ?s WHERE { ?s :p ?v }")]
         assert now == [ex("a"), ex("b")] and then == [ex("a")]
-        assert isinstance(FstoreSource(repo.at("main")).graphs(), list)
+        assert isinstance(repo.at("main").query_source().graphs(), list)
     finally:
         repo.close()
 

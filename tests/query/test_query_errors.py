@@ -14,7 +14,7 @@ from tests.query_fixtures import fstore_view
 from nstore.errors import DataeError
 from query import execute, parse_query
 from query.errors import QueryError, QuerySyntaxError, UnknownPrefixError, UnsupportedFeatureError
-from query.terms import XSD_INTEGER, IRI, Literal
+from nstore.terms import XSD_INTEGER, IRI, Literal
 
 EX = "http://ex/"
 P = "PREFIX : <http://ex/>\n"

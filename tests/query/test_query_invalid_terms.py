@@ -17,7 +17,7 @@ import fstore
 from nstore.errors import InvalidTermError
 from nstore.terms import valid_iri
 from query import Session
-from query.terms import IRI, Literal, XSD_INTEGER
+from nstore.terms import IRI, Literal, XSD_INTEGER
 
 V = fstore.Var
 

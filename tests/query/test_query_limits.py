@@ -19,7 +19,7 @@ from query.errors import (
     QueryTooComplexError,
     ResultTooLargeError,
 )
-from query.terms import XSD_INTEGER
+from nstore.terms import XSD_INTEGER
 
 SHAPES = {
     "300 nested groups": "SELECT * WHERE " + "{" * 300 + " ?s ?p ?o " + "}" * 300,
@@ -269,7 +269,7 @@ def test_the_servers_query_path_applies_every_limit(store) -> None:
     from datae.sparql_http import Operation, run_operation
     from query.limits import Limits
 
-    from datae.cli import STORE_DIR
+    from fstore import STORE_DIR
 
     repo = fstore.open(str(store / STORE_DIR))
     try:
@@ -397,7 +397,7 @@ class _Tripwire:
 def test_a_table_scan_checks_on_rows_that_do_not_match(tabled) -> None:
     """A bound object is filtered inside the table's scan: no row comes out to be checked."""
     from query.algebra import Var
-    from query.tables import TableGraphs
+    from fstore.tables.sparql_graphs import TableGraphs
 
     repo, _ = tabled
     view = repo.at("main")
@@ -432,7 +432,7 @@ def test_a_query_deadline_reaches_a_table_scan(tabled, monkeypatch) -> None:
 def test_changes_across_a_new_table_check_as_they_read(tabled) -> None:
     """graph_changes reads a table whole when it is on one side only (or the schema
     changed): its check runs as it reads."""
-    from query.tables import graph_changes
+    from fstore.tables.sparql_graphs import graph_changes
 
     repo, before = tabled
     counting = _Tripwire(armed=False)
@@ -445,8 +445,8 @@ def test_changes_across_a_new_table_check_as_they_read(tabled) -> None:
 def test_a_bound_subject_is_estimated_without_reading(tabled, monkeypatch) -> None:
     """A row IRI is a primary key: one row at most, so the planner's estimates (several
     per pattern, before any deadline) read nothing, even for a key type without a parser."""
-    from query.algebra import Var
-    from query.tables import TableGraph, TableGraphs
+    from fstore import Var  # TableGraph reads store patterns (TableGraphs.match takes the engine's)
+    from fstore.tables.sparql_graphs import TableGraph, TableGraphs
 
     repo, _ = tabled
     graph = TableGraphs(lambda: repo.at("main")).graph(IRI(BIG))

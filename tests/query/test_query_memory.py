@@ -21,7 +21,7 @@ from query.limits import MAX_HELD_BYTES, MAX_VALUE_LENGTH, Limits, Memory, colle
 from query.parser import parse_query
 from query.engine import prepare, run_query
 from query.source import as_source
-from query.terms import XSD_INTEGER
+from nstore.terms import XSD_INTEGER
 
 
 def doubling(times: int, select: str = "*") -> str:

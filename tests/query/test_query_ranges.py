@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import fstore
 from query import execute, explain
 from query.source import MemorySource
-from query.terms import IRI, Literal
+from nstore.terms import IRI, Literal
 
 from tests.query_fixtures import fstore_view
 from tests.profiles import examples

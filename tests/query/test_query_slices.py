@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from datae.cli import main
 from query import IRI, Literal, MemorySource, execute, explain
-from query.terms import XSD_INTEGER
+from nstore.terms import XSD_INTEGER
 
 ROWS = 7
 SOURCE = MemorySource([(None, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(str(i), XSD_INTEGER)) for i in range(ROWS)])
@@ -114,7 +114,7 @@ def test_the_servers_query_path_serves_a_huge_limit(store) -> None:
     from datae.sparql_http import Operation, run_operation
     from query.limits import Limits
 
-    from datae.cli import STORE_DIR
+    from fstore import STORE_DIR
 
     repo = fstore.open(str(store / STORE_DIR))
     try:

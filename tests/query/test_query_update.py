@@ -19,7 +19,7 @@ import fstore
 from fstore import IRI
 from query import PlanText, Session, UpdateError, UpdateResult, parse_update
 from query.errors import QuerySyntaxError, UnsupportedFeatureError
-from query.terms import BNode, Literal
+from nstore.terms import BNode, Literal
 from tests.profiles import examples
 
 EX = "http://ex/"

@@ -25,7 +25,7 @@ from fstore import IRI
 from query import Session, VersionContext, execute, explain
 from query.errors import QueryEvaluationError, QuerySyntaxError
 from query.source import MemorySource
-from query.terms import Literal
+from nstore.terms import Literal
 from tests.profiles import examples
 
 EX = "http://ex/"

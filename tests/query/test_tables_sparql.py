@@ -29,7 +29,7 @@ from fstore.tables import Geometry, Interval
 from query import execute, explain
 from query.errors import ReadOnlyGraphError, UnsupportedFeatureError, UpdateError
 from query.parser import parse_update
-from query.terms import IRI, Literal
+from nstore.terms import IRI, Literal
 from query.update_exec import apply_update
 from tests.profiles import examples
 

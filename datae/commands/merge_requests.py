@@ -1,5 +1,5 @@
 """``datae request``: merge requests on the command line (``docs/versioning.md``, "Merge
-requests"). Each handler takes the parsed ``args`` and returns an exit code.
+requests").
 
     datae request open --from feature --into main -m "Add the 2024 figures"
     datae request list [--state open|merged|closed|all]
@@ -18,14 +18,15 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-import fstore
-from fstore.repository import DEFAULT_BRANCH
-from fstore.sync.merge_requests import STATES
-from fstore.sync.remotes import connect
+from ..context import Fatal, author, open_repo, out, positive_int, token
 
-from .cli import Fatal, default_author, open_repo, out, positive_int, token
+__all__ = ["cmd_request", "requests_target", "format_summary", "format_request"]
 
-__all__ = ["register", "requests_target", "format_summary", "format_request"]
+# fstore.sync.merge_requests.STATES and fstore's DEFAULT_BRANCH, written here so that
+# declaring the arguments (and --help) does not load the store; tests/datae/test_cli_table.py
+# checks they agree.
+STATES = ("open", "merged", "closed")
+DEFAULT_BRANCH = "main"
 
 
 def requests_target(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
@@ -45,12 +46,12 @@ def requests_target(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
         url = repo.remote_url(remote)
     finally:
         repo.close()
+    # The store and its sync client: loaded when the command runs.
+    import fstore
+    from fstore.sync.remotes import connect
+
     other = connect(url, fstore.Repository, token(args))
     return other, other.close
-
-
-def _author(args: argparse.Namespace) -> str:
-    return args.author or default_author()
 
 
 def format_summary(record: dict) -> str:
@@ -110,7 +111,7 @@ def cmd_request_open(args: argparse.Namespace) -> int:
                 repo.push(args.remote, source, token=token(args))
     target, close = requests_target(args)
     try:
-        number = target.request_open(source, args.into, args.message or "", _author(args))
+        number = target.request_open(source, args.into, args.message or "", author(args))
     finally:
         close()
     where = "" if args.remote is None else f" on {args.remote}"
@@ -153,36 +154,40 @@ def _act(args: argparse.Namespace, act: Callable[[Any], Any], done: str) -> int:
 
 
 def cmd_request_comment(args: argparse.Namespace) -> int:
-    return _act(args, lambda t: t.request_comment(args.number, args.message, _author(args)),
+    return _act(args, lambda t: t.request_comment(args.number, args.message, author(args)),
                 f"Commented on merge request #{args.number}")
 
 
 def cmd_request_approve(args: argparse.Namespace) -> int:
-    return _act(args, lambda t: t.request_approve(args.number, _author(args)), f"Approved merge request #{args.number}")
+    return _act(args, lambda t: t.request_approve(args.number, author(args)), f"Approved merge request #{args.number}")
 
 
 def cmd_request_close(args: argparse.Namespace) -> int:
-    return _act(args, lambda t: t.request_close(args.number, _author(args)), f"Closed merge request #{args.number}")
+    return _act(args, lambda t: t.request_close(args.number, author(args)), f"Closed merge request #{args.number}")
 
 
 def cmd_request_merge(args: argparse.Namespace) -> int:
     target, close = requests_target(args)
     try:
         into = target.request(args.number, limit=0)["target"]
-        head = target.request_merge(args.number, _author(args), args.message)
+        head = target.request_merge(args.number, author(args), args.message)
     finally:
         close()
     out(f"Merged request #{args.number} into {into}: {into} is at {(head or '')[:10]}")
     return 0
 
 
-# -- parser ----------------------------------------------------------------------------------
+# -- arguments -------------------------------------------------------------------------------
 
 
-def register(command: Callable[..., argparse.ArgumentParser]) -> None:
-    """Add ``datae request`` with ``command(name, handler, help)`` of ``build_parser``."""
-    p = command("request", lambda args: args.request_handler(args),
-                "merge requests: open, list, show, comment, approve, merge, close (--remote NAME: a remote's)")
+def cmd_request(args: argparse.Namespace) -> int:
+    """``datae request ACTION ...``: the action's handler."""
+    return args.request_handler(args)
+
+
+
+def request_arguments(p: argparse.ArgumentParser) -> None:
+    """``datae request ACTION``: each action's parser names its handler (``request_handler``)."""
     sub = p.add_subparsers(dest="request_command", required=True, metavar="REQUEST_COMMAND")
 
     def action(name: str, handler: Callable[[argparse.Namespace], int], help: str, *, number: bool = True,

@@ -5,27 +5,24 @@
     datae resolve --theirs KEY   # or --ours (the default); no KEY: every conflict
     datae merge --continue [-m MSG]
     datae merge --abort
-    datae pull [REMOTE [BRANCH]] # conflicts: as merge
 
-Each handler takes the parsed ``args`` and returns the exit code (``datae.cli`` registers
-them). ``--policy ours|theirs`` settles every conflict at once; ``--policy abort`` writes
+``datae pull`` (:mod:`datae.commands.remotes`) stops on conflicts as merge does
+(:func:`print_stopped`). ``--policy ours|theirs`` settles every conflict at once; ``--policy abort`` writes
 nothing, as before merges kept state.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import fstore
-from fstore.ops.conflicts import ConflictItem
-from fstore.ops.merge_state import items_of
+from ..context import EXIT_CONFLICT, Fatal, author, open_repo, out, short_head, subject
 
-from query.termsyntax import format_term
+if TYPE_CHECKING:
+    import fstore
+    from fstore.ops.conflicts import ConflictItem
 
-from .cli import EXIT_CONFLICT, Fatal, default_author, open_repo, out, short_head, subject, token
-
-__all__ = ["cmd_merge", "cmd_conflicts", "cmd_resolve", "cmd_pull", "format_item"]
+__all__ = ["cmd_merge", "cmd_conflicts", "cmd_resolve", "format_item", "print_stopped"]
 
 _HINT = ("settle them (datae resolve --ours|--theirs [KEY...]), then datae merge --continue; "
          "or datae merge --abort")
@@ -33,6 +30,8 @@ _HINT = ("settle them (datae resolve --ours|--theirs [KEY...]), then datae merge
 
 def _value(item: ConflictItem, value: Any) -> str:
     """One side of a conflict for people."""
+    from nstore.terms import format_term  # the term syntax, loaded when a command runs
+
     if item.kind == "quad":
         return " ".join(format_term(o) for o in value) or "(none)"
     if item.kind == "row":
@@ -46,7 +45,7 @@ def format_item(item: ConflictItem) -> list[str]:
     """The lines that show one conflict: its key and where, then each side (and how it is
     resolved, if it is).
 
-    >>> from fstore.ops.conflicts import keyed
+    >>> from fstore.ops.conflicts import ConflictItem, keyed
     >>> item = keyed([ConflictItem("cell", ("t", (1,), "a"), "a1", "ours", "theirs", "update/update")])[0]
     >>> format_item(item)[1:]
     ["  base    'a1'", "  ours    'ours'", "  theirs  'theirs'"]
@@ -70,14 +69,29 @@ def _print(items: Iterable[ConflictItem]) -> None:
             out(line)
 
 
-def _stopped(stopped: fstore.ConflictsRecorded) -> int:
+def print_stopped(stopped: fstore.ConflictsRecorded) -> int:
+    """A merge (or pull) stopped on conflicts: list them, say how to go on; exit 1."""
     _print(stopped.items)
     out(f"Automatic merge failed: {len(stopped.items)} conflict(s); {_HINT}.")
     return EXIT_CONFLICT
 
 
+def merge_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("other", nargs="?")
+    p.add_argument("--into")
+    p.add_argument("--policy", choices=["abort", "ours", "theirs"],
+                   help="settle every conflict on one side, or (abort) write nothing; default: stop on conflicts")
+    p.add_argument("--continue", dest="cont", action="store_true", help="commit the merge in progress once resolved")
+    p.add_argument("--abort", action="store_true", help="forget the merge in progress")
+    p.add_argument("-m", "--message")
+    p.add_argument("--author")
+
+
 def cmd_merge(args: argparse.Namespace) -> int:
     """``datae merge OTHER``, ``--continue``, ``--abort``."""
+    import fstore  # the store layer (its merge errors), loaded when the command runs
+    from fstore.ops.merge_state import items_of
+
     if args.cont or args.abort:
         if args.other or (args.cont and args.abort):
             raise Fatal("merge --continue and --abort take no OTHER, and not both")
@@ -89,10 +103,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
         into = args.into or repo.current_branch
         before = repo.head(into)
         try:
-            result = repo.merge(into, args.other, message=args.message, author=args.author or default_author(),
+            result = repo.merge(into, args.other, message=args.message, author=author(args),
                                 policy=args.policy or "record")
         except fstore.ConflictsRecorded as stopped:
-            return _stopped(stopped)
+            return print_stopped(stopped)
         except fstore.MergeConflict as conflict:  # --policy abort
             _print(items_of(conflict.conflicts))
             out(f"Automatic merge failed: {len(conflict.conflicts)} conflict(s); nothing was written. "
@@ -111,8 +125,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def _continue(repo: fstore.Repository, args: argparse.Namespace) -> int:
     state = repo.merge_state()
-    author = args.author or (state.author if state is not None and state.author else default_author())
-    commit = repo.commit(repo.merge_continue(message=args.message, author=author))
+    who = args.author or (state.author if state is not None and state.author else author(args))
+    commit = repo.commit(repo.merge_continue(message=args.message, author=who))
     out(f"Merge made: [{state.into} {commit.short_id}] {subject(commit.message)} (+{commit.added} -{commit.removed})")
     return 0
 
@@ -125,6 +139,10 @@ def _abort(repo: fstore.Repository) -> int:
     return 0
 
 
+def conflicts_arguments(p: argparse.ArgumentParser) -> None:
+    """``datae conflicts`` takes no arguments."""
+
+
 def cmd_conflicts(args: argparse.Namespace) -> int:
     """``datae conflicts``: every conflict of the merge in progress."""
     with open_repo(args) as repo:
@@ -133,6 +151,13 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
     unresolved = sum(1 for item in items if not item.resolved)
     out(f"{len(items)} conflict(s), {unresolved} unresolved")
     return 0
+
+
+def resolve_arguments(p: argparse.ArgumentParser) -> None:
+    side = p.add_mutually_exclusive_group()
+    side.add_argument("--ours", action="store_true", help="keep the branch's side (the default)")
+    side.add_argument("--theirs", action="store_true", help="keep the merged side")
+    p.add_argument("keys", nargs="*", metavar="KEY")
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
@@ -144,15 +169,4 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     for item in settled:
         out(f"Resolved {item.key} ({item.describe()}) with {side}")
     out(f"{left} unresolved conflict(s) left" + ("" if left else "; datae merge --continue to commit the merge"))
-    return 0
-
-
-def cmd_pull(args: argparse.Namespace) -> int:
-    """``datae pull [REMOTE [BRANCH]]``: conflicts stop it as ``datae merge`` does."""
-    with open_repo(args) as repo:
-        try:
-            head = repo.pull(args.remote, args.branch, token=token(args), author=args.author or default_author())
-        except fstore.ConflictsRecorded as stopped:
-            return _stopped(stopped)
-        out(f"{repo.current_branch} is at {(head or '')[:10]}")
     return 0

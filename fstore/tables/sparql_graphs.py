@@ -1,5 +1,8 @@
 """Tables in SPARQL: the graph ``<urn:datae:dataset:NAME>`` answered from table ``NAME``'s
 rows through the W3C Direct Mapping (IRIs and literals: :mod:`fstore.tables.direct_mapping`).
+The store's query source (:class:`fstore.query_source.QuerySource`) hands the engine's
+patterns on a table graph to :class:`TableGraphs`, and ``CHANGES`` on one to
+:func:`graph_changes`.
 
 A table graph is read only when a query names it (``FROM``, ``FROM NAMED``, ``GRAPH <iri>``):
 it is not among the store's named graphs, so ``GRAPH ?g`` never binds one. Triple patterns
@@ -12,8 +15,12 @@ are answered without materialising the table:
 * a ``check`` given to :class:`TableGraphs` (a query's deadline) is called every 1,024
   rows a scan reads, matching or not: a pattern that matches nothing still reads them all.
 
+Pattern items are RDF terms, ``Param()`` (in :meth:`TableGraphs.prepare`) or variables: any
+other object with a ``name`` (the query engine's own variable type, which fstore does not
+import; see :mod:`fstore.query_source`).
+
 >>> import tempfile, fstore, fstore.tables as tables
->>> from query.algebra import Var
+>>> from fstore import Var
 >>> repo = fstore.open(tempfile.mkdtemp())
 >>> with repo.transaction("main", message="add") as tx:
 ...     t = tables.create(tx, "towns", [
@@ -36,18 +43,19 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import fstore
-from fstore import Param
-from fstore.tables.access import following_table
-from fstore.tables.dataset import pk_of_path
-from fstore.tables.direct_mapping import RDF_TYPE, DirectMapping
-from fstore.tables.mapping import FEATURE, dataset_name
-from nstore import Var as StoreVar
+from nstore import Var
+from nstore.store import Param
+from nstore.terms import BNode, IRI, Literal
 
-from .algebra import Var
-from .terms import IRI
+from nstore.terms import IRI
 
-__all__ = ["TableGraphs", "TableGraph", "graph_changes"]
+from ..view import View
+from .access import following_table
+from .dataset import pk_of_path
+from .direct_mapping import RDF_TYPE, DirectMapping
+from .mapping import FEATURE, dataset_name, is_dataset_graph
+
+__all__ = ["TableGraphs", "TableGraph", "graph_changes", "store_item"]
 
 _TYPE = -1  # the rdf:type "column"
 
@@ -93,7 +101,7 @@ class TableGraph:
         """The number of rows (counted once per commit, keys only)."""
         known = self.known
         if known.rows is None:
-            known.rows = self._current().count_table_tuples((self.table.graph, StoreVar("s"), FEATURE, StoreVar("o")))
+            known.rows = self._current().count_table_tuples((self.table.graph, Var("s"), FEATURE, Var("o")))
         return known.rows
 
     def estimate(self, s: Any, p: Any, o: Any, cap: int) -> int:
@@ -224,8 +232,10 @@ class TableGraph:
 class TableGraphs:
     """The table graphs of whatever ``current()`` reads (a view, a pinned view or a
     transaction), as a quad source for patterns whose graph is a table graph: what
-    :class:`query.source.FstoreSource` asks when a pattern names one. ``check`` (a query's
-    deadline) is called every 1,024 rows a table scan reads."""
+    :class:`fstore.query_source.QuerySource` asks when a pattern names one. ``check`` (a
+    query's deadline) is called every 1,024 rows a table scan reads."""
+
+    is_table_graph = staticmethod(is_dataset_graph)  # the graphs it answers
 
     def __init__(self, current: Callable[[], Any], check: Check | None = None) -> None:
         self._current = current
@@ -244,7 +254,7 @@ class TableGraphs:
             return None
         now = self._current()
         # Known per commit id (content-addressed, never reused); a transaction changes.
-        commit = now.commit_id if isinstance(now, fstore.View) else None
+        commit = now.commit_id if isinstance(now, View) else None
         known_here = _KNOWN.setdefault(now.repo, {}) if commit is not None else {}
         known = known_here.get((commit, name))
         table = following_table(self._current, name, known.state if known is not None else None)
@@ -263,6 +273,7 @@ class TableGraphs:
         graph = self.graph(g)
         if graph is None:
             return iter(())
+        s, p, o = store_item(s), store_item(p), store_item(o)
         return _bindings(graph.triples(s, p, o), (s, p, o))
 
     def prepare(self, pattern: tuple) -> Callable[..., Iterator[dict]]:
@@ -283,7 +294,22 @@ class TableGraphs:
     def estimate(self, pattern: tuple, cap: int) -> int:
         g, s, p, o = pattern
         graph = self.graph(g)
-        return 0 if graph is None else graph.estimate(s, p, o, cap)
+        return 0 if graph is None else graph.estimate(store_item(s), store_item(p), store_item(o), cap)
+
+
+_CONSTANTS = frozenset({IRI, BNode, Literal, type(None), Param, Var})
+
+
+def store_item(item: Any) -> Any:
+    """``item`` as the store reads it: a term (or ``Param()``, or a store ``Var``) as it is,
+    any other object (the query engine's variable) as the store ``Var`` of its ``name``.
+
+    >>> class QueryVar:  # what an engine's variable looks like to the store
+    ...     name = "x"
+    >>> store_item(QueryVar()), store_item(IRI("urn:a"))
+    (Var('x'), IRI('urn:a'))
+    """
+    return item if type(item) in _CONSTANTS else Var(item.name)
 
 
 def _bindings(triples: Iterator[Triple], items: tuple) -> Iterator[dict]:

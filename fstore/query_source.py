@@ -1,0 +1,205 @@
+"""The store's adapter to the query engine: :class:`QuerySource`, what ``view.query_source()``
+and ``transaction.query_source()`` give.
+
+The query engine defines the protocol it reads through (``query.source.Source``); fstore
+does not import the engine, it satisfies that protocol structurally (the model: spareval's
+``QueryDataset`` trait, defined by the engine, and Oxigraph's ``DatasetView``, owned by
+the store). A pattern's items are RDF terms, ``None`` in the graph position (the default
+graph), ``Param()`` (in :meth:`QuerySource.prepare`) or variables: any other object with a
+``name`` (the engine's variable type), read as the store's ``Var`` of that name.
+
+Quad graphs are read through the view's ``fstore.quads`` / ``fstore.prepare`` /
+``fstore.count`` / ``fstore.estimate`` / ``fstore.graphs``, asking for RDF terms
+(``terms=True``) and turning query literals into stored values with ``canonical``; table
+graphs (``<urn:datae:dataset:NAME>``) through the Direct Mapping of their rows, which
+``fstore.tables`` provides (:mod:`fstore.tables.sparql_graphs`): like the core, the
+adapter never imports the tables.
+
+>>> import tempfile, fstore
+>>> repo = fstore.open(tempfile.mkdtemp())
+>>> with repo.transaction("main", message="m") as tx:
+...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), 7)
+>>> source = repo.at("main").query_source()
+>>> [(b["s"], b["o"].value) for b in source.match((None, fstore.Var("s"), fstore.IRI("urn:p"), fstore.Var("o")))]
+[(IRI('urn:a'), 7)]
+>>> source.is_table_graph(fstore.IRI("urn:datae:dataset:towns")), source.count((None, *map(fstore.Var, "spo")))
+(True, 1)
+>>> repo.close()
+"""
+
+from __future__ import annotations
+
+import weakref
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from nstore import Var
+from nstore.store import Param
+from nstore.terms import BNode, IRI, Literal, canonical, to_rdf
+
+from . import api
+
+__all__ = ["QuerySource"]
+
+Bindings = dict
+QuadPattern = tuple
+
+_STORED_AS_IS = frozenset({IRI, BNode, type(None)})  # query items the store reads unchanged
+_CONSTANTS = _STORED_AS_IS | {Literal, Param}  # any other item is a variable (by its name)
+
+# Estimates per view: a view is a fixed commit, so they stay right for all its queries
+# (for a transaction they may lag behind its own writes, which only affects plan quality).
+_ESTIMATES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_ANY = object()
+
+
+class QuerySource:
+    """The query engine's source over an fstore view or transaction (``repo.at(ref)``,
+    ``repo.transaction``): the engine's ``Source`` protocol, table graphs included.
+    ``check`` (a query's deadline) is called as table-graph scans go (see :meth:`checked`).
+    ``is_table_graph(graph)`` tells whether ``graph`` names a table
+    (``<urn:datae:dataset:NAME>``): read through the Direct Mapping of its rows rather
+    than stored as quads, never listed by :meth:`graphs`, read-only in SPARQL.
+
+    >>> import tempfile, fstore
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> QuerySource(repo.at("main")).graphs()
+    []
+    >>> repo.close()
+    """
+
+    accepts_ranges = True  # match() takes a NumericRange of the object (see query.ranges)
+
+    def __init__(self, view: Any, check: Callable[[], None] | None = None) -> None:
+        self.view = view  # what the engine's version clauses (AT, CHANGES) start from
+        self._reader: Any = None  # the view pinned to one read transaction, see reading()
+        self._pin: Any = None
+        self._readers = 0
+        self._vars: dict[str, Var] = {}  # the store Var of each engine variable, by name
+        self._graphs: list | None = None
+        self._check = check
+        self._table_graphs: Any = None  # made when a pattern first names a table (see _tables)
+        # an attribute, not a method: asked for every pattern the engine reads
+        self.is_table_graph: Callable[[Any], bool] = view.repo.plugins.provided("is_table_graph")
+        try:
+            self.statistics = _ESTIMATES.setdefault(view, {})
+        except TypeError:  # not weak-referenceable: cache for this source only
+            self.statistics = {}
+
+    @property
+    def _tables(self) -> Any:
+        """The table graphs (``fstore.tables.sparql_graphs.TableGraphs``), read through the
+        Direct Mapping in the read transaction of the moment; their scans call ``check``."""
+        if self._table_graphs is None:
+            table_graphs = self.view.repo.plugins.provided("table_graphs")
+            self._table_graphs = table_graphs(lambda: self._reader or self.view, self._check)
+        return self._table_graphs
+
+    def _item(self, item: Any) -> Any:
+        kind = type(item)
+        if kind is Literal:
+            return canonical(item)
+        if kind in _CONSTANTS:
+            return item
+        found = self._vars.get(item.name)
+        if found is None:
+            found = self._vars[item.name] = Var(item.name)
+        return found
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Within the block, read through one LMDB read transaction (``view.reading()``)
+        rather than one per pattern; blocks may nest or interleave (several results
+        streamed at once), and the transaction ends with the last of them."""
+        if self._readers == 0:
+            self._pin = self.view.reading()
+            self._reader = self._pin.__enter__()
+        self._readers += 1
+        try:
+            yield
+        finally:
+            self._readers -= 1
+            if self._readers == 0:
+                pinned, self._pin, self._reader = self._pin, None, None
+                pinned.__exit__(None, None, None)
+
+    def checked(self, check: Callable[[], None]) -> QuerySource:
+        """A source over the same view whose table-graph scans call ``check`` every 1,024
+        rows (a query's deadline: a table filters inside its own scan, so rows that do
+        not match never reach a check outside). A new source, so that this one's later
+        queries do not inherit the deadline; it shares the view's estimates."""
+        return QuerySource(self.view, check)
+
+    def match(self, pattern: QuadPattern, within: Any = None) -> Iterator[Bindings]:
+        """``{variable name: RDF term}`` per matching quad; ``within``, a
+        :class:`fstore.NumericRange`, may leave out objects outside it."""
+        if self.is_table_graph(pattern[0]):
+            return self._tables.match(pattern)
+        item = self._item
+        args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
+        slots = list({i.name: at for at, i in enumerate(pattern) if type(i) not in _CONSTANTS}.items())
+        return _bindings(api.quads(self._reader or self.view, *args, within=within, terms=True), slots)
+
+    def prepare(self, pattern: QuadPattern) -> Callable[..., Iterator[Bindings]]:
+        """``match`` planned once for a pattern with ``Param()`` items: the function returned
+        takes their values (RDF terms, in pattern order) and yields the bindings of the
+        pattern's variables, as ``match`` would with those values in place."""
+        if self.is_table_graph(pattern[0]):
+            return self._tables.prepare(pattern)
+        item = self._item
+        args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
+        slots = list({i.name: at for at, i in enumerate(pattern) if type(i) not in _CONSTANTS}.items())
+        read = api.prepare(self._reader or self.view, *args, terms=True)
+
+        def run(*values: Any) -> Iterator[Bindings]:
+            return _bindings(read(*[v if type(v) in _STORED_AS_IS else canonical(v) for v in values]), slots)
+
+        return run
+
+    def count(self, pattern: QuadPattern) -> int:
+        """The exact number of matches."""
+        if self.is_table_graph(pattern[0]):
+            return self._tables.count(pattern)
+        return api.count(self._reader or self.view, *[self._item(i) for i in pattern])
+
+    def estimate(self, pattern: QuadPattern, cap: int) -> int:
+        """``min(count, cap)``, reading at most ``cap`` matches (cached per view); for a
+        table graph a row count, which may exceed ``cap``."""
+        key = (tuple(i if type(i) in _CONSTANTS else _ANY for i in pattern), cap)
+        found = self.statistics.get(key)
+        if found is None and self.is_table_graph(pattern[0]):
+            found = self.statistics[key] = self._tables.estimate(pattern, cap)
+        if found is None:
+            args = [self._item(i) for i in pattern]
+            found = self.statistics[key] = api.estimate(self._reader or self.view, *args, cap)
+        return found
+
+    def graphs(self) -> list:
+        """The names of the non-default quad graphs (table graphs are not listed: a query
+        reads one only by naming it)."""
+        if self._graphs is None:
+            names = [to_rdf(g) for g in api.graphs(self._reader or self.view)]
+            self._graphs = [g for g in names if g is not None]
+        return self._graphs
+
+    def table_changes(self, since: QuerySource, graph: Any,
+                      check: Callable[[], None] | None = None) -> tuple[list[tuple], list[tuple]]:
+        """The quads of table graph ``graph`` added and removed from ``since`` (a source
+        over an earlier view) to this source's view: what ``CHANGES`` reads of a table
+        (see :func:`fstore.tables.sparql_graphs.graph_changes`)."""
+        return self.view.repo.plugins.provided("table_graph_changes")(since.view, self.view, graph, check)
+
+
+def _bindings(quads: Iterator[tuple], slots: list[tuple[str, int]]) -> Iterator[Bindings]:
+    """``{name: RDF term}`` per quad of RDF terms, for the variables at their positions."""
+    if len(slots) == 1:
+        ((name, at),) = slots
+        for quad in quads:
+            yield {name: quad[at]}
+    elif len(slots) == 2:
+        ((name, at), (other, other_at)) = slots
+        for quad in quads:
+            yield {name: quad[at], other: quad[other_at]}
+    else:
+        for quad in quads:
+            yield {name: quad[at] for name, at in slots}
