@@ -13,7 +13,7 @@ diff, blame, and verification of a Merkle history.
 from nstore import Var, select
 from nstore.errors import DataeError, InvalidTermError
 
-from . import tables
+from . import tables  # loads none of its modules until a name is used; stores plug tables in at open
 from .api import Param, add, add_many, ask, count, estimate, from_, graphs, prepare, quads, rm, rm_many, where
 from .core.commits import Commit
 from .errors import (

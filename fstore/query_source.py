@@ -38,7 +38,6 @@ from nstore.store import Param
 from nstore.terms import BNode, IRI, Literal, canonical, to_rdf
 
 from . import api
-from .extensions import provided
 
 __all__ = ["QuerySource"]
 
@@ -81,7 +80,7 @@ class QuerySource:
         self._check = check
         self._table_graphs: Any = None  # made when a pattern first names a table (see _tables)
         # an attribute, not a method: asked for every pattern the engine reads
-        self.is_table_graph: Callable[[Any], bool] = provided("table_graphs").is_table_graph
+        self.is_table_graph: Callable[[Any], bool] = view.repo.plugins.provided("is_table_graph")
         try:
             self.statistics = _ESTIMATES.setdefault(view, {})
         except TypeError:  # not weak-referenceable: cache for this source only
@@ -92,7 +91,8 @@ class QuerySource:
         """The table graphs (``fstore.tables.sparql_graphs.TableGraphs``), read through the
         Direct Mapping in the read transaction of the moment; their scans call ``check``."""
         if self._table_graphs is None:
-            self._table_graphs = provided("table_graphs")(lambda: self._reader or self.view, self._check)
+            table_graphs = self.view.repo.plugins.provided("table_graphs")
+            self._table_graphs = table_graphs(lambda: self._reader or self.view, self._check)
         return self._table_graphs
 
     def _item(self, item: Any) -> Any:
@@ -187,7 +187,7 @@ class QuerySource:
         """The quads of table graph ``graph`` added and removed from ``since`` (a source
         over an earlier view) to this source's view: what ``CHANGES`` reads of a table
         (see :func:`fstore.tables.sparql_graphs.graph_changes`)."""
-        return provided("table_graph_changes")(since.view, self.view, graph, check)
+        return self.view.repo.plugins.provided("table_graph_changes")(since.view, self.view, graph, check)
 
 
 def _bindings(quads: Iterator[tuple], slots: list[tuple[str, int]]) -> Iterator[Bindings]:

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
+
+from nstore.terms import to_rdf
 
 from .core.commits import Commit
 from .core.history import Quad
 from .core.refs import TAG
 from .core.storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
-from nstore.terms import to_rdf
 from .errors import ConflictsRecorded
-from .extensions import provided
 from .location import STORE_DIR, locate
+from .plugins import DEFAULT_PLUGINS, load_plugins
 from .ops import branches, gc, merge, merge_state, reset, revert, show, stats, verify
 from .ops.conflicts import ConflictItem, MergeState
 from .ops.diff import diff_seqs
@@ -43,11 +44,13 @@ from .view import View, prepare_pattern, prepare_quad
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
 
-def open(path: str | os.PathLike, *, map_size: int | None = None) -> Repository:
+def open(path: str | os.PathLike, *, map_size: int | None = None,
+         plugins: Sequence[str] = DEFAULT_PLUGINS) -> Repository:
     """Open the repository at ``path`` (found as :func:`locate` says: ``path`` or its
     ``.datae``), creating it (with an empty ``main``) if missing; never beside an existing
-    ``.datae``."""
-    return Repository(locate(path), map_size=map_size)
+    ``.datae``. ``plugins`` names the plug-ins it uses (:mod:`fstore.plugins`; tables by
+    default)."""
+    return Repository(locate(path), map_size=map_size, plugins=plugins)
 
 
 def clone(url: str, path: str | os.PathLike, *, local: bool = True, token: str | None = None,
@@ -85,10 +88,12 @@ def _terms(quad: Quad) -> Quad:
 class Repository:
     """A versioned quad store. See :func:`open`."""
 
-    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
+    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None,
+                 plugins: Sequence[str] = DEFAULT_PLUGINS) -> None:
         self.path = os.fspath(path)
         self._map_size = map_size
-        self.storage = Storage(self.path, map_size=map_size)
+        self.storage = Storage(self.path, map_size=map_size, plugins=load_plugins(plugins))
+        self.plugins = self.storage.plugins
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -303,7 +308,7 @@ class Repository:
         stored values with ``python=False``)."""
         with self.storage.read() as snapshot:
             shown, first = show.show(snapshot, ref)
-        shown.tables = provided("table_diffs")(self, first, shown.commit.seq, python=python)
+        shown.tables = self.plugins.provided("table_diffs")(self, first, shown.commit.seq, python=python)
         return shown
 
     def revert(self, ref: str, branch: str | None = None, *, message: str | None = None, author: str | None = None,
@@ -401,16 +406,16 @@ class Repository:
     def table_diff(self, a: str, b: str, name: str, *, python: bool = True):
         """Rows of table ``name`` inserted, deleted and updated (with the changed cells)
         from ref ``a`` to ref ``b``: a :class:`fstore.tables.changes.TableDiff`."""
-        return provided("table_diff")(self, a, b, name, python=python)
+        return self.plugins.provided("table_diff")(self, a, b, name, python=python)
 
     def table_log(self, ref: str, name: str, pk: Any, *, python: bool = True):
         """The commits that changed one row of table ``name``, newest first (a list of
         :class:`fstore.tables.changes.LogEntry`)."""
-        return provided("table_log")(self, ref, name, pk, python=python)
+        return self.plugins.provided("table_log")(self, ref, name, pk, python=python)
 
     def table_blame(self, ref: str, name: str, pk: Any, column: str) -> Commit | None:
         """The commit that gave one cell of table ``name`` its value at ``ref``."""
-        return provided("table_blame")(self, ref, name, pk, column)
+        return self.plugins.provided("table_blame")(self, ref, name, pk, column)
 
     def versions(self, ref: str, *pattern: Any) -> Iterator[tuple[Quad, list[Commit]]]:
         """For each quad matching ``pattern`` that holds in some commit of ``ref``'s ancestry:

@@ -18,7 +18,6 @@ from nstore.errors import TransactionClosedError
 from nstore.pack import pack_value
 from nstore.store import Param
 
-from .extensions import provided
 from .core.history import Quad, matches
 from .core.layout import QUADS, TABLES
 from .core.ranges import NumericRange
@@ -257,7 +256,7 @@ class Transaction:
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:
         ``insert`` / ``update`` / ``upsert`` / ``delete`` / ``alter``, and reads that see
         this transaction's writes. Create one with ``fstore.tables.create``."""
-        return provided("open_table")(self, name)
+        return self.repo.plugins.provided("open_table")(self, name)
 
     def __repr__(self) -> str:
         state = "open" if self._writer is not None else "closed"

@@ -22,7 +22,6 @@ from nstore.store import Param
 from nstore.errors import PatternError
 from nstore.terms import IRI, check_quad_terms
 
-from .extensions import provided
 from .core.history import Quad
 from .core.layout import TABLES
 from .core.ranges import NumericRange
@@ -203,7 +202,7 @@ class View:
     def table(self, name: str):
         """The table (Kart dataset) ``name`` at this commit, read-only: ``schema``,
         ``get(pk)``, ``rows()``, ``len()``. See :mod:`fstore.tables`."""
-        return provided("table_at")(self, name)
+        return self.repo.plugins.provided("table_at")(self, name)
 
     def __repr__(self) -> str:
         commit = self.commit.short_id if self.commit else "no commits"

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Callable, Iterable, Iterator
 
 import lmdb
@@ -37,7 +38,6 @@ from .errors import (
     TransactionError,
     TransactionTooLargeError,
 )
-from .btree import tree_problems
 from .lmdbfile import DATA_FILE, OpenLock, check_data_file
 
 __all__ = ["open", "Okvs", "Transaction", "InvalidKeyError", "MAX_KEY_SIZE", "DEFAULT_MAP_SIZE", "MAP_SIZE_VARIABLE",
@@ -424,6 +424,10 @@ class Transaction:
         ask a newer transaction."""
         if self.write:
             raise TransactionError("tree_problems reads a committed state: use a read transaction")
+        # imported here, not with the module: only verify walks the trees, and the walker
+        # (mmap, dataclasses) is a cost every store open would pay otherwise
+        from .btree import tree_problems
+
         txn = self._require_open()
         return tree_problems(os.path.join(self._shared.path, DATA_FILE), txn.id(), txn.stat())
 
@@ -672,8 +676,6 @@ class Transaction:
 
     def _put_many(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool) -> None:
         if type(batch) is tuple:
-            from itertools import repeat
-
             keys, value = batch
             first = keys[0]
             pairs: Iterable[tuple[bytes, bytes]] = zip(keys, repeat(value))

@@ -65,8 +65,11 @@ def _now() -> _dt.datetime:
 class Storage:
     """A repository's keys, in the LMDB environment at ``path`` (created if missing)."""
 
-    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None) -> None:
+    def __init__(self, path: str | os.PathLike, *, map_size: int | None = None, plugins: Any = None) -> None:
         self.path = os.fspath(path)
+        # What the store's plug-ins registered (fstore.plugins.Plugins, given by whoever
+        # opens it): the graph mergers that merges and reverts ask through a handle.
+        self.plugins = plugins
         self.okvs = _okvs.open(self.path, map_size=map_size)
         self.commits = CommitStore()
         dictionary = Dictionary(DICTIONARY)

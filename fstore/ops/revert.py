@@ -50,7 +50,7 @@ def plan_revert(snapshot: Snapshot, history: History, head: int, commit: int,
     keep: dict[bytes, tuple[tuple, dict[bytes, Any]]] = {}
     conflicts: list[Any] = []
     deferred: dict[bytes, tuple[GraphMerger, Any, list[Conflict]]] = {}
-    mergers = graph_mergers()
+    mergers = graph_mergers(snapshot)
     for key, gsp in sorted(groups.items()):
         at_base, at_ours, at_theirs = (_objects(sides, side, gsp) for side in ("base", "ours", "theirs"))
         if at_ours.keys() == at_base.keys():

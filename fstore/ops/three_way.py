@@ -15,7 +15,7 @@ significance rule stays true at the merge commit and at every descendant.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Protocol, Union
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, Union
 
 from nstore import Var
 from nstore.errors import InvalidTermError, PackError
@@ -36,7 +36,6 @@ __all__ = [
     "MergeSides",
     "GraphResolution",
     "GraphMerger",
-    "register_graph_merger",
     "graph_mergers",
     "resolution_objects",
 ]
@@ -134,28 +133,21 @@ class GraphResolution:
 
 class GraphMerger(Protocol):
     """Merges the conflicts of the graphs it ``claims`` with its own rules (e.g. tables,
-    cell by cell); see :func:`register_graph_merger`."""
+    cell by cell); a plug-in registers one (:meth:`fstore.plugins.Plugins.add_graph_merger`)."""
 
     def claims(self, graph: Any) -> bool: ...
 
     def merge(self, sides: MergeSides, graph: Any, conflicts: list[Conflict], policy: Policy) -> GraphResolution: ...
 
 
-GRAPH_MERGERS: list[GraphMerger] = []  # fstore.tables registers its own when fstore is imported
+def graph_mergers(snapshot: Snapshot) -> Sequence[GraphMerger]:
+    """The graph mergers of the store a merge runs in: those its plug-ins registered when
+    it opened (``storage.plugins``, see :mod:`fstore.plugins`), never a process-wide list."""
+    plugins = snapshot.storage.plugins
+    return () if plugins is None else plugins.graph_mergers
 
 
-def register_graph_merger(merger: GraphMerger) -> None:
-    """Let ``merger`` resolve the conflicts of the graphs it claims (first claim wins)."""
-    if merger not in GRAPH_MERGERS:
-        GRAPH_MERGERS.append(merger)
-
-
-def graph_mergers() -> list[GraphMerger]:
-    """The registered graph mergers."""
-    return GRAPH_MERGERS
-
-
-def _claimant(mergers: list[GraphMerger], graph: Any) -> GraphMerger | None:
+def _claimant(mergers: Sequence[GraphMerger], graph: Any) -> GraphMerger | None:
     return next((m for m in mergers if m.claims(graph)), None)
 
 
@@ -237,7 +229,7 @@ def plan_merge(snapshot: Snapshot, history: History, ours: int, theirs: int, bas
                 quad = (*gsp, obj)
                 candidates.setdefault(pack(*quad), quad)
 
-    mergers = graph_mergers()
+    mergers = graph_mergers(snapshot)
     sides = MergeSides(snapshot, {"base": base, "ours": ours, "theirs": theirs}, history)
     deferred: dict[bytes, tuple[GraphMerger, Any, list[Conflict]]] = {}
     for key in sorted(ours_groups.keys() & theirs_groups.keys()):

@@ -27,6 +27,12 @@ The pure codec (no store needed):
 * :mod:`.packing` — Kart's MessagePack conventions (extension 71 for geometry)
 * :mod:`.kart_repo` — reading real Kart repositories with dulwich
 
+* :mod:`.plugin` — what a repository opened with the tables plug-in (the default) calls
+
+Importing this package loads none of these: each name below is looked up in its module
+when first used (PEP 562), so ``import fstore`` stays cheap and dulwich loads only when a
+Kart repository is read, pyarrow only for Arrow / Parquet, pandas only for frames.
+
 >>> from fstore.tables import Schema, INT_PK, encode_row
 >>> s = Schema.from_dicts([{"id": "k", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0}])
 >>> pk, blob = encode_row(s, {"fid": 77})
@@ -34,79 +40,54 @@ The pure codec (no store needed):
 'A/A/A/B/kU0='
 """
 
-from .errors import (
-    ColumnValueError,
-    DatasetCorruptError,
-    DatasetNameError,
-    ExportTargetError,
-    FeatureError,
-    GeometryError,
-    KartRepoError,
-    KartVersionError,
-    LegendError,
-    NoTablesError,
-    PathStructureError,
-    PrimaryKeyError,
-    SchemaError,
-    TablesError,
-    RowExistsError,
-    RowNotFoundError,
-    RowValueError,
-    TableExistsError,
-    TableImportError,
-    TableNotFoundError,
-)
-from .features import (
-    decode_feature,
-    encode_feature,
-    encode_raw,
-    encode_row,
-    from_python_row,
-    raw_feature,
-    read_row,
-    to_python_row,
-)
-from .geometry import Geometry, gpkg_to_wkb, normalise_gpkg, wkb_to_gpkg
-from .kart_repo import KartCommit, KartDataset, KartFeature, KartRepo
-from .names import is_valid_dataset_name, normalise_dataset_name, validate_dataset_name, validate_dataset_names
-from .packing import pack, unpack
-from .paths import GENERAL, INT_PK, LEGACY, PathStructure, decode_filename, default_path_structure, encode_filename
-from .schema import Column, Legend, Schema, SchemaDiff, deterministic_column_id, legend_name, new_column_id
-from .types import DATA_TYPES, ColumnType, Interval, decode_value, encode_value, validate_stored
+from __future__ import annotations
 
-from .mapping import ATTACHMENT, FEATURE, META, dataset_graph, dataset_name, is_dataset_graph  # noqa: E402
-from .dataset import Table, list_datasets  # noqa: E402
-from .store import TableWriter, as_schema, create, drop, tables_in  # noqa: E402
-from .access import tuples  # noqa: E402
-from .changes import LogEntry, RowChange, TableDiff, raw_diff, table_blame, table_diff, table_diffs, table_log  # noqa: E402
-from .row_merge import RowConflict, SchemaConflict  # noqa: E402
-from .kart_import import import_kart  # noqa: E402
-from .kart_export import export_kart_tree  # noqa: E402
-from .kart_repo_export import KartExport, export_kart_repo  # noqa: E402
-from .csv_io import export_csv, import_csv  # noqa: E402
-from .sqlite_io import export_sqlite, import_sqlite  # noqa: E402
-from .frames import import_dataframe, to_dataframe  # noqa: E402
-from .dataset import table_at  # noqa: E402
-from .store import open_table  # noqa: E402
-from .sparql_graphs import TableGraphs, graph_changes  # noqa: E402
-from ..extensions import provide  # noqa: E402
+import importlib
+from typing import Any
 
-# What View.table, Transaction.table, Repository.table_* and the query source's table
-# graphs (fstore.query_source) call (the core never imports us).
-for _name, _function in (("table_at", table_at), ("open_table", open_table), ("table_diff", table_diff),
-                         ("table_log", table_log), ("table_blame", table_blame), ("table_diffs", table_diffs),
-                         ("table_graphs", TableGraphs), ("table_graph_changes", graph_changes)):
-    provide(_name, _function)
+# The module (in this package) of each public name: the names a module gives, split on spaces.
+_MODULES: dict[str, str] = {
+    "errors": ("ColumnValueError DatasetCorruptError DatasetNameError ExportTargetError FeatureError "
+               "GeometryError KartRepoError KartVersionError LegendError NoTablesError PathStructureError "
+               "PrimaryKeyError SchemaError TablesError RowExistsError RowNotFoundError RowValueError "
+               "TableExistsError TableImportError TableNotFoundError"),
+    "features": ("decode_feature encode_feature encode_raw encode_row from_python_row raw_feature read_row "
+                 "to_python_row"),
+    "geometry": "Geometry gpkg_to_wkb normalise_gpkg wkb_to_gpkg",
+    "kart_repo": "KartCommit KartDataset KartFeature KartRepo",
+    "names": "is_valid_dataset_name normalise_dataset_name validate_dataset_name validate_dataset_names",
+    "packing": "pack unpack",
+    "paths": "GENERAL INT_PK LEGACY PathStructure decode_filename default_path_structure encode_filename",
+    "schema": "Column Legend Schema SchemaDiff deterministic_column_id legend_name new_column_id",
+    "types": "DATA_TYPES ColumnType Interval decode_value encode_value validate_stored",
+    "mapping": "ATTACHMENT FEATURE META dataset_graph dataset_name is_dataset_graph",
+    "dataset": "Table",
+    "store": "TableWriter as_schema create drop list_tables import_dataframe",
+    "access": "tuples",
+    "changes": "LogEntry RowChange TableDiff raw_diff table_blame table_diff table_log",
+    "row_merge": "RowConflict SchemaConflict",
+    "kart_import": "import_kart",
+    "kart_export": "export_kart_tree",
+    "kart_repo_export": "KartExport export_kart_repo",
+    "csv_io": "export_csv import_csv",
+    "sqlite_io": "export_sqlite import_sqlite",
+    "frames": "to_dataframe",
+}
+_WHERE: dict[str, str] = {name: "." + module for module, names in _MODULES.items() for name in names.split()}
 
 
-def list_tables(readable) -> list[str]:
-    """Names of the tables in a view (``repo.at(ref)``) or a write transaction."""
-    from ..transaction import Transaction
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use and kept here."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
-    if isinstance(readable, Transaction):
-        return tables_in(readable)
-    return list_datasets(readable.table_tuples)
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
 
 __all__ = [
     "tuples",

@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 from nstore import Var
 
 from ..core.history import Quad
+from ..transaction import Transaction
 from ..view import prepare_quad
-from .mapping import META, legend_item, object_bytes
+from .dataset import Table, find_dataset, load_dataset
+from .mapping import META, dataset_graph, legend_item, object_bytes
 from .schema import Legend
 
 if TYPE_CHECKING:
@@ -33,15 +35,13 @@ if TYPE_CHECKING:
     from ..view import View
 
 __all__ = ["view_source", "committed_source", "seq_source", "legend_finder", "put",
-    "put_many", "remove", "tuples", "following_table"]
+    "put_many", "remove", "tuples", "following_table", "table_at"]
 
 
 def tuples(view: View, name: str) -> Iterator[Quad]:
     """Every stored tuple ``(graph, path, kind, value)`` of table ``name`` at a view: the
     files of its Kart dataset tree (meta items and legends with kind META, one feature
     blob per row with kind FEATURE)."""
-    from .mapping import dataset_graph
-
     return view.table_tuples((dataset_graph(name), Var("s"), Var("p"), Var("o")))
 
 
@@ -119,10 +119,6 @@ def following_table(current: Callable[[], Any], name: str, state: Any = None) ->
     ({'k': 1}, None)
     >>> repo.close()
     """
-    from ..transaction import Transaction
-    from .dataset import Table, find_dataset
-    from .mapping import dataset_graph
-
     def source(pattern: tuple) -> Iterator[Quad]:
         return current().table_tuples(pattern)
 
@@ -135,3 +131,11 @@ def following_table(current: Callable[[], Any], name: str, state: Any = None) ->
     # same thread would wait for it); a view opens a read transaction per legend lookup.
     otx = now._require_open if isinstance(now, Transaction) else None
     return Table(source, state, legend_finder(now.repo.storage, dataset_graph(name), otx))
+
+
+def table_at(view: Any, name: str) -> Table:
+    """``view.table(name)``: the table at a view's commit (TableNotFoundError if none)."""
+    source = view_source(view)
+    where = f"at {view.ref!r}" if getattr(view, "ref", None) else ""
+    return Table(source, load_dataset(source, name, where), legend_finder(view.repo.storage, dataset_graph(name)),
+                 getattr(view, "table_value_chunks", None), getattr(view, "count_table_tuples", None))

@@ -30,7 +30,7 @@ from .types import decode_value
 
 pa = require("pyarrow", "the Arrow form of a table")
 
-__all__ = ["BATCH_SIZE", "column_plan", "column_batch", "table_batches", "typed_array"]
+__all__ = ["BATCH_SIZE", "column_plan", "column_batch", "table_batches", "typed_array", "to_arrow"]
 
 BATCH_SIZE = 65_536
 """Rows in a record batch: enough to amortise the per-batch cost, one batch held at a time."""
@@ -197,3 +197,14 @@ def typed_array(values: Sequence[Any], field: Any, table: str) -> Any:
                     f"table {table!r}, column {field.name!r}: value {value!r:.80} does not fit {field.type} ({one})"
                 ) from None
         raise ExportError(f"table {table!r}, column {field.name!r}: {exc}") from None
+
+
+def to_arrow(table: Any) -> pa.Table:
+    """The table's rows as an Arrow table in primary-key order, typed from the schema as
+    the Parquet export writes them (:mod:`.arrow_types`, :func:`table_batches`:
+    ``large_string`` text, ``decimal128`` numerics, WKB geometries, the Kart column in each
+    field's metadata)."""
+    schema = table_arrow_schema(table.schema, table_crs(table), name=getattr(table, "name", None))
+    result = pa.Table.from_batches(list(table_batches(table, arrow_schema=schema)), schema=schema)
+    keys = [(c.name, "ascending") for c in table.schema.pk_columns]
+    return result.sort_by(keys) if keys and result.num_rows > 1 else result  # as to_dataframe

@@ -47,6 +47,7 @@ from .errors import ColumnNotFoundError, TableNotFoundError
 from .mapping import FEATURE, dataset_graph, dataset_name
 from .packing import pack
 from .schema import SchemaDiff
+from .types import decode_value
 
 if TYPE_CHECKING:
     from ..repository import Repository
@@ -153,8 +154,6 @@ def _cells(old_reader: RowReader, new_reader: RowReader, path: str, old: bytes, 
         a, b = raw_old.get(col.id), raw_new.get(col.id)
         if pack(a) != pack(b):
             if python:
-                from .types import decode_value
-
                 a = None if a is None else decode_value(col, a)
                 b = None if b is None else decode_value(col, b)
             cells[col.name] = (a, b)

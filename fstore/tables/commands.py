@@ -32,7 +32,7 @@ from .changes import TableDiff, table_blame, table_diff, table_log
 from .csv_io import export_csv, format_stored, import_csv
 from .dataset import key_order, list_datasets
 from .errors import ExportTargetError, TableImportError
-from .frames import import_dataframe
+from .store import import_dataframe
 from .kart_export import export_kart_tree
 from .kart_import import import_kart
 from .kart_repo_export import export_kart_repo

@@ -43,9 +43,9 @@ from ..files import GZIP_DAMAGE, open_input, open_output
 from ..progress import Progress, counted
 from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
 from .geometry import Geometry
-from .ingest import ColumnSpec, TextTypeGuess, load_table
-from .schema import Column
-from .store import as_schema, open_table
+from .ingest import ColumnSpec, TextTypeGuess, evolve_schema, make_schema
+from .schema import Column, Schema
+from .store import as_schema, load_table, open_table
 from .types import column_encoder
 
 if TYPE_CHECKING:
@@ -261,8 +261,6 @@ def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: 
         except TableNotFoundError:
             columns = []
     specs, header, records = read_csv(source, columns, types=types)
-    from .schema import Schema
-    from .ingest import evolve_schema, make_schema
 
     pk_list = [pk] if isinstance(pk, str) else list(pk or [])
     if schema is not None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import binascii
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import islice
 from operator import itemgetter
 from typing import Any
 
@@ -31,6 +30,7 @@ from nstore import Var
 from nstore.pack import pack as pack_key
 
 from ..core.history import Quad
+from .frames import feature_chunks, to_dataframe
 from .errors import DatasetCorruptError, FeatureError, LegendError, PrimaryKeyError, SchemaError, TableNotFoundError
 from .mapping import (
     ATTACHMENT,
@@ -61,7 +61,6 @@ __all__ = [
     "pk_of_path",
     "key_order",
     "in_key_order",
-    "table_at",
 ]
 
 Source = Callable[[tuple], Iterator[Quad]]
@@ -418,14 +417,14 @@ class Table:
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame, one column per schema column with the dtype its
-        type gives (:func:`fstore.tables.frames.to_dataframe`)."""
-        from .frames import to_dataframe
-
+        type gives (:func:`.frames.to_dataframe`)."""
         return to_dataframe(self)
 
     def to_arrow(self) -> Any:
         """The rows as a pyarrow Table, typed from the schema."""
-        from .frames import to_arrow
+        # imported here, not with the module: pyarrow is optional (datae[spark]), and
+        # arrow_batches says so (MissingDependencyError) as it is imported
+        from .arrow_batches import to_arrow
 
         return to_arrow(self)
 
@@ -447,23 +446,3 @@ def row_by_key(table: Any, pk: Any, blob_at: Callable[[str], bytes | None], pyth
     path = table.path_structure.encode_path(key)
     blob = blob_at(path)
     return None if blob is None else table.reader.row(path, blob, key, python=python)
-
-
-def table_at(view: Any, name: str) -> Table:
-    """``view.table(name)``: the table at a view's commit (TableNotFoundError if none)."""
-    from .access import legend_finder, view_source
-
-    source = view_source(view)
-    where = f"at {view.ref!r}" if getattr(view, "ref", None) else ""
-    return Table(source, load_dataset(source, name, where), legend_finder(view.repo.storage, dataset_graph(name)),
-                 getattr(view, "table_value_chunks", None), getattr(view, "count_table_tuples", None))
-
-
-def feature_chunks(features: Iterable[tuple[str, bytes]], size: int) -> Iterator[tuple[list[str], list[bytes]]]:
-    """``(path, blob)`` pairs ``size`` at a time, as ``(paths, blobs)``."""
-    iterator = iter(features)
-    while True:
-        chunk = list(islice(iterator, size))
-        if not chunk:
-            return
-        yield [path for path, _ in chunk], [blob for _, blob in chunk]

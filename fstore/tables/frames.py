@@ -1,4 +1,6 @@
-"""pandas DataFrames in and out of tables (pandas is imported only when used).
+"""pandas DataFrames (and Arrow tables) in and out of tables: the conversions, below the
+store (pandas and pyarrow are imported only when used; :func:`.store.import_dataframe`
+and ``TableWriter.write_pandas`` load a frame with them).
 
 Column types follow the dtypes: ``int8/16/32/64`` (and pandas' nullable ``Int*``) are
 integers of that size, ``float32/64`` floats, ``bool``/``boolean`` booleans,
@@ -9,6 +11,7 @@ from their values (str, bytes, Decimal, date, time, Geometry…). Missing values
 columns) for types pandas has no dtype for.
 
 >>> import tempfile, fstore, pandas as pd
+>>> from fstore.tables.store import import_dataframe
 >>> repo = fstore.open(tempfile.mkdtemp())
 >>> df = pd.DataFrame({"code": ["NZ-AUK", "NZ-WGN"], "name": ["Auckland", "Wellington"], "pop": [1.7e6, None]})
 >>> with repo.transaction("main", message="import") as tx:
@@ -23,24 +26,23 @@ columns) for types pandas has no dtype for.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from nstore.bulk import gc_paused
 
-from .errors import TableNotFoundError
-from .ingest import ColumnSpec, infer_value_type, load_table
-from .dataset import feature_chunks
-from .store import open_table
+from .ingest import ColumnSpec, infer_value_type
 from .types import STORED_AS_PYTHON, decode_value
 
 if TYPE_CHECKING:
     import pandas
     import pyarrow
 
-    from ..transaction import Transaction
+    from .schema import Schema
 
-__all__ = ["dataframe_columns", "import_dataframe", "import_arrow", "to_dataframe", "to_arrow", "stored_columns", "stored_column_chunks"]
+__all__ = ["dataframe_columns", "dataframe_rows", "integers_held_as_floats", "arrow_frame", "to_dataframe",
+           "stored_columns", "stored_column_chunks", "feature_chunks"]
 
 
 def _spec(name: str, series: Any) -> ColumnSpec:
@@ -83,21 +85,22 @@ def _python(value: Any) -> Any:
     return value
 
 
-def _rows(df: pandas.DataFrame, names: list[str]) -> Iterator[dict[str, Any]]:
+def dataframe_rows(df: pandas.DataFrame) -> Iterator[dict[str, Any]]:
+    """A DataFrame's rows as dicts of Python values by column name (missing values None)."""
+    names = [str(c) for c in df.columns]
     for values in df.itertuples(index=False, name=None):
         yield {name: _python(v) for name, v in zip(names, values)}
 
 
-def _integers_held_as_floats(tx: Transaction, name: str, df: pandas.DataFrame) -> pandas.DataFrame:
-    """``df`` with each float column bound for an existing integer column, whose values
+def integers_held_as_floats(schema: Schema | None, df: pandas.DataFrame) -> pandas.DataFrame:
+    """``df`` with each float column bound for an integer column of ``schema`` (the
+    existing table's; None: a new table, ``df`` as it is), whose values
     are all whole numbers or missing, made ``Int64``: pandas turns an integer column with
     a missing value into floats (NaN), and a null key should be reported as null, not
     ``2.0`` as "not an int". Other values stay, and are reported as they are."""
     import pandas as pd
 
-    try:
-        schema = open_table(tx, name).schema
-    except TableNotFoundError:
+    if schema is None:
         return df
     out = df
     for label in df.columns:
@@ -113,34 +116,15 @@ def _integers_held_as_floats(tx: Transaction, name: str, df: pandas.DataFrame) -
     return out
 
 
-def import_dataframe(tx: Transaction, name: str, df: pandas.DataFrame, *, pk: str | Sequence[str] | None = None,
-                     schema: Any = None, replace: bool = False, title: str | None = None,
-                     description: str | None = None, mode: str | None = None) -> dict[str, int]:
-    """Load a DataFrame into table ``name`` (created with primary key ``pk``, or evolved
-    to the frame's columns); like :func:`~.ingest.load_table`: all or nothing, ``mode``
-    insert (the default), upsert or replace."""
-    names = [str(c) for c in df.columns]
-    pk_list = [pk] if isinstance(pk, str) else list(pk or [])
-    df = _integers_held_as_floats(tx, name, df)
-    return load_table(tx, name, dataframe_columns(df), _rows(df, names), pk=pk_list, replace=replace, schema=schema,
-                      where=lambda i: f"DataFrame row {i}", title=title, description=description, mode=mode)
-
-
-def import_arrow(tx: Transaction, name: str, table: pyarrow.Table, **options: Any) -> dict[str, int]:
-    """Load an Arrow table into table ``name``, as :func:`import_dataframe` (the same
-    options); columns are typed from the Arrow schema through pandas' dtypes."""
-    return import_dataframe(tx, name, table.to_pandas(types_mapper=_nullable_types()), **options)
-
-
-def _nullable_types() -> Any:
-    """Arrow integer and boolean columns as pandas' nullable dtypes, so a null stays a
-    null and an integer column stays integer."""
+def arrow_frame(table: pyarrow.Table) -> pandas.DataFrame:
+    """An Arrow table as a DataFrame whose integer and boolean columns take pandas'
+    nullable dtypes, so a null stays a null and an integer column stays integer."""
     import pandas as pd
     import pyarrow as pa
 
     mapping = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
                pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
-    return mapping.get
+    return table.to_pandas(types_mapper=mapping.get)
 
 
 def to_dataframe(table: Any) -> pandas.DataFrame:
@@ -216,19 +200,11 @@ def _dtype(col: Any) -> str | None:
     return None
 
 
-def to_arrow(table: Any) -> pyarrow.Table:
-    """The table's rows as an Arrow table in primary-key order, typed from the schema as
-    the Parquet export writes them (:mod:`.arrow_types`, :func:`.arrow_batches.table_batches`:
-    ``large_string`` text, ``decimal128`` numerics, WKB geometries, the Kart column in each
-    field's metadata)."""
-    # imported here, not with the module: pyarrow is optional (datae[spark]), and these
-    # say so (MissingDependencyError) before pyarrow is imported
-    from .arrow_batches import table_batches
-    from .arrow_types import table_arrow_schema, table_crs
-
-    import pyarrow as pa
-
-    schema = table_arrow_schema(table.schema, table_crs(table), name=getattr(table, "name", None))
-    result = pa.Table.from_batches(list(table_batches(table, arrow_schema=schema)), schema=schema)
-    keys = [(c.name, "ascending") for c in table.schema.pk_columns]
-    return result.sort_by(keys) if keys and result.num_rows > 1 else result  # as to_dataframe
+def feature_chunks(features: Iterable[tuple[str, bytes]], size: int) -> Iterator[tuple[list[str], list[bytes]]]:
+    """``(path, blob)`` pairs ``size`` at a time, as ``(paths, blobs)``."""
+    iterator = iter(features)
+    while True:
+        chunk = list(islice(iterator, size))
+        if not chunk:
+            return
+        yield [path for path, _ in chunk], [blob for _, blob in chunk]

@@ -24,6 +24,7 @@ from typing import Any
 
 from . import wkb as _wkb
 from .errors import GeometryError
+from .wkt import format_wkt, parse_wkt
 
 __all__ = [
     "ENVELOPE_NONE",
@@ -163,8 +164,6 @@ class Geometry(bytes):
 
     def to_wkt(self) -> str:
         """ISO WKT, e.g. ``"POINT Z (1 2 3)"``."""
-        from .wkt import format_wkt
-
         return format_wkt(self.parse())
 
     def envelope(self, *, calculate_if_missing: bool = False) -> tuple[float, ...] | None:
@@ -219,8 +218,6 @@ class Geometry(bytes):
     def from_wkt(cls, text: str, *, srs_id: int = 0) -> "Geometry":
         """Build from (E)WKT; an ``SRID=n;`` prefix is dropped (Kart keeps the CRS per
         column) unless ``srs_id`` is given."""
-        from .wkt import parse_wkt
-
         geom, _srid = parse_wkt(text)
         return _from_parsed(geom, srs_id=srs_id)
 

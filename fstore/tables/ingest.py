@@ -1,7 +1,7 @@
 """Loading rows from outside (CSV, SQLite, pandas, JSON) into a table: type inference,
-schemas with stable column ids, and all-or-nothing loads that create or evolve the table.
-
-:func:`load_table` encodes and checks every row *before* it stages anything, so bad input
+schemas with stable column ids, and the rules of a load (modes, the primary key). The load
+itself, all or nothing, creating or evolving the table, is :func:`.store.load_table`: it
+encodes and checks every row *before* it stages anything, so bad input
 (a value that does not fit, a duplicate key) leaves the transaction as it was. Loading into
 an existing table keeps its column ids and types; columns new to the source are added
 (:meth:`Schema.add_column`, a schema change that rewrites no row); with ``replace=True``
@@ -19,18 +19,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import SchemaError, TableNotFoundError
+from .errors import SchemaError
 from .geometry import Geometry
 from .schema import Column, Schema, deterministic_column_id
-from .store import RowEncoder, as_schema, create, open_table
 from .types import Interval
-
-if TYPE_CHECKING:
-    from ..transaction import Transaction
 
 __all__ = [
     "ColumnSpec",
@@ -39,7 +35,7 @@ __all__ = [
     "infer_value_type",
     "make_schema",
     "evolve_schema",
-    "load_table",
+    "check_pk",
     "load_mode",
     "LOAD_MODES",
 ]
@@ -227,44 +223,3 @@ def check_pk(name: str, schema: Schema, pk: Sequence[str] | None) -> None:
     if pk and list(pk) != have:
         raise SchemaError(f"table {name!r} has primary key {', '.join(have)}, not {', '.join(pk)} "
                           "(the key of an existing table cannot change; leave out --pk, pk= in the API)")
-
-
-def load_table(tx: Transaction, name: str, columns: Sequence[ColumnSpec], rows: Iterable[Mapping[str, Any]], *,
-               pk: Sequence[str] | None = None, replace: bool = False, where: Callable[[int], str] | None = None,
-               title: str | None = None, description: str | None = None, schema: Any = None,
-               crs: Mapping[str, str] | None = None, mode: str | None = None) -> dict[str, int]:
-    """Load ``rows`` into table ``name``: create it (``schema`` if given, else from
-    ``columns`` and ``pk``) or evolve it to the source's columns, then, by ``mode``:
-    ``insert`` the rows (a key the table holds is an error), ``upsert`` them (new keys
-    inserted, changed rows rewritten, others kept) or ``replace`` (the table holds exactly
-    them; ``replace=True`` is the same). All rows are encoded and checked before anything
-    is staged. Returns counts (``inserted``, ``updated``, ``deleted``, ``unchanged``)."""
-    mode = load_mode(mode, replace)
-    replace = mode == "replace"
-    from .paths import default_path_structure
-
-    try:
-        writer = open_table(tx, name)
-    except TableNotFoundError:
-        writer = None
-    if writer is None:
-        new = as_schema(schema) if schema is not None else make_schema(name, columns, list(pk or []))
-        ps = default_path_structure([c.data_type for c in new.pk_columns])
-        prepared = RowEncoder(name, new, ps).prepare(rows, where=where)
-        writer = create(tx, name, new, title=title, description=description, path_structure=ps, crs=crs)
-        return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}
-    check_pk(name, writer.schema, pk)
-    target = as_schema(schema) if schema is not None else evolve_schema(name, writer.schema, columns, drop_missing=replace)
-    prepared = RowEncoder(name, target, writer.path_structure).prepare(rows, where=where)
-    if mode == "insert":
-        writer.check_absent(prepared)  # before the schema change: all or nothing
-    writer.alter(target)
-    if title is not None and title != writer.title:
-        writer.set_meta("title", title)
-    if description is not None and description != writer.description:
-        writer.set_meta("description", description)
-    if mode == "replace":
-        return writer.replace_rows(prepared)
-    if mode == "upsert":
-        return writer.upsert_rows(prepared)
-    return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}

@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from dulwich.errors import ApplyDeltaError, ChecksumMismatch, NotGitRepository, ObjectFormatException
+from dulwich.object_store import tree_lookup_path
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
@@ -462,8 +463,6 @@ class KartRepo:
 
     def read_blob(self, commit_id: str, path: str) -> bytes | None:
         """Any file of the commit's tree by path, or ``None``."""
-        from dulwich.object_store import tree_lookup_path
-
         commit = self.commit(self.resolve(commit_id))
         try:
             mode, sha = tree_lookup_path(self._repo.object_store.__getitem__, commit.tree.encode(), path.encode())

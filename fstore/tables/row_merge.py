@@ -3,7 +3,7 @@
 fstore's quad merge finds the ``(graph, subject, predicate)`` groups both sides changed to
 different objects. In a dataset graph that is a row both sides rewrote (its feature path),
 or ``schema.json`` both sides changed. This module is the graph merger fstore calls for
-those (see :func:`fstore.ops.three_way.register_graph_merger`): it compares the rows of the base,
+those (the tables plug-in registers it, :mod:`.plugin`): it compares the rows of the base,
 ours and theirs *by column id* through the merged schema, and only reports a conflict when
 cells really conflict:
 
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ops.conflicts import Choose, ConflictItem
-from ..ops.three_way import Conflict, GraphResolution, MergeSides, Policy, register_graph_merger
+from ..ops.three_way import Conflict, GraphResolution, MergeSides, Policy
 from .access import legend_finder
 from .dataset import DatasetState, RowReader, find_dataset, pk_of_path
 from .errors import ColumnValueError, RowValueError, SchemaError, TablesError
@@ -47,6 +47,7 @@ from .geometry import Geometry
 from .mapping import FEATURE, META, SCHEMA_ITEM, dataset_name, is_dataset_graph, legend_item
 from .packing import pack
 from .schema import Column, Schema
+from .store import as_schema
 from .types import decode_value
 
 __all__ = ["RowConflict", "SchemaConflict", "merge_schemas", "merge_cells", "TableMerger"]
@@ -281,7 +282,7 @@ def _python(col: Column, value: Any) -> Any:
 
 
 class TableMerger:
-    """The graph merger of dataset graphs (registered with fstore.ops.three_way on import)."""
+    """The graph merger of dataset graphs (the tables plug-in registers it: :mod:`.plugin`)."""
 
     def claims(self, graph: Any) -> bool:
         return is_dataset_graph(graph)
@@ -311,8 +312,6 @@ class TableMerger:
             elif policy == "theirs":
                 merged = theirs
             elif callable(policy):
-                from .store import as_schema
-
                 chosen = policy(conflict)
                 merged = None if chosen is None else as_schema(chosen)
             else:
@@ -415,6 +414,3 @@ def _plain(value: Any) -> Any:
 
 def _same_cells(a: list[Any], b: list[Any]) -> bool:
     return pack(a) == pack(b)
-
-
-register_graph_merger(TableMerger())

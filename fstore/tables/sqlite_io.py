@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any
 from ..progress import Progress, counted
 from .errors import ColumnValueError, TableImportError
 from .geometry import Geometry
-from .ingest import ColumnSpec, infer_value_type, load_table
+from .ingest import ColumnSpec, infer_value_type
+from .store import load_table
 from .schema import Column, Schema
 from .types import GEOMETRY_TYPES
 
@@ -193,7 +194,7 @@ def import_sqlite(tx: Transaction, name: str, path: str | os.PathLike[str], tabl
                   description: str | None = None, mode: str | None = None,
                   progress: Progress | None = None) -> dict[str, int]:
     """Load table ``table`` of a SQLite database or GeoPackage (default: its only table)
-    into table ``name``; like :func:`~.ingest.load_table` (all or nothing; ``mode``
+    into table ``name``; like :func:`~.store.load_table` (all or nothing; ``mode``
     insert, upsert or replace). Errors name the
     file, the row (its rowid, as ``line``) and the column. ``progress`` hears the rows
     read (:mod:`fstore.progress`, phase ``"read"``)."""

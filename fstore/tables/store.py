@@ -25,12 +25,13 @@ staged, so the transaction is as it was.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nstore import Var
 from nstore.bulk import gc_paused
 
+from ..transaction import Transaction
 from .access import committed_source, legend_finder, put, put_many, remove
 from .dataset import DatasetState, RowReader, Table, find_dataset, in_key_order, list_datasets, pk_tuple, row_by_key
 from .errors import (
@@ -45,6 +46,8 @@ from .errors import (
     TableNotFoundError,
 )
 from .features import encode_feature
+from .frames import arrow_frame, dataframe_columns, dataframe_rows, integers_held_as_floats, to_dataframe
+from .ingest import ColumnSpec, check_pk, evolve_schema, load_mode, make_schema
 from .mapping import (
     ATTACHMENT,
     DESCRIPTION_ITEM,
@@ -63,7 +66,8 @@ from .schema import Schema
 from .types import column_encoder
 
 if TYPE_CHECKING:
-    from ..transaction import Transaction
+    import pandas
+    import pyarrow
 
 __all__ = [
     "SchemaLike",
@@ -73,6 +77,10 @@ __all__ = [
     "open_table",
     "drop",
     "tables_in",
+    "list_tables",
+    "load_table",
+    "import_dataframe",
+    "import_arrow",
     "TableWriter",
     "RowEncoder",
     "Prepared",
@@ -139,6 +147,23 @@ def tables_in(tx: Transaction) -> list[str]:
         else:
             names.add(name)
     return sorted(names)
+
+
+def list_tables(readable: Any) -> list[str]:
+    """Names of the tables in a view (``repo.at(ref)``) or a write transaction.
+
+    >>> import tempfile, fstore
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> with repo.transaction("main", message="add") as tx:
+    ...     _ = create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}])
+    ...     list_tables(tx)
+    ['t']
+    >>> list_tables(repo.at("main")); repo.close()
+    ['t']
+    """
+    if isinstance(readable, Transaction):
+        return tables_in(readable)
+    return list_datasets(readable.table_tuples)
 
 
 def create(tx: Transaction, name: str, schema: SchemaLike, *, title: str | None = None,
@@ -513,13 +538,13 @@ class TableWriter:
 
     def to_pandas(self) -> Any:
         """The rows as they stand in this transaction, as a typed pandas DataFrame."""
-        from .frames import to_dataframe
-
         return to_dataframe(self)
 
     def to_arrow(self) -> Any:
         """The rows as they stand in this transaction, as a typed pyarrow Table."""
-        from .frames import to_arrow
+        # imported here, not with the module: pyarrow is optional (datae[spark]), and
+        # arrow_batches says so (MissingDependencyError) as it is imported
+        from .arrow_batches import to_arrow
 
         return to_arrow(self)
 
@@ -528,15 +553,11 @@ class TableWriter:
         or ``replace`` (the table then holds exactly them). A column the table lacks is a
         :class:`ColumnNotFoundError` (a misspelt name would otherwise become a new
         column), unless ``add_columns``. All or nothing; returns the counts."""
-        from .frames import import_dataframe
-
         self._check_columns([str(c) for c in df.columns], add_columns)
         return import_dataframe(self.tx, self.name, df, mode=mode)
 
     def write_arrow(self, table: Any, *, mode: str = "insert", add_columns: bool = False) -> dict[str, int]:
         """Write a pyarrow Table's rows, as :meth:`write_pandas`."""
-        from .frames import import_arrow
-
         self._check_columns(list(table.column_names), add_columns)
         return import_arrow(self.tx, self.name, table, mode=mode)
 
@@ -615,3 +636,64 @@ class TableWriter:
             n += 1
         self.dropped = True
         return n
+
+
+def load_table(tx: Transaction, name: str, columns: Sequence[ColumnSpec], rows: Iterable[Mapping[str, Any]], *,
+               pk: Sequence[str] | None = None, replace: bool = False, where: Callable[[int], str] | None = None,
+               title: str | None = None, description: str | None = None, schema: Any = None,
+               crs: Mapping[str, str] | None = None, mode: str | None = None) -> dict[str, int]:
+    """Load ``rows`` into table ``name``: create it (``schema`` if given, else from
+    ``columns`` and ``pk``) or evolve it to the source's columns, then, by ``mode``:
+    ``insert`` the rows (a key the table holds is an error), ``upsert`` them (new keys
+    inserted, changed rows rewritten, others kept) or ``replace`` (the table holds exactly
+    them; ``replace=True`` is the same). All rows are encoded and checked before anything
+    is staged. Returns counts (``inserted``, ``updated``, ``deleted``, ``unchanged``)."""
+    mode = load_mode(mode, replace)
+    replace = mode == "replace"
+    try:
+        writer = open_table(tx, name)
+    except TableNotFoundError:
+        writer = None
+    if writer is None:
+        new = as_schema(schema) if schema is not None else make_schema(name, columns, list(pk or []))
+        ps = default_path_structure([c.data_type for c in new.pk_columns])
+        prepared = RowEncoder(name, new, ps).prepare(rows, where=where)
+        writer = create(tx, name, new, title=title, description=description, path_structure=ps, crs=crs)
+        return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}
+    check_pk(name, writer.schema, pk)
+    target = as_schema(schema) if schema is not None else evolve_schema(name, writer.schema, columns, drop_missing=replace)
+    prepared = RowEncoder(name, target, writer.path_structure).prepare(rows, where=where)
+    if mode == "insert":
+        writer.check_absent(prepared)  # before the schema change: all or nothing
+    writer.alter(target)
+    if title is not None and title != writer.title:
+        writer.set_meta("title", title)
+    if description is not None and description != writer.description:
+        writer.set_meta("description", description)
+    if mode == "replace":
+        return writer.replace_rows(prepared)
+    if mode == "upsert":
+        return writer.upsert_rows(prepared)
+    return {"inserted": writer.insert_many(prepared), "updated": 0, "deleted": 0, "unchanged": 0}
+
+
+def import_dataframe(tx: Transaction, name: str, df: pandas.DataFrame, *, pk: str | Sequence[str] | None = None,
+                     schema: Any = None, replace: bool = False, title: str | None = None,
+                     description: str | None = None, mode: str | None = None) -> dict[str, int]:
+    """Load a DataFrame into table ``name`` (created with primary key ``pk``, or evolved
+    to the frame's columns); like :func:`load_table`: all or nothing, ``mode``
+    insert (the default), upsert or replace."""
+    pk_list = [pk] if isinstance(pk, str) else list(pk or [])
+    try:
+        existing: Schema | None = open_table(tx, name).schema
+    except TableNotFoundError:
+        existing = None
+    df = integers_held_as_floats(existing, df)
+    return load_table(tx, name, dataframe_columns(df), dataframe_rows(df), pk=pk_list, replace=replace, schema=schema,
+                      where=lambda i: f"DataFrame row {i}", title=title, description=description, mode=mode)
+
+
+def import_arrow(tx: Transaction, name: str, table: pyarrow.Table, **options: Any) -> dict[str, int]:
+    """Load an Arrow table into table ``name``, as :func:`import_dataframe` (the same
+    options); columns are typed from the Arrow schema through pandas' dtypes."""
+    return import_dataframe(tx, name, arrow_frame(table), **options)

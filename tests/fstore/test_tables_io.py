@@ -26,7 +26,8 @@ from fstore.tables.commands import (
     table_show,
 )
 from fstore.tables.csv_io import export_csv, import_csv
-from fstore.tables.frames import import_dataframe, to_dataframe
+from fstore.tables.frames import to_dataframe
+from fstore.tables.store import import_dataframe
 from fstore.tables.kart_import import import_kart
 from fstore.tables.sqlite_io import export_sqlite, import_sqlite
 

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import fstore
-from fstore.tables.ingest import load_table
+from fstore.tables.store import load_table
 
 from tests.locations import PROJECT, shared
 

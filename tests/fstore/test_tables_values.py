@@ -232,7 +232,7 @@ def test_json_type_changes_are_refused(repo):
 
 def test_dataframe_of_dicts_imports_as_json(repo):
     pd = pytest.importorskip("pandas")
-    from fstore.tables.frames import import_dataframe
+    from fstore.tables.store import import_dataframe
 
     df = pd.DataFrame({"fid": [1, 2, 3], "doc": [{"a": [1, 2]}, "text", None]})
     with repo.transaction("main", message="frame") as tx:
