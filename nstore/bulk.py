@@ -37,7 +37,7 @@ import gc
 from contextlib import contextmanager
 from itertools import compress, groupby, islice, repeat
 from operator import eq, itemgetter
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 
 from ._keysort import sorted_keys
 from .pack import BLOBREF_CODE, BlobRef, Packed
@@ -45,7 +45,23 @@ from .terms import IRI
 
 if TYPE_CHECKING:  # pragma: no cover
     from .okvs import Transaction
-    from .store import NStore
+
+
+class NStore(Protocol):
+    """What bulk loading uses of :class:`nstore.NStore`, whose ``bulk_add`` it implements
+    (named here, not imported: the store imports this module)."""
+
+    n: int
+    indices: tuple[tuple[int, ...], ...]
+    inline_limit: int
+    blob_refs_made: int
+    _index_prefixes: list[bytes]
+
+    def _encode(self, value: Any) -> bytes: ...
+
+    def _check_arity(self, values: Sequence, what: str) -> None: ...
+
+    def _store_blobs(self, tx: Transaction, values: Sequence, encoded: Sequence[bytes], keep: bool) -> None: ...
 
 __all__ = ["bulk_add", "gc_paused", "CHUNK"]
 

@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .blobs import BlobStore, digest_of
+from .bulk import bulk_add
 from .errors import PackError, PatternError
 from .indices import choose_index, minimal_permutations
 from .okvs import MAX_KEY_SIZE, Okvs, Transaction, prefix_end
@@ -302,8 +303,6 @@ class NStore:
         searching for them: cost O(N log N) for the sorts plus O(N) writes per index.
         The per-tuple work runs in C loops; see :mod:`nstore.bulk`.
         """
-        from .bulk import bulk_add
-
         return bulk_add(self, tx, tuples, payload)
 
     # -- reads ----------------------------------------------------------------------
