@@ -69,11 +69,15 @@ from .algebra import (
     Var,
     Versions,
     expr_vars,
+    pattern_vars,
     term_str,
 )
 from .errors import UnsupportedFeatureError
 from .ranges import object_range
 from .expressions import ExprContext, compile_expr
+from .source import as_source, table_graph_test
+from .temporal import changes_parts, footprint, versions_parts
+from .versioning import require
 
 __all__ = [
     "DEFAULT",
@@ -776,10 +780,6 @@ class Planner:
     # ------------------------------------------------------------------ CHANGES / VERSIONS
 
     def _versioned(self, p: Any, bound: frozenset, graph: Any) -> PlanNode:
-        from .source import as_source, table_graph_test
-        from .temporal import changes_parts, footprint, versions_parts
-        from .versioning import require
-
         clause = "CHANGES" if type(p) is Changes else "VERSIONS"
         versions = require(self.versions, clause)
         # the state the pattern is previewed (planned) over: CHANGES's end, VERSIONS's ref
@@ -887,8 +887,6 @@ class Planner:
 
     def _mentioned(self, p: Any, graph: Any) -> frozenset:
         """Every variable that occurs in ``p`` and may be visible from outside it."""
-        from .algebra import pattern_vars
-
         names = set(pattern_vars(p))
         stack = [p]
         while stack:

@@ -34,8 +34,10 @@ from nstore.errors import DataeError
 
 from .algebra import Dataset, Query, Var
 from .errors import QueryTimeoutError, ReadOnlyGraphError, ResultTooLargeError, UpdateError
+from .engine import prepare
 from .limits import Deadline, Limits
 from .loading import load_file
+from .planner import explain_plan
 from .source import as_source, table_graph_test
 from nstore.terms import BNode, IRI, is_valid_term
 from .updates import Clear, Create, DeleteData, Drop, InsertData, Load, Modify, Transfer, UpdateRequest
@@ -175,8 +177,6 @@ def _delete_data(tx: Any, op: DeleteData, request: UpdateRequest, stats: UpdateS
 
 def _modify(tx: Any, op: Modify, request: UpdateRequest, stats: UpdateStats, is_table: IsTable, *,
             deadline: Deadline | None = None, max_held_rows: int | None = None, memory: Any = None) -> None:
-    from .engine import prepare
-
     # WITH <table> may give the WHERE clause its default graph; a template quad without a
     # GRAPH would write there. Refused before the WHERE runs, solutions or not.
     if any(quad[0] is None for quad in op.delete + op.insert):
@@ -258,9 +258,6 @@ def _load(tx: Any, op: Load, stats: UpdateStats, load_dir: str | os.PathLike[str
 def explain_update(source: Any, request: UpdateRequest, branch: str) -> str:
     """What ``EXPLAIN`` prints for an update: its operations and the plans of their WHERE
     clauses over ``source`` (the branch's head; later operations may see earlier writes)."""
-    from .engine import prepare
-    from .planner import explain_plan
-
     lines = [f"UPDATE on branch {branch} (one commit)"]
     for op in request.operations:
         kind = type(op)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+import fstore
+
 from .errors import QueryEvaluationError
 
 __all__ = ["VersionContext", "require"]
@@ -43,8 +45,6 @@ class VersionContext:
         """The context of an fstore view (at its commit), an open transaction (at its
         branch's head) or a source over either (its ``view``: see
         :class:`query.source.Source`); None for anything else."""
-        import fstore
-
         view = getattr(obj, "view", obj)
         if isinstance(view, fstore.Transaction):
             return cls(view.repo, view.branch)
@@ -91,8 +91,6 @@ class VersionContext:
             other = b if empty else a
             if other is None:
                 return iter(())
-            import fstore
-
             op = "+" if empty else "-"
             view = self.repo.at(other)
             pattern = (fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
