@@ -36,7 +36,7 @@ SCHEMA = [
     {"id": "c-pop", "name": "pop", "dataType": "integer", "size": 32},
 ]
 
-MODULES = ["mapping", "dataset", "store", "access", "changes", "merging", "kart_export", "ingest", "csv_io",
+MODULES = ["mapping", "dataset", "store", "access", "changes", "row_merge", "kart_export", "ingest", "csv_io",
            "sqlite_io", "frames", "commands"]
 
 
