@@ -17,6 +17,7 @@ import pytest
 import fstore
 from fstore import IRI, Var
 from nstore.errors import StoreFileError
+from tests.cli_fixtures import run_cli
 
 NOW = dt.timedelta(0)
 EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
@@ -159,12 +160,12 @@ def test_opening_during_compaction_is_a_typed_error(tmp_path):
     fstore.open(tmp_path / "r").close()
 
 
-def test_the_cli_shows_the_reflog_collects_and_verifies(tmp_path):
+def test_the_cli_shows_the_reflog_collects_and_verifies(tmp_path, capsys):
     with_scratch_branch(tmp_path / "repo" / ".datae", 500).close()
 
     def datae(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "datae", "--repo", str(tmp_path / "repo"), *argv],
-                              capture_output=True, text=True)
+        code, out, err = run_cli(capsys, "--repo", str(tmp_path / "repo"), *argv)  # in this process
+        return subprocess.CompletedProcess(argv, code, out, err)
 
     assert "deleted branch scratch" in datae("reflog").stdout
     stats = datae("stats").stdout
