@@ -52,9 +52,15 @@ def xdist_group_of(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks (its own hook names the group)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
     for item in items:
         group = xdist_group_of(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+        if group is None:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
+        if getattr(config.option, "loadgroup", False) and hasattr(item, "_id"):
+            # A worker under --dist loadgroup tells the scheduler the group as a node-id
+            # suffix; pytest-xdist 3.8 writes it to _nodeid, which pytest 9 no longer reads
+            # (the id is _id), so every group would be split across workers: write it here.
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(f"{item.nodeid}@{group}")
