@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -127,7 +128,7 @@ def test_sigkill_during_gc_leaves_the_old_or_the_new_store(tmp_path):
     with_scratch_branch(source, 8000).close()
     expected = sorted(map(repr, (tuple(map(fstore.to_rdf, q)) for q in main_quads())))
 
-    def gc_in_a_child(attempt: int, cut: float | None) -> tuple[str, float]:
+    def gc_in_a_child(attempt: int, cut: float | None) -> tuple[Path, float]:
         path = tmp_path / f"r{attempt}"
         shutil.copytree(source, path)
         child = subprocess.Popen([sys.executable, "-c", GC, str(path)], stdout=subprocess.PIPE, text=True)
@@ -155,6 +156,8 @@ def test_sigkill_during_gc_leaves_the_old_or_the_new_store(tmp_path):
         assert repo.verify() == [] and os.path.getsize(path / "data.mdb") < os.path.getsize(source / "data.mdb")
         repo.close()
     assert set(outcomes) <= {0, 1}, outcomes  # the old store (its reflog entry kept) or the new one, nothing between
+
+
 def test_opening_during_compaction_is_a_typed_error(tmp_path):
     from nstore.lmdbfile import OpenLock
 
