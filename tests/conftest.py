@@ -45,7 +45,7 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     if any(name in info.name2fixturedefs for name in ONE_PER_RUN):
         return ONE_PER_RUN[0]
     for definitions in info.name2fixturedefs.values():
-        if any(definition.scope in ("module", "class", "package") for definition in definitions):
+        if any(definition.scope in ("module", "package") for definition in definitions):
             return item.nodeid.split("::", 1)[0]
     return None
 
