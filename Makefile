@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 BENCHES ?= nstore versioning query tables tables_sparql kart spark history schemaorg load integrity server
 BENCH_ARGS ?=
 
-.PHONY: demo test fuzz bench install clean
+.PHONY: demo test test-deep fuzz bench install clean
 
 $(STAMP): pyproject.toml setup.py nstore/_keysort.pyx
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,18 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m bench.demo --store ./demo-store
 
+# Two pytest-xdist workers (the machine's two cores; TEST_WORKERS=0 runs in one process):
+# the tests of a module-scoped fixture, and those of the one Spark session, each on one
+# worker (tests/conftest.py names the groups).
+TEST_WORKERS ?= 2
+TEST_ARGS := -q tests --doctest-modules nstore fstore query datae -n $(TEST_WORKERS) --dist loadgroup
 test: $(STAMP)
-	$(PY) -m pytest -q tests --doctest-modules nstore fstore query datae
+	$(PY) -m pytest $(TEST_ARGS)
+
+# The whole suite with every property test and state machine under the deep profile (a
+# hundred times the examples of make test, no deadline): hours, not for CI.
+test-deep: $(STAMP)
+	HYPOTHESIS_PROFILE=deep $(PY) -m pytest $(TEST_ARGS)
 
 # The parsers' fuzz tests (RDF in every syntax, CSV, SPARQL) for about ten minutes under the
 # deep profile: no exception but datae's own, and a refused file changes nothing.

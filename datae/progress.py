@@ -23,6 +23,9 @@ from rich.text import Text
 
 __all__ = ["CountingProgress", "counting_progress", "table_progress", "transfer_progress"]
 
+# Seconds from some fixed moment: the real one is time.monotonic; a test passes a fake.
+Clock = Callable[[], float]
+
 # What each phase of fstore.progress is called on the line.
 _PHASES = {"read": "reading", "stage": "staging", "write": "writing"}
 
@@ -104,30 +107,32 @@ class CountingProgress:
         self._task = self._bar.add_task(description, total=total, counted=phase != "commit")
 
 
-def _counting_bar(unit: str) -> Progress:
+def _counting_bar(unit: str, clock: Clock | None) -> Progress:
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=14), _CountColumn(unit),
                _RateColumn(unit), TimeElapsedColumn())
-    return Progress(*columns, transient=True, console=Console(stderr=True))
+    return Progress(*columns, transient=True, console=Console(stderr=True), get_time=clock)
 
 
 @contextmanager
-def counting_progress(unit: str = "quads") -> Iterator[CountingProgress | None]:
-    """A :class:`CountingProgress` of ``unit`` on a terminal's stderr, else None."""
+def counting_progress(unit: str = "quads", *, clock: Clock | None = None) -> Iterator[CountingProgress | None]:
+    """A :class:`CountingProgress` of ``unit`` on a terminal's stderr, else None. Rates
+    and times are read from ``clock`` (seconds; None: the real monotonic clock)."""
     if not sys.stderr.isatty():
         yield None
         return
-    with _counting_bar(unit) as bar:
+    with _counting_bar(unit, clock) as bar:
         yield CountingProgress(bar, unit)
 
 
 @contextmanager
-def table_progress(verb: str) -> Iterator[Callable[[str, int], None] | None]:
+def table_progress(verb: str, *, clock: Clock | None = None) -> Iterator[Callable[[str, int], None] | None]:
     """A line per table (``verb`` and its name, rows so far and their rate) on a terminal,
-    told ``(table, rows)``; nothing when stderr is not a terminal."""
+    told ``(table, rows)``; nothing when stderr is not a terminal. ``clock``: as for
+    :func:`counting_progress`."""
     if not sys.stderr.isatty():
         yield None
         return
-    with _counting_bar("rows") as bar:
+    with _counting_bar("rows", clock) as bar:
         tasks: dict[str, TaskID] = {}
 
         def told(table: str, rows: int) -> None:
@@ -139,15 +144,16 @@ def table_progress(verb: str) -> Iterator[Callable[[str, int], None] | None]:
 
 
 @contextmanager
-def transfer_progress(verb: str) -> Iterator[Callable[[int, int], None] | None]:
+def transfer_progress(verb: str, *, clock: Clock | None = None) -> Iterator[Callable[[int, int], None] | None]:
     """A progress line on a terminal (commits and records so far, and their rate) for a
-    transfer; nothing when stderr is not a terminal."""
+    transfer; nothing when stderr is not a terminal. ``clock``: as for
+    :func:`counting_progress`."""
     if not sys.stderr.isatty():
         yield None
         return
     text = f"{verb} {{task.completed}} commits, {{task.fields[records]:,}} records ({{task.fields[rate]:,.0f}} records/s)"
     with Progress(SpinnerColumn(), TextColumn(text), TimeElapsedColumn(), transient=True,
-                  console=Console(stderr=True)) as bar:
+                  console=Console(stderr=True), get_time=clock) as bar:
         task = bar.add_task(verb, total=None, records=0, rate=0.0)
 
         def told(commits: int, records: int) -> None:

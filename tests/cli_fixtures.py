@@ -1,7 +1,11 @@
-"""Helpers for tests that run the ``datae`` command in a subprocess."""
+"""Helpers for tests that run the ``datae`` command: in this process (:func:`run_cli`, with
+stderr a :class:`FakeTerminal` and rates read from a :class:`FakeClock` when the test is
+about progress lines) or in a subprocess where the process itself is what is tested (exit
+codes of the real program, signals, a real terminal: :func:`on_a_terminal`)."""
 
 from __future__ import annotations
 
+import io
 import os
 import pty
 import re
@@ -45,6 +49,54 @@ def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+# What a terminal is sent besides text: cursor moves, erasures, colours.
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+class FakeTerminal(io.StringIO):
+    """A stream that says it is a terminal, for ``sys.stderr``; :meth:`seen` is what a
+    terminal would have been sent, as text.
+
+    >>> terminal = FakeTerminal()
+    >>> terminal.isatty(), terminal.write("\\x1b[2Kdone"), terminal.seen()
+    (True, 8, 'done')
+    """
+
+    def isatty(self) -> bool:
+        return True
+
+    def seen(self) -> str:
+        """Everything written, escape sequences removed."""
+        return _ESCAPES.sub("", self.getvalue())
+
+
+def terminal_stderr(monkeypatch: Any) -> FakeTerminal:
+    """Make ``sys.stderr`` a :class:`FakeTerminal` for the rest of the test (after
+    ``capsys``, which it then replaces), and return it."""
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    return terminal
+
+
+class FakeClock:
+    """Seconds that move only when the test says (:meth:`advance`): a progress line's rates
+    and times are then exact.
+
+    >>> clock = FakeClock()
+    >>> clock(), clock.advance(1.5), clock()
+    (0.0, None, 1.5)
+    """
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def on_a_terminal(args: list[str], cwd) -> tuple[bytes, str]:
     """Run ``datae ARGS`` with stderr on a pseudo-terminal: its stdout, and what the
     terminal saw as text (escape sequences removed)."""
@@ -69,4 +121,4 @@ def on_a_terminal(args: list[str], cwd) -> tuple[bytes, str]:
         assert process.wait(timeout=120) == 0
         os.close(master)
         stdout.seek(0)
-        return stdout.read(), re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
+        return stdout.read(), _ESCAPES.sub("", seen.decode("utf-8", "replace"))

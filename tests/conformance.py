@@ -20,6 +20,7 @@ Each test gets a category (its directory, e.g. ``sparql11/aggregates``) and a st
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 import tempfile
@@ -105,10 +106,15 @@ def ensure_suite() -> Path | None:
     if not FETCH_SCRIPT.exists():
         return None
     SUITE_DIR.mkdir(parents=True, exist_ok=True)
-    try:
-        subprocess.run(["bash", str(FETCH_SCRIPT), str(SUITE_DIR)], check=True, timeout=600, capture_output=True)
-    except (subprocess.SubprocessError, OSError):
-        return None
+    # pytest-xdist's workers each collect this module: one downloads, the others wait on
+    # the lock and then find the suite there.
+    with open(SUITE_DIR / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / "sparql11" / "manifest-all.ttl").exists():
+            try:
+                subprocess.run(["bash", str(FETCH_SCRIPT), str(SUITE_DIR)], check=True, timeout=600, capture_output=True)
+            except (subprocess.SubprocessError, OSError):
+                return None
     return target if (target / "sparql11" / "manifest-all.ttl").exists() else None
 
 

@@ -1,11 +1,12 @@
 """Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``.
 
 =======  ========================================================================
-``ci``   the default: each property test runs the number of examples its author
-         budgeted for the suite's ten minutes (``examples(n)`` is ``n``)
+``ci``   the default (``make test``): each property test runs the number of
+         examples its author budgeted for the suite's five minutes on two workers
+         (``examples(n)`` is ``n``)
 ``dev``  a fifth of that, at least one example: a quick loop while editing
-``deep`` a hundred times that, no deadline: ``HYPOTHESIS_PROFILE=deep make test``
-         (hours, not for CI); ``make fuzz`` runs only the parsers' fuzz tests, about
+``deep`` a hundred times that, no deadline: ``make test-deep`` (the whole suite,
+         hours, not for CI); ``make fuzz`` runs only the parsers' fuzz tests, about
          ten minutes
 =======  ========================================================================
 

@@ -68,6 +68,7 @@ class Server:
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()
+        self.process.stdout.close()
         self.log_file.close()
 
     def stop(self) -> None:

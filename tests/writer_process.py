@@ -54,16 +54,18 @@ def committing(setup: str, directory: str | os.PathLike, *, pause: float, limit:
     first commit. ``directory`` holds the stop file (not the store's own directory)."""
     stop = os.path.join(directory, "stop-writing")
     code = _LOOP.format(root=ROOT, setup=setup, limit=limit, stop=stop, pause=pause)
+    # Unbuffered bytes: a buffered readline could take the final count with "ready", out of
+    # communicate()'s sight (it reads the pipes themselves).
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT)
+                               bufsize=0, cwd=ROOT)
     writer = Writer(process)
     try:
-        first = process.stdout.readline() if process.stdout else ""
+        first = process.stdout.readline().decode() if process.stdout else ""
         if first.strip() != "ready":  # it ended before its first commit
-            raise AssertionError(f"the writer did not start: {first!r} {process.stderr.read()[-2000:]}")
+            raise AssertionError(f"the writer did not start: {first!r} {process.stderr.read().decode()[-2000:]}")
         yield writer
     finally:
         open(stop, "w").close()
-        out, err = process.communicate(timeout=120)
+        out, err = (data.decode() for data in process.communicate(timeout=120))
     assert process.returncode == 0, f"the writer ended with {process.returncode}: {err[-2000:]}"
     writer.commits = int(out.split()[-1])

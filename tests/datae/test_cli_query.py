@@ -7,13 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.cli_fixtures import checkout_env
 from tests.cli_fixtures import run_cli
 
 P = "PREFIX : <http://ex/> "
@@ -112,15 +109,14 @@ def test_syntax_error_exit_code_and_position(store, capsys) -> None:
     assert code == 128 and "variables are not allowed in INSERT DATA" in err
 
 
-def test_query_from_file_and_stdin(store, capsys) -> None:
+def test_query_from_file_and_stdin(store, capsys, monkeypatch) -> None:
     (store / "q.rq").write_text(NAMES)
     code, out, _ = run(capsys, "query", "-f", "q.rq", "--format", "csv")
     assert out.splitlines()[1:] == ["http://ex/ann,Anna", "http://ex/bob,Bob"]
-    script = Path(sys.executable).with_name("datae")
-    result = subprocess.run([str(script), "query", "--format", "tsv"], input=P + "SELECT ?a WHERE { :bob :age ?a }",
-                            capture_output=True, text=True, cwd=store,
-                            env=checkout_env())
-    assert result.returncode == 0 and result.stdout.splitlines() == ["?a", "25"]
-    result = subprocess.run([str(script), "query"], input="SELECT * WHERE { ?s ?p }", capture_output=True, text=True, cwd=store,
-                            env=checkout_env())
-    assert result.returncode == 128 and result.stderr.startswith("datae: error: line 1, column 24: unexpected '}'")
+    # stdin in this process (the console script's own exit codes: test_cli.py)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(P + "SELECT ?a WHERE { :bob :age ?a }"))
+    code, out, _ = run(capsys, "query", "--format", "tsv")
+    assert code == 0 and out.splitlines() == ["?a", "25"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("SELECT * WHERE { ?s ?p }"))
+    code, _, err = run(capsys, "query")
+    assert code == 128 and err.startswith("datae: error: line 1, column 24: unexpected '}'")

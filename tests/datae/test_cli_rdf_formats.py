@@ -9,15 +9,14 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import subprocess
-import sys
 
 import pyoxigraph as ox
 import pytest
 
 from datae.cli import main
+from datae.progress import counting_progress, table_progress, transfer_progress
 from fstore.rdf import FORMAT_NAMES, FORMATS
-from tests.cli_fixtures import checkout_env, on_a_terminal, run_cli
+from tests.cli_fixtures import FakeClock, on_a_terminal, run_cli, terminal_stderr
 
 TRIG = b"""@prefix ex: <http://example.org/> .
 ex:a ex:name "Anna"@en ; ex:age 42 ; ex:knows ex:b .
@@ -79,25 +78,82 @@ def test_a_triples_format_of_a_store_with_graphs_is_refused_before_writing(store
     assert not any(name.startswith((".all", "all")) for name in os.listdir(store))
 
 
-def test_progress_counts_quads_with_a_rate_on_a_terminal(tmp_path):
-    lines = "".join(f"<urn:s{n}> <urn:p> \"{n}\" <urn:g> .\n" for n in range(60_000))
+def test_progress_counts_quads_with_a_rate_on_a_terminal(tmp_path, monkeypatch, capsys):
+    """In this process, stderr a terminal: 20,000 quads are three progress calls a phase
+    (fstore.progress.EVERY apart), enough for a rate."""
+    lines = "".join(f"<urn:s{n}> <urn:p> \"{n}\" <urn:g> .\n" for n in range(20_000))
     (tmp_path / "big.nq").write_text(lines)
-    subprocess.run([sys.executable, "-m", "datae", "init"], cwd=tmp_path, env=checkout_env(), check=True,
-                   capture_output=True)
-    _, seen = on_a_terminal(["import", "big.nq", "-m", "big"], tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    terminal = terminal_stderr(monkeypatch)
+    assert main(["import", "big.nq", "-m", "big"]) == 0
+    seen = terminal.seen()
     assert re.search(r"reading big\.nq .*\b[\d,]+ quads [\d,]+ quads/s", seen)
-    assert re.search(r"staging big\.nq .*\b[\d,]+/60,000 quads", seen)
-    assert "committing 60,000 quads" in seen
-    stdout, seen = on_a_terminal(["export"], tmp_path)
-    assert stdout.count(b"\n") == 60_000
-    assert re.search(r"writing .*\b60,000/60,000 quads [\d,]+ quads/s", seen)
-    _, seen = on_a_terminal(["export", "spark", "--out", "parquet"], tmp_path)
-    assert re.search(r"exporting quads .*\b60,000 rows", seen)
+    assert re.search(r"staging big\.nq .*\b[\d,]+/20,000 quads", seen)
+    assert "committing 20,000 quads" in seen
+    capsys.readouterr()
+    terminal = terminal_stderr(monkeypatch)
+    assert main(["export"]) == 0
+    assert capsys.readouterr().out.count("\n") == 20_000
+    assert re.search(r"writing .*\b20,000/20,000 quads [\d,]+ quads/s", terminal.seen())
+    terminal = terminal_stderr(monkeypatch)
+    assert main(["export", "spark", "--out", "parquet"]) == 0
+    assert re.search(r"exporting quads .*\b20,000 rows", terminal.seen())
 
 
-def test_no_progress_when_stderr_is_not_a_terminal(store):
+def test_progress_on_a_real_terminal(tmp_path, monkeypatch):
+    """``datae import`` in a process of its own, stderr a pseudo-terminal: it draws."""
+    (tmp_path / "small.nq").write_text("".join(f"<urn:s{n}> <urn:p> \"{n}\" .\n" for n in range(100)))
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    _, seen = on_a_terminal(["import", "small.nq", "-m", "small"], tmp_path)
+    assert "committing 100 quads" in seen
+
+
+def test_a_phase_shows_its_count_and_rate_by_the_clock(monkeypatch):
+    """The counting line's numbers, exact under a fake clock: each phase its own count and
+    rate, the last count of a phase drawn before the next replaces it."""
+    clock, terminal = FakeClock(), terminal_stderr(monkeypatch)
+    with counting_progress("quads", clock=clock) as progress:
+        progress.file("big.nq")
+        for done in (8192, 16384, 24576):  # told two seconds apart
+            clock.advance(2.0)
+            progress.phase("read", done, None)
+        for done in (8192, 24576):  # told half a second apart
+            clock.advance(0.5)
+            progress.phase("stage", done, 24576)
+        progress.phase("commit", 24576, None)
+    seen = terminal.seen()
+    # A phase's clock starts at its first report: 16,384 more quads in four seconds, then
+    # 16,384 in half a second (and the final count drawn as the next phase begins).
+    assert re.search(r"reading big\.nq .* 24,576 quads 4,096 quads/s 0:00:04", seen), seen
+    assert re.search(r"staging big\.nq .* 24,576/24,576 quads 32,768 quads/s 0:00:00", seen), seen
+    assert "committing 24,576 quads" in seen
+
+
+def test_table_and_transfer_lines_by_the_clock(monkeypatch):
+    clock, terminal = FakeClock(), terminal_stderr(monkeypatch)
+    with table_progress("exporting", clock=clock) as told:
+        clock.advance(4.0)
+        told("quads", 10_000)
+        clock.advance(4.0)
+        told("quads", 30_000)
+    assert re.search(r"exporting quads .* 30,000 rows 5,000 rows/s 0:00:04", terminal.seen())  # from the first report
+    clock, terminal = FakeClock(), terminal_stderr(monkeypatch)
+    with transfer_progress("receiving", clock=clock) as told:
+        clock.advance(2.0)
+        told(3, 5_000)
+    assert "receiving 3 commits, 5,000 records (2,500 records/s) 0:00:02" in terminal.seen()
+
+
+def test_no_progress_without_a_terminal():
+    for progress in (counting_progress("quads"), table_progress("exporting"), transfer_progress("receiving")):
+        with progress as told:
+            assert told is None  # capsys's stderr is not a terminal
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(store, capsys):
     (store / "more.nq").write_text("<urn:s> <urn:p> <urn:o> .\n")
     for args in (["import", "more.nq"], ["export", "-o", "out.nq"], ["export", "spark", "--out", "parquet"]):
-        done = subprocess.run([sys.executable, "-m", "datae", *args], cwd=store, env=checkout_env(),
-                              capture_output=True, text=True)
-        assert (done.returncode, done.stderr) == (0, "")
+        code, _, stderr = run_cli(capsys, *args)  # capsys's stderr, like a pipe's, is no terminal
+        assert (code, stderr) == (0, "")

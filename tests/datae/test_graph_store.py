@@ -19,6 +19,7 @@ import json
 import re
 from urllib.parse import quote, urlencode
 
+import pyoxigraph as ox
 import pytest
 from rdflib import Graph, URIRef
 from rdflib.compare import isomorphic
@@ -298,8 +299,9 @@ def test_a_large_graph_is_streamed_whole(tmp_path, accept):
     finally:
         running.stop()
     assert status == 200 and len(body) > 2 << 20  # more than one chunk of the stream
-    read = Graph().parse(data=body, format="nt" if accept == "application/n-triples" else "turtle")
-    assert {(str(s), str(p), str(o)) for s, p, o in read} == {(s.value, p.value, o) for s, p, o in written}
+    # pyoxigraph reads the 30,000 triples several times faster than rdflib
+    read = ox.parse(body, ox.RdfFormat.N_TRIPLES if accept == "application/n-triples" else ox.RdfFormat.TURTLE)
+    assert {(q.subject.value, q.predicate.value, q.object.value) for q in read} == {(s.value, p.value, o) for s, p, o in written}
 
 
 TOWNS = "urn:datae:dataset:towns"

@@ -36,11 +36,14 @@ CHILD = textwrap.dedent(
         return original(self, *args, **kwargs)
     Storage.write_commit = announced
 
-    with repo.transaction("main", message="killed", author="child") as tx:
+    def big():  # staged by add_many: half the time of 400,000 adds, the same commit to write
         for j in range(400_000):
-            fstore.add(tx, None, IRI(f"urn:big{j % 5000}"), IRI("urn:q"), "v" * (j % 300) + str(j))
+            yield None, IRI(f"urn:big{j % 5000}"), IRI("urn:q"), "v" * (j % 300) + str(j)
             if j == 1000 and phase == "adding":
                 print("adding", flush=True)
+
+    with repo.transaction("main", message="killed", author="child") as tx:
+        fstore.add_many(tx, big())
     print("finished", flush=True)
     """
 )

@@ -4,6 +4,7 @@ release file, and each diff between consecutive commits is the set difference of
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from pathlib import Path
 
@@ -35,6 +36,7 @@ def term_key(*quad) -> bytes:
     return pack(*map(fstore.to_rdf, quad))
 
 
+@functools.cache  # each release parsed and keyed once a run (emptied when the module is done)
 def release_keys(path: Path) -> dict[bytes, tuple]:
     return {term_key(*q): q for q in parse(path, graph=GRAPH, format="nq")}
 
@@ -46,18 +48,18 @@ def imported(tmp_path_factory):
     for index, path in enumerate(FILES):
         with repo.transaction("main", message=f"schema.org {path.name}", author="schema.org",
                               time=release_time(index), allow_empty=True) as tx:
-            quads = list(parse(path, format="nq", graph=GRAPH))
+            wanted = release_keys(path)
             current = {term_key(GRAPH, b["s"], b["p"], b["o"]): (b["s"], b["p"], b["o"])
                        for b in fstore.from_(tx, GRAPH, Var("s"), Var("p"), Var("o"))}
-            wanted = {term_key(*q) for q in quads}
             for key, (s, p, o) in current.items():
                 if key not in wanted:
                     fstore.rm(tx, GRAPH, s, p, o)
-            for quad in quads:
+            for quad in wanted.values():
                 fstore.add(tx, *quad)
         commits.append(tx.commit_id)
     yield repo, commits
     repo.close()
+    release_keys.cache_clear()
 
 
 def test_sixteen_releases_are_sixteen_commits(imported):

@@ -16,6 +16,7 @@ import fstore
 import fstore.tables as tables
 from fstore import IRI, Var
 from fstore.sync.protocol import NotFastForwardError, SyncError, TamperedError, commit_payloads, receive
+from tests.cli_fixtures import run_cli
 
 EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
 
@@ -277,12 +278,14 @@ def test_a_payload_built_from_docs_sync_md_is_received(tmp_path):
     repo.close()
 
 
-def test_the_daily_loop_status_branch_and_tag_deletion(tmp_path):
+def test_the_daily_loop_status_branch_and_tag_deletion(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+
     def datae(*argv: str, ok: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run([sys.executable, "-m", "datae", "--repo", "b", *argv], capture_output=True, text=True,
-                                cwd=tmp_path)
-        assert (result.returncode == 0) == ok, (argv, result.stderr)
-        return result
+        # In this process: what is tested is what each command says, not the process.
+        code, out, err = run_cli(capsys, "--repo", "b", *argv)
+        assert (code == 0) == ok, (argv, err)
+        return subprocess.CompletedProcess(argv, code, out, err)
 
     fresh = store(tmp_path / "fresh")
     with pytest.raises(fstore.RefInUseError, match="it is the current branch"):

@@ -197,10 +197,9 @@ def test_verify_of_many_merges_keeps_few_ancestries_and_counts_them_as_a_naive_d
         assert (merge.added, merge.removed) == (len(now - was), len(was - now))
 
 
-def test_the_cli_prints_a_skipped_tag_as_one_warning_line(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
+def test_the_cli_prints_a_skipped_tag_as_one_warning_line(tmp_path, monkeypatch, capsys):
+    from tests.cli_fixtures import run_cli
+
     up = fstore.open(str(tmp_path / "up" / ".datae"))
     one_commit(up, 1)
     up.tag("feat", "main")
@@ -210,12 +209,11 @@ def test_the_cli_prints_a_skipped_tag_as_one_warning_line(tmp_path):
     down.branch("feat")
     down.remote_add("up", str(tmp_path / "up" / ".datae"))
     down.close()
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-m", "datae", "fetch", "up"], capture_output=True, text=True,
-                          cwd=tmp_path / "down", env={**os.environ, "PYTHONPATH": str(root)})
-    assert done.returncode == 0
-    assert done.stderr.splitlines() == [line for line in done.stderr.splitlines() if line.startswith("datae: warning:")]
-    assert len(done.stderr.splitlines()) == 1 and "'feat'" in done.stderr
+    monkeypatch.chdir(tmp_path / "down")
+    code, _, err = run_cli(capsys, "fetch", "up")  # in this process: what stderr says is tested
+    assert code == 0
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("datae: warning:")]
+    assert len(err.splitlines()) == 1 and "'feat'" in err
 
 
 def test_table_commits_pass_the_record_check_over_sync(tmp_path):

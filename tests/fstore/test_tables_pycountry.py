@@ -6,6 +6,7 @@ files. The data is fetched once by ../shared/scripts/get_pycountry_versions.sh i
 
 from __future__ import annotations
 
+import fcntl
 import json
 import subprocess
 
@@ -23,12 +24,19 @@ TABLES = {"iso3166-2": ("3166-2", "code"), "iso3166-1": ("3166-1", "alpha_2")}
 
 @pytest.fixture(scope="module")
 def releases():
-    missing = [v for v in VERSIONS if not all((CACHE / v / f"{t}.json").is_file() for t in TABLES)]
-    if missing:
+    def absent() -> list[str]:
+        return [v for v in VERSIONS if not all((CACHE / v / f"{t}.json").is_file() for t in TABLES)]
+
+    if absent():
         script = shared("scripts", "get_pycountry_versions.sh")
-        run = subprocess.run(["bash", str(script), str(CACHE), *missing], capture_output=True, text=True, timeout=900)
-        if run.returncode != 0:
-            pytest.skip(f"cannot fetch pycountry releases {missing}: {run.stderr[-500:]}")
+        CACHE.mkdir(parents=True, exist_ok=True)
+        with open(CACHE / ".lock", "w") as lock:  # one pytest-xdist worker fetches; any other waits
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if missing := absent():
+                run = subprocess.run(["bash", str(script), str(CACHE), *missing], capture_output=True, text=True,
+                                     timeout=900)
+                if run.returncode != 0:
+                    pytest.skip(f"cannot fetch pycountry releases {missing}: {run.stderr[-500:]}")
     data = {}
     for v in VERSIONS:
         data[v] = {}

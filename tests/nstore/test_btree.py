@@ -105,7 +105,7 @@ def test_an_intact_file_has_no_problems(tmp_path):
 def test_when_no_problem_is_found_searches_agree_with_the_scan(tmp_path):
     build(str(tmp_path / "source"))
     os.makedirs(tmp_path / "work")
-    count = examples(150)
+    count = examples(80)
     code = (f"from tests.nstore.test_btree import probe; probe({str(tmp_path / 'source')!r}, "
             f"{str(tmp_path / 'work')!r}, 7, {count})")
     env = {**os.environ, "PYTHONPATH": ROOT}
