@@ -32,7 +32,19 @@ LAYERS = ["nstore", "fstore", "query", "datae"]
 # (importing module, imported module) -> why the import is inside a function or under
 # TYPE_CHECKING rather than at the top of the module. Keep one line per pair; the
 # failure message of test_every_lazy_import_has_a_reason prints lines ready to paste.
-LAZY: dict[tuple[str, str], str] = {}
+LAZY: dict[tuple[str, str], str] = {
+    # The CLI: `datae --help`, `datae --version` and `datae CMD --help` load none of the
+    # layers below (tests/datae/test_cli_table.py); a command's handler loads what it uses.
+    ("datae.commands.*", "*"): "a command loads the store, the query engine, rich or the server when it runs",
+    ("datae.context", "*"): "the shared helpers of commands load the store only when a command calls them",
+    # Optional or costly dependencies, loaded by the one call that needs them.
+    ("fstore.tables.dataset", "fstore.tables.arrow_batches"): "pyarrow is optional: Table.to_arrow alone needs it",
+    ("fstore.tables.store", "fstore.tables.arrow_batches"): "pyarrow is optional: TableWriter.to_arrow alone needs it",
+    ("fstore.export.sparktypes", "fstore.export.arrow"): "Spark's types need no pyarrow; only their Arrow side does",
+    ("fstore.sync.remotes", "fstore.sync.http_client"): "http.client (14 ms) loads only for an http:// remote",
+    ("nstore.okvs", "nstore.btree"): "only verify walks the B-trees",
+    ("query.results", "fstore.rdf"): "pyoxigraph loads only when a graph result is written in an RDF syntax",
+}
 
 # The modules of fstore that make up the facade: operations and sync take a Snapshot,
 # a Writer or a Storage, never these.
