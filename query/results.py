@@ -31,9 +31,8 @@ import re
 from typing import Any, Iterable, Iterator
 from xml.sax.saxutils import escape, quoteattr
 
-from nstore.terms import term_to_ntriples
-
-from nstore.terms import XSD, BNode, IRI, Literal
+from fstore.rdf import FORMAT_NAMES, FORMATS as RDF_FORMATS, serialize
+from nstore.terms import XSD, BNode, IRI, Literal, term_to_ntriples
 
 __all__ = ["Result", "FORMATS"]
 
@@ -255,8 +254,6 @@ class Result:
         return buffer.getvalue()
 
     def _graph(self, fmt: str) -> str:
-        from fstore.rdf import FORMAT_NAMES, FORMATS as RDF_FORMATS, serialize
-
         if fmt not in RDF_FORMATS:
             raise ValueError(f"a {self.form} result is a graph: choose one of {', '.join(FORMAT_NAMES)}, not {fmt!r}")
         data = serialize(((None, s, p, o) for s, p, o in self.triples), fmt, prefixes=self.prefixes)

@@ -43,7 +43,6 @@ LAZY: dict[tuple[str, str], str] = {
     ("fstore.export.sparktypes", "fstore.export.arrow"): "Spark's types need no pyarrow; only their Arrow side does",
     ("fstore.sync.remotes", "fstore.sync.http_client"): "http.client (14 ms) loads only for an http:// remote",
     ("nstore.okvs", "nstore.btree"): "only verify walks the B-trees",
-    ("query.results", "fstore.rdf"): "pyoxigraph loads only when a graph result is written in an RDF syntax",
 }
 
 # The modules of fstore that make up the facade: operations and sync take a Snapshot,
