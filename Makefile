@@ -26,7 +26,10 @@ demo: $(STAMP)
 # worker (tests/conftest.py names the groups).
 TEST_WORKERS ?= 2
 TEST_ARGS := -q tests --doctest-modules nstore fstore query datae -n $(TEST_WORKERS) --dist loadgroup
+# Byte-code compiled once first: the tests start many `python -m datae` processes, which would
+# each compile every module again where PYTHONDONTWRITEBYTECODE is set.
 test: $(STAMP)
+	$(PY) -m compileall -q nstore fstore query datae tests bench
 	$(PY) -m pytest $(TEST_ARGS)
 
 # The whole suite with every property test and state machine under the deep profile (a
