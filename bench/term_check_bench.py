@@ -16,7 +16,7 @@ import time
 
 import fstore
 import fstore.api as api
-import fstore.view as view
+import fstore.patterns as patterns
 import nstore.terms as terms
 
 from .nstore_bench import generate
@@ -24,7 +24,7 @@ from .nstore_bench import generate
 
 def load_once(quads: list, check: bool) -> tuple[float, float]:
     """Wall and CPU seconds of one add_many of ``quads`` (one commit) into a fresh store."""
-    api.prepare_new_quad = view.prepare_new_quad if check else view.prepare_quad
+    api.prepare_new_quad = patterns.prepare_new_quad if check else patterns.prepare_quad
     terms._SEEN_IRIS.clear()  # each load starts with no IRI known valid
     folder = tempfile.mkdtemp()
     repo = fstore.open(folder)
@@ -35,7 +35,7 @@ def load_once(quads: list, check: bool) -> tuple[float, float]:
             fstore.add_many(tx, quads)
         return time.perf_counter() - wall, time.process_time() - cpu
     finally:
-        api.prepare_new_quad = view.prepare_new_quad
+        api.prepare_new_quad = patterns.prepare_new_quad
         repo.close()
         shutil.rmtree(folder)
 

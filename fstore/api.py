@@ -25,15 +25,14 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 
 from nstore import Var, select
-from nstore.errors import PatternError
 from nstore.store import Bindings, Param, Step
 
 from .errors import ReadOnlyViewError
 from .core.history import Quad
 from .core.ranges import NumericRange
+from .patterns import check_cap, check_within, params_checked, prepare_new_quad, prepare_pattern, prepare_quad
 from .transaction import Transaction
-from nstore.terms import ALREADY_CANONICAL, check_value
-from .view import View, prepare_new_quad, prepare_pattern, prepare_quad
+from .view import View
 
 __all__ = ["add", "add_many", "rm", "rm_many", "ask", "from_", "quads", "prepare", "Param", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
 
@@ -134,8 +133,7 @@ def quads(
     >>> repo.close()
     """
     prepared = prepare_pattern((graph, subject, predicate, object))
-    if within is not None and type(prepared[3]) is not Var:
-        raise PatternError(f"within= restricts the object, so the object must be a Var, not {object!r:.80}")
+    check_within(prepared, within)
     return _readable(view)._match(prepared, within, terms)
 
 
@@ -156,15 +154,7 @@ def prepare(view: Readable, graph: Any, subject: Any, predicate: Any, object: An
     >>> repo.close()
     """
     pattern = prepare_pattern((graph, subject, predicate, object), params=True)
-    read = _readable(view)._prepare(pattern, terms)
-
-    def checked(*values: Any) -> Iterator[Quad]:
-        for value in values:
-            if type(value) not in ALREADY_CANONICAL:
-                return read(*[check_value(v, "param") for v in values])
-        return read(*values)
-
-    return checked
+    return params_checked(_readable(view)._prepare(pattern, terms))
 
 
 def count(view: Readable, *pattern: Any) -> int:
@@ -174,8 +164,7 @@ def count(view: Readable, *pattern: Any) -> int:
 
 def estimate(view: Readable, graph: Any, subject: Any, predicate: Any, object: Any, cap: int) -> int:
     """``min(count, cap)``: counting stops after ``cap`` matches (a query planner's estimate)."""
-    if cap < 0:
-        raise ValueError(f"cap must be >= 0, not {cap}")
+    check_cap(cap)
     return _readable(view)._count(prepare_pattern((graph, subject, predicate, object)), cap)
 
 

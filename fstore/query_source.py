@@ -8,9 +8,12 @@ the store). A pattern's items are RDF terms, ``None`` in the graph position (the
 graph), ``Param()`` (in :meth:`QuerySource.prepare`) or variables: any other object with a
 ``name`` (the engine's variable type), read as the store's ``Var`` of that name.
 
-Quad graphs are read through the view's ``fstore.quads`` / ``fstore.prepare`` /
-``fstore.count`` / ``fstore.estimate`` / ``fstore.graphs``, asking for RDF terms
-(``terms=True``) and turning query literals into stored values with ``canonical``; table
+Quad graphs are read through the view's (or transaction's) own reads, ``_match`` /
+``_prepare`` / ``_count`` / ``_graphs``, patterns checked by :mod:`fstore.patterns` as
+``fstore.quads`` / ``fstore.prepare`` / ``fstore.count`` check theirs (this module is
+what ``View.query_source`` returns, so it imports neither the views nor ``fstore.api``),
+asking for RDF terms (``terms=True``) and turning query literals into stored values with
+``canonical``; table
 graphs (``<urn:datae:dataset:NAME>``) through the Direct Mapping of their rows, which
 ``fstore.tables`` provides (:mod:`fstore.tables.sparql_graphs`): like the core, the
 adapter never imports the tables.
@@ -37,7 +40,7 @@ from nstore import Var
 from nstore.store import Param
 from nstore.terms import BNode, IRI, Literal, canonical, to_rdf
 
-from . import api
+from .patterns import check_cap, check_within, params_checked, prepare_pattern
 
 __all__ = ["QuerySource"]
 
@@ -138,7 +141,9 @@ class QuerySource:
         item = self._item
         args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) not in _CONSTANTS}.items())
-        return _bindings(api.quads(self._reader or self.view, *args, within=within, terms=True), slots)
+        prepared = prepare_pattern(args)
+        check_within(prepared, within)
+        return _bindings((self._reader or self.view)._match(prepared, within, True), slots)
 
     def prepare(self, pattern: QuadPattern) -> Callable[..., Iterator[Bindings]]:
         """``match`` planned once for a pattern with ``Param()`` items: the function returned
@@ -149,7 +154,7 @@ class QuerySource:
         item = self._item
         args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) not in _CONSTANTS}.items())
-        read = api.prepare(self._reader or self.view, *args, terms=True)
+        read = params_checked((self._reader or self.view)._prepare(prepare_pattern(args, params=True), True))
 
         def run(*values: Any) -> Iterator[Bindings]:
             return _bindings(read(*[v if type(v) in _STORED_AS_IS else canonical(v) for v in values]), slots)
@@ -160,7 +165,7 @@ class QuerySource:
         """The exact number of matches."""
         if self.is_table_graph(pattern[0]):
             return self._tables.count(pattern)
-        return api.count(self._reader or self.view, *[self._item(i) for i in pattern])
+        return (self._reader or self.view)._count(prepare_pattern([self._item(i) for i in pattern]))
 
     def estimate(self, pattern: QuadPattern, cap: int) -> int:
         """``min(count, cap)``, reading at most ``cap`` matches (cached per view); for a
@@ -171,14 +176,15 @@ class QuerySource:
             found = self.statistics[key] = self._tables.estimate(pattern, cap)
         if found is None:
             args = [self._item(i) for i in pattern]
-            found = self.statistics[key] = api.estimate(self._reader or self.view, *args, cap)
+            check_cap(cap)
+            found = self.statistics[key] = (self._reader or self.view)._count(prepare_pattern(args), cap)
         return found
 
     def graphs(self) -> list:
         """The names of the non-default quad graphs (table graphs are not listed: a query
         reads one only by naming it)."""
         if self._graphs is None:
-            names = [to_rdf(g) for g in api.graphs(self._reader or self.view)]
+            names = [to_rdf(g) for g in (self._reader or self.view)._graphs()]
             self._graphs = [g for g in names if g is not None]
         return self._graphs
 

@@ -40,7 +40,8 @@ from .ops.show import Shown, commit_at
 from .ops.three_way import Policy
 from .sync import merge_requests, remote_config, remotes
 from .transaction import Transaction
-from .view import View, prepare_pattern, prepare_quad
+from .patterns import prepare_pattern, prepare_quad
+from .view import View
 
 __all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
 

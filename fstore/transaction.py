@@ -21,6 +21,7 @@ from nstore.store import Param
 from .core.history import Quad, matches
 from .core.layout import QUADS, TABLES
 from .core.ranges import NumericRange
+from .query_source import QuerySource
 from nstore.terms import to_rdf
 
 if TYPE_CHECKING:
@@ -263,7 +264,7 @@ class Transaction:
         pending = sum(len(staged.pending) for staged in self._staged.values())
         return f"<fstore.Transaction on {self.branch!r} {state}, {pending} change(s) pending>"
 
-    def query_source(self) -> Any:  # a fstore.query_source.QuerySource
+    def query_source(self) -> QuerySource:
         """What the query engine reads this transaction through (its own writes included):
         the store's adapter to the engine's source protocol, table graphs included
         (:class:`fstore.query_source.QuerySource`); ``query.as_source`` asks for it.
@@ -276,8 +277,4 @@ class Transaction:
         [IRI('urn:g')]
         >>> repo.close()
         """
-        # Imported here: the adapter reads through fstore.api, which imports this module.
-        # ``import a.b`` rather than ``from``: a third of the cost, paid once per query.
-        import fstore.query_source
-
-        return fstore.query_source.QuerySource(self)
+        return QuerySource(self)

@@ -17,61 +17,16 @@ from contextlib import contextmanager, nullcontext
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Sequence
 
-from nstore import Var
-from nstore.store import Param
-from nstore.errors import PatternError
-from nstore.terms import IRI, check_quad_terms
-
 from .core.history import Quad
 from .core.layout import TABLES
 from .core.ranges import NumericRange
-from nstore.terms import ALREADY_CANONICAL as _CANONICAL
-from nstore.terms import check_value
-
-_CANONICAL_OR_VAR = _CANONICAL | {Var}
+from .query_source import QuerySource
 
 if TYPE_CHECKING:
     from .core.storage import Opened, Snapshot
     from .core.heads import Reader
 
-__all__ = ["View", "prepare_pattern", "prepare_quad", "prepare_new_quad"]
-
-
-def prepare_quad(values: Sequence[Any], what: str = "quad") -> Quad:
-    """Check a quad's arity and put each value in canonical form (typed errors otherwise)."""
-    if len(values) != 4:
-        raise PatternError(f"a {what} has 4 items (graph, subject, predicate, object), not {len(values)}: {tuple(values)!r:.200}")
-    g, s, p, o = values
-    if type(g) in _CANONICAL and type(s) in _CANONICAL and type(p) in _CANONICAL and type(o) in _CANONICAL:
-        return (g, s, p, o)  # the common case, without a call per value
-    names = ("graph", "subject", "predicate", "object")
-    return tuple(check_value(v, f"{what} {name}") for v, name in zip(values, names))  # type: ignore[return-value]
-
-
-def prepare_new_quad(values: Sequence[Any], what: str = "quad") -> Quad:
-    """A quad to add: :func:`prepare_quad`, then each item checked as a term
-    (``nstore.terms.check_quad_terms``: ``InvalidTermError`` naming the bad one).
-
-    >>> prepare_new_quad((None, IRI("urn:a"), IRI("urn:p"), "x"))
-    (None, IRI('urn:a'), IRI('urn:p'), 'x')
-    """
-    return check_quad_terms(prepare_quad(values, what), what)
-
-
-def prepare_pattern(values: Sequence[Any], params: bool = False) -> tuple:
-    """Like :func:`prepare_quad`, letting any position be a ``Var`` (or a ``Param`` if
-    ``params``: a pattern for ``fstore.prepare``)."""
-    if len(values) != 4:
-        raise PatternError(f"a pattern has 4 items (graph, subject, predicate, object), not {len(values)}: {tuple(values)!r:.200}")
-    for value in values:
-        if type(value) not in _CANONICAL_OR_VAR:
-            break
-    else:
-        return tuple(values)  # the common case, without a call per value
-    names = ("graph", "subject", "predicate", "object")
-    if not params and any(type(v) is Param for v in values):
-        raise PatternError(f"Param() marks a value given later, in a pattern for fstore.prepare; this read takes values or Var: {tuple(values)!r:.200}")
-    return tuple(v if type(v) in (Var, Param) else check_value(v, f"pattern {name}") for v, name in zip(values, names))
+__all__ = ["View"]
 
 
 class View:
@@ -208,7 +163,7 @@ class View:
         commit = self.commit.short_id if self.commit else "no commits"
         return f"<fstore.View {self.ref!r} at {commit}>"
 
-    def query_source(self) -> Any:  # a fstore.query_source.QuerySource
+    def query_source(self) -> QuerySource:
         """What the query engine reads this view through: the store's adapter to the
         engine's source protocol, table graphs included
         (:class:`fstore.query_source.QuerySource`); ``query.as_source`` asks for it.
@@ -219,8 +174,4 @@ class View:
         []
         >>> repo.close()
         """
-        # Imported here: the adapter reads through fstore.api, which imports this module.
-        # ``import a.b`` rather than ``from``: a third of the cost, paid once per query.
-        import fstore.query_source
-
-        return fstore.query_source.QuerySource(self)
+        return QuerySource(self)

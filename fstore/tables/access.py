@@ -24,7 +24,7 @@ from nstore import Var
 
 from ..core.history import Quad
 from ..transaction import Transaction
-from ..view import prepare_quad
+from ..patterns import prepare_quad
 from .dataset import Table, find_dataset, load_dataset
 from .mapping import META, dataset_graph, legend_item, object_bytes
 from .schema import Legend

@@ -38,7 +38,7 @@ from nstore.pack import pack
 from .access import put, remove
 from ..core.history import Quad, winner
 from ..core.refs import BRANCH, check_ref_name
-from ..view import prepare_quad
+from ..patterns import prepare_quad
 from .dataset import list_datasets
 from .errors import KartRepoError, KartVersionError
 from .kart_repo import KartCommit, KartDataset, KartRepo, diff_features
