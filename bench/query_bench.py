@@ -152,7 +152,7 @@ def profile(view: fstore.View, text: str) -> str:
             shares["parse"] += cumulative
         elif filename.endswith("query/planner.py") and function == "plan":
             shares["plan"] = max(shares["plan"], cumulative)
-        elif filename.endswith("fstore/history.py") and function in ("match", "run", "_winners"):
+        elif filename.endswith("fstore/core/history.py") and function in ("match", "run", "_winners"):
             # Setting a read up (match, run: prepared) and iterating it (_winners, which
             # counts too): none of them calls another, so their times add up.
             shares["fstore reads"] += cumulative
