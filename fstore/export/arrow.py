@@ -21,17 +21,15 @@ from __future__ import annotations
 
 from itertools import islice
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from nstore.collector import paused_gc
 
+from ..core.storage import Snapshot
 from ..tables.arrow_batches import BATCH_SIZE, column_batch, column_plan, table_batches, typed_array
 from ..tables.arrow_types import field_metadata, kart_arrow_type, kart_field, table_arrow_schema, table_crs
 from .errors import ExportError, require
 from .terms import DECIMAL_PRECISION, DECIMAL_SCALE, QUAD_COLUMNS, packed_quad_columns, quad_columns
-
-if TYPE_CHECKING:
-    from ..core.storage import Snapshot
 
 pa = require("pyarrow", "the Arrow export")
 

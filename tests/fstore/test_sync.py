@@ -317,11 +317,11 @@ def test_an_interrupted_fetch_moves_no_ref_and_the_next_one_completes(tmp_path, 
     monkeypatch.setattr(sync, "BATCH_RECORDS", 1)  # a transaction per commit
     real, calls = sync.receive, []
 
-    def dropped_after_three(storage, tx, payload):
+    def dropped_after_three(writer, payload):
         calls.append(payload["id"])
         if len(calls) == 4:
             raise ConnectionError("the connection dropped")
-        return real(storage, tx, payload)
+        return real(writer, payload)
 
     monkeypatch.setattr(sync, "receive", dropped_after_three)
     before = copy.remote_branches()
