@@ -392,8 +392,8 @@ def _text(value: Any, name: str) -> str:
 
 def _check_held(storage: Any, wants: list[str]) -> None:
     """Refuse unknown wants with a 400 before the stream starts (its status is sent first)."""
-    with storage.read().tx as tx:
-        protocol.held_seqs(storage, tx, wants)
+    with storage.read() as snapshot:
+        protocol.held_seqs(snapshot, wants)
 
 
 def _send_commits(storage: Any, wants: list[str], haves: set[str], put: Callable[[bytes], None]) -> None:

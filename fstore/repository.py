@@ -183,9 +183,9 @@ class Repository:
         """Every remote and its URL."""
         return remote_config.remote_urls(self.storage)
 
-    def remote_url(self, name: str, tx: Any = None) -> str:
+    def remote_url(self, name: str) -> str:
         """The URL of remote ``name`` (UnknownRefError if there is none)."""
-        return remote_config.remote_url(self.storage, name, tx)
+        return remote_config.remote_url(self.storage, name)
 
     def remote_branches(self) -> dict[str, str | None]:
         """Every remote-tracking branch (``REMOTE/BRANCH``) and the commit id it was at

@@ -560,6 +560,11 @@ class Snapshot:
     def current_branch(self) -> str:
         return self.storage.current_branch(self.tx)
 
+    def ref_clash(self, kind: str, name: str) -> tuple[str | None, str | None]:
+        """What a new ref ``name`` of ``kind`` would be ambiguous with
+        (:meth:`fstore.core.refs.Refs.clash`)."""
+        return self.storage.refs.clash(self.tx, kind, name)
+
     # -- states -------------------------------------------------------------------------
 
     def reader(self, seq: int | None, space: str = QUADS.name) -> Reader:
@@ -578,6 +583,10 @@ class Snapshot:
     def packed_records(self, seq: int) -> list[bytes]:
         return self.storage.packed_records(self.tx, seq)
 
+    def tree_problems(self) -> list[str] | None:
+        """What breaks the file's B-trees (:meth:`fstore.core.storage.Storage.tree_problems`)."""
+        return self.storage.tree_problems(self.tx)
+
     # -- a merge in progress (fstore.ops.merge_state) -----------------------------------
 
     def merge_state(self) -> bytes | None:
@@ -589,6 +598,19 @@ class Snapshot:
 
     def merge_roots(self) -> list[int]:
         return self.storage.merge_roots(self.tx)
+
+    # -- merge requests (fstore.sync.merge_requests) ------------------------------------
+
+    def request_record(self, number: int, remote: str | None = None) -> dict | None:
+        """Request ``number`` of this store (or the copy of ``remote``'s), None if absent."""
+        return self.storage.request_record(self.tx, number, remote)
+
+    def request_records(self, remote: str | None = None) -> Iterator[tuple[int, dict]]:
+        """Every request (of this store, or the copies of ``remote``'s), by number."""
+        return self.storage.request_records(self.tx, remote)
+
+    def next_request_number(self) -> int:
+        return self.storage.next_request_number(self.tx)
 
 
 class Writer(Snapshot):
@@ -604,6 +626,13 @@ class Writer(Snapshot):
         """Record a commit of ``changes`` on ``branch``; returns its id
         (:meth:`fstore.core.storage.Storage.write_commit`)."""
         return self.storage.write_commit(self.tx, branch, parents, changes, message, author, time, added, removed)
+
+    def record_commit(self, parents: list[int], changes: Changes, message: str, author: str,
+                      time: _dt.datetime | None, added: int | None,
+                      removed: int | None) -> tuple[int, str, dict[str, list[tuple[list[bytes], bool]]]]:
+        """Record a commit moving no ref (what a fetch receives): its seq, id and encoded
+        changes (:meth:`fstore.core.storage.Storage.record_commit`)."""
+        return self.storage.record_commit(self.tx, parents, changes, message, author, time, added, removed)
 
     def fast_forward(self, branch: str, ours: int | None, theirs: int) -> None:
         """Move ``branch`` from ``ours`` to its descendant ``theirs`` (no new commit)."""
@@ -622,8 +651,22 @@ class Writer(Snapshot):
         """A new ref (refused if one of that kind and name exists)."""
         self.storage.refs.create(self.tx, kind, name, seq)
 
-    def delete_ref(self, kind: str, name: str) -> None:
-        self.storage.refs.delete(self.tx, kind, name)
+    def set_ref(self, kind: str, name: str, seq: int | None) -> None:
+        """Point ref ``name`` of ``kind`` at ``seq``, creating it if new (no branch
+        snapshot moves: for tags and remote-tracking branches)."""
+        self.storage.refs.set(self.tx, kind, name, seq)
+
+    def delete_ref(self, kind: str, name: str, *, log: bool = True) -> None:
+        """Delete a ref (its commit goes to the reflog unless ``log`` is False)."""
+        self.storage.refs.delete(self.tx, kind, name, log=log)
+
+    def set_remote(self, name: str, url: str | None) -> None:
+        """Add (or change) remote ``name``; None removes it and its remote-tracking refs."""
+        self.storage.refs.set_remote(self.tx, name, url)
+
+    def forget_remote_state(self) -> None:
+        """Drop every remote, remote-tracking branch and reflog entry (a copied store's)."""
+        self.storage.refs.forget_remote_state(self.tx)
 
     def log_ref(self, kind: str, name: str, seq: int | None) -> None:
         """Put ``seq`` in the reflog under ``name`` (gc keeps it until the entry expires)."""
@@ -637,6 +680,17 @@ class Writer(Snapshot):
 
     def clear_merge(self) -> None:
         self.storage.clear_merge(self.tx)
+
+    def put_request(self, number: int, record: dict, remote: str | None = None) -> None:
+        self.storage.put_request(self.tx, number, record, remote)
+
+    def drop_requests(self, remote: str | None = None) -> None:
+        """Delete every request of this store (or every copy of ``remote``'s)."""
+        self.storage.drop_requests(self.tx, remote)
+
+    def drop_request_mirrors(self) -> None:
+        """Delete the copies of every remote's requests."""
+        self.storage.drop_request_mirrors(self.tx)
 
 
 def _request_key(number: int, remote: str | None) -> bytes:

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from nstore.collector import paused_gc
 
+from ..core.storage import Snapshot
 from ..tables.arrow_batches import BATCH_SIZE, column_batch, column_plan, table_batches, typed_array
 from ..tables.arrow_types import field_metadata, kart_arrow_type, kart_field, table_arrow_schema, table_crs
 from .errors import ExportError, require
@@ -164,14 +165,13 @@ def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE, graphs: Iterable[
     ``quad_batches(view_quads(view))``, at a fraction of the cost."""
     from .. import Var
 
-    storage = view.repo.storage
-    with storage.read().tx as tx:
-        reader = storage.reader(tx, view.seq)
-        decode = storage.quads.decoder(tx, False)
+    with view.repo.storage.read() as snapshot:
+        reader = snapshot.reader(view.seq)
+        decode = snapshot.quads.decoder(snapshot.tx, False)  # the dictionary: an nstore-level read
         if graphs is None:
             _, rows = reader.packed((Var("g"), Var("s"), Var("p"), Var("o")))
         else:
-            rows = _graph_rows(storage.quads, tx, reader, graphs)
+            rows = _graph_rows(snapshot, reader, graphs)
 
         def batch(chunk: list) -> Any:
             return _columns_batch(packed_quad_columns(chunk, decode), len(chunk), QUADS_SCHEMA, {})
@@ -179,16 +179,16 @@ def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE, graphs: Iterable[
         yield from chunks(rows, batch_size, batch)
 
 
-def _graph_rows(history: Any, tx: Any, reader: Any, graphs: Iterable[Any]) -> Iterator[list[bytes]]:
+def _graph_rows(snapshot: Snapshot, reader: Any, graphs: Iterable[Any]) -> Iterator[list[bytes]]:
     """The packed ``[graph, subject, predicate, object]`` items of each graph's quads
     (a prefix scan per graph: a graph's key item is the same in every key)."""
     from .. import Var
 
     for graph in graphs:
-        items = history.encode(tx, [graph])
+        items = snapshot.quads.encode(snapshot.tx, [graph])  # the dictionary's ids: an nstore-level read
         if items is None:
             continue  # no key names this graph: it holds no quad
-        graph_item = history.item_bytes(items)[0]
+        graph_item = snapshot.quads.item_bytes(items)[0]
         _, rows = reader.packed((graph, Var("s"), Var("p"), Var("o")))
         for row in rows:
             yield [graph_item, *row]

@@ -35,7 +35,6 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from ..errors import UnknownRefError
 from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches
@@ -155,9 +154,8 @@ def _changed_graphs(repo: Any, a: str, b: str | None) -> list[Any]:
     commit ``a`` to ``b``: O(changes). Read from the stored diff, not ``repo.diff``: its
     RDF terms name no stored graph when the graph is a plain value (the string "g1" comes
     back as ``Literal("g1")``), and reading such a graph would find no quads."""
-    storage = repo.storage
-    with storage.read().tx as tx:
-        changes = diff_seqs(Snapshot(storage, tx), storage.resolve(tx, a), storage.resolve(tx, b))
+    with repo.storage.read() as snapshot:
+        changes = diff_seqs(snapshot, snapshot.resolve(a), snapshot.resolve(b))
         graphs = {quad[0] for _, quad in changes}
     return sorted(graphs, key=lambda g: (g is not None, repr(g)))
 

@@ -33,9 +33,6 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote
 
-from nstore.okvs import Transaction as OkvsTransaction
-
-from ..core.storage import Snapshot
 from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge
@@ -46,7 +43,7 @@ from .opener import OpenStore
 from .remote_config import remote_url
 
 if TYPE_CHECKING:
-    from ..core.storage import Storage
+    from ..core.storage import Snapshot, Storage, Writer
 
 __all__ = [
     "STATES",
@@ -116,10 +113,10 @@ def _now() -> str:
 # -- reading ------------------------------------------------------------------------------
 
 
-def _record(storage: Storage, tx: OkvsTransaction, number: int, remote: str | None = None) -> dict:
+def _record(snapshot: Snapshot, number: int, remote: str | None = None) -> dict:
     if not isinstance(number, int) or isinstance(number, bool):
         raise UnknownRequestError(f"a request number is an integer, not {number!r}")
-    record = storage.request_record(tx, number, remote)
+    record = snapshot.request_record(number, remote)
     if record is None:
         where = "" if remote is None else f" of remote {remote!r} (as of the last fetch)"
         raise UnknownRequestError(f"no merge request #{number}{where}")
@@ -135,8 +132,8 @@ def list_requests(storage: Storage, state: str | None = None, remote: str | None
     """Every request (in ``state`` if given), by number; ``remote``: the copies of that
     remote's the last fetch made."""
     _check_state(state)
-    with storage.read().tx as tx:
-        return [record for _, record in storage.request_records(tx, remote)
+    with storage.read() as snapshot:
+        return [record for _, record in snapshot.request_records(remote)
                 if state is None or record["state"] == state]
 
 
@@ -145,20 +142,19 @@ def show_request(store: OpenStore, number: int, limit: int = PREVIEW_LIMIT, remo
     commits are not at hand: a closed request, or a deleted branch)."""
     if not isinstance(limit, int) or not 0 <= limit <= MAX_PREVIEW_LIMIT:
         raise RequestRefusedError(f"a preview shows 0 to {MAX_PREVIEW_LIMIT} changes, not {limit!r}")
-    storage = store.storage
-    with storage.read().tx as tx:
-        record = _record(storage, tx, number, remote)
-        ends = _ends(storage, tx, record, remote)
-        record["preview"] = None if ends is None else _preview(store, tx, *ends, limit)
+    with store.storage.read() as snapshot:
+        record = _record(snapshot, number, remote)
+        ends = _ends(snapshot, record, remote)
+        record["preview"] = None if ends is None else _preview(snapshot, *ends, limit)
     return record
 
 
-def _ends(storage: Storage, tx: OkvsTransaction, record: dict, remote: str | None) -> tuple[int, int | None] | None:
+def _ends(snapshot: Snapshot, record: dict, remote: str | None) -> tuple[int, int | None] | None:
     """The commits (source, target) a preview compares: the branches' heads while open
     (a remote's as last fetched, for a copy), what was merged onto what once merged."""
     if record["state"] == "merged":
-        source = storage.commits.seq_of(tx, record["merged_head"])
-        target = None if record["merged_onto"] is None else storage.commits.seq_of(tx, record["merged_onto"])
+        source = snapshot.seq_of(record["merged_head"])
+        target = None if record["merged_onto"] is None else snapshot.seq_of(record["merged_onto"])
         if source is None or (target is None and record["merged_onto"] is not None):
             return None  # not fetched, or dropped by gc
         return source, target
@@ -167,42 +163,40 @@ def _ends(storage: Storage, tx: OkvsTransaction, record: dict, remote: str | Non
     heads = []
     for branch in (record["source"], record["target"]):
         kind, name = (REMOTE, f"{remote}/{branch}") if remote is not None else (BRANCH, branch)
-        exists, seq = storage.refs.get(tx, kind, name)
+        exists, seq = snapshot.ref(kind, name)
         if not exists:
             return None
         heads.append(seq)
     return None if heads[0] is None else (heads[0], heads[1])
 
 
-def _preview(store: OpenStore, tx: OkvsTransaction, source: int, target: int | None, limit: int) -> dict:
+def _preview(snapshot: Snapshot, source: int, target: int | None, limit: int) -> dict:
     """What merging commit ``source`` into ``target`` would do, computed without writing:
     ``kind`` ("up to date", "fast-forward" or "merge"); the changes of the source since
     the merge base (GitHub's three-dot diff): quads ``added`` / ``removed``, ``tables``
     (table -> rows changed), the first ``limit`` quad ``changes`` as N-Quads-like lines
     and how many ``more``; and the ``conflicts`` (a dry run of the merge planner)."""
-    storage = store.storage
-    commits = storage.commits
-    if source in commits.ancestors(tx, target):
+    if source in snapshot.ancestors(target):
         kind, base = "up to date", source
-    elif target is None or target in commits.ancestors(tx, source):
+    elif target is None or target in snapshot.ancestors(source):
         kind, base = "fast-forward", target
     else:
-        kind, base = "merge", commits.merge_base(tx, target, source)
-    preview = {"kind": kind, "source_head": storage.commit_id(tx, source), "target_head": storage.commit_id(tx, target),
-               "base": storage.commit_id(tx, base), "quads": {"added": 0, "removed": 0}, "tables": {},
+        kind, base = "merge", snapshot.merge_base(target, source)
+    preview = {"kind": kind, "source_head": snapshot.commit_id(source), "target_head": snapshot.commit_id(target),
+               "base": snapshot.commit_id(base), "quads": {"added": 0, "removed": 0}, "tables": {},
                "changes": [], "more": 0, "conflicts": []}
     if kind == "up to date":
         return preview
-    for op, quad in diff_seqs(Snapshot(storage, tx), base, source):
+    for op, quad in diff_seqs(snapshot, base, source):
         preview["quads"]["added" if op == "+" else "removed"] += 1
         if len(preview["changes"]) < limit:
             preview["changes"].append(_change_line(op, quad))
         else:
             preview["more"] += 1
-    preview["tables"] = _rows_changed(storage, tx, base, source)
+    preview["tables"] = _rows_changed(snapshot, base, source)
     if kind == "merge":
-        for space in storage.spaces:  # plan_merge writes nothing; under "abort" it only lists
-            outcome = plan_merge(Snapshot(storage, tx), space, target, source, base, "abort")
+        for space in snapshot.spaces:  # plan_merge writes nothing; under "abort" it only lists
+            outcome = plan_merge(snapshot, space, target, source, base, "abort")
             preview["conflicts"] += [_conflict_json(conflict) for conflict in outcome.conflicts]
     return preview
 
@@ -212,11 +206,11 @@ def _change_line(op: str, quad: tuple) -> str:
     return f"{op} {' '.join(triple)}{' ' + graph if graph else ''} ."
 
 
-def _rows_changed(storage: Storage, tx: OkvsTransaction, base: int | None, source: int) -> dict[str, int]:
+def _rows_changed(snapshot: Snapshot, base: int | None, source: int) -> dict[str, int]:
     """Table name -> rows the source inserted, deleted or updated since ``base`` (a row
     is one feature tuple, its graph the table's, its subject the row's path)."""
     rows: dict[str, set[str]] = {}
-    for _, (graph, path, predicate, _) in diff_seqs(Snapshot(storage, tx), base, source, history=storage.tables):
+    for _, (graph, path, predicate, _) in diff_seqs(snapshot, base, source, history=snapshot.tables):
         if to_rdf(predicate) == _FEATURE:
             name = unquote(str(to_rdf(graph).value).removeprefix(_DATASET_PREFIX))
             rows.setdefault(name, set()).add(str(path))
@@ -245,9 +239,9 @@ def _require_open(record: dict, action: str) -> None:
         raise RequestStateError(f"cannot {action} merge request #{record['number']}: it is {record['state']}")
 
 
-def _branch_head(storage: Storage, tx: OkvsTransaction, branch: str, role: str) -> int | None:
+def _branch_head(snapshot: Snapshot, branch: str, role: str) -> int | None:
     try:
-        return storage.refs.head(tx, branch)
+        return snapshot.head(branch)
     except UnknownRefError:
         raise UnknownRefError(f"no branch named {branch!r} (the request's {role})") from None
 
@@ -258,32 +252,32 @@ def open_request(storage: Storage, source: str, target: str, title: str, author:
     commits or nothing the target lacks, a pair an open request already proposes."""
     if source == target:
         raise RequestRefusedError(f"cannot request to merge branch {source!r} into itself")
-    with storage.write().tx as tx:
-        head = _branch_head(storage, tx, source, "source")
-        onto = _branch_head(storage, tx, target, "target")
-        if head is None or head in storage.commits.ancestors(tx, onto):
+    with storage.write() as writer:
+        head = _branch_head(writer, source, "source")
+        onto = _branch_head(writer, target, "target")
+        if head is None or head in writer.ancestors(onto):
             raise RequestRefusedError(f"nothing to merge: {target!r} already holds every commit of {source!r}")
-        for number, other in storage.request_records(tx):
+        for number, other in writer.request_records():
             if other["state"] == "open" and (other["source"], other["target"]) == (source, target):
                 raise RequestStateError(f"merge request #{number} already proposes {source} -> {target}")
-        number = storage.next_request_number(tx)
+        number = writer.next_request_number()
         now = _now()
-        storage.put_request(tx, number, {
+        writer.put_request(number, {
             "number": number, "source": source, "target": target, "title": title, "author": author,
-            "created": now, "updated": now, "state": "open", "source_head": storage.commit_id(tx, head),
+            "created": now, "updated": now, "state": "open", "source_head": writer.commit_id(head),
             "comments": [], "approvals": [], "merge_commit": None, "merged_head": None, "merged_onto": None,
             "merged_by": None, "closed_by": None})
     return number
 
 
-def _update(storage: Storage, number: int, change: Callable[[Storage, OkvsTransaction, dict], None]) -> None:
-    """Apply ``change(storage, tx, record)`` to request ``number`` in one write transaction
+def _update(storage: Storage, number: int, change: Callable[[Writer, dict], None]) -> None:
+    """Apply ``change(writer, record)`` to request ``number`` in one write transaction
     (an exception inside leaves it as it was) and stamp it updated."""
-    with _MERGING, storage.write().tx as tx:
-        record = _record(storage, tx, number)
-        change(storage, tx, record)
+    with _MERGING, storage.write() as writer:
+        record = _record(writer, number)
+        change(writer, record)
         record["updated"] = _now()
-        storage.put_request(tx, number, record)
+        writer.put_request(number, record)
 
 
 def comment_request(storage: Storage, number: int, text: str, author: str) -> None:
@@ -291,7 +285,7 @@ def comment_request(storage: Storage, number: int, text: str, author: str) -> No
     if not isinstance(text, str) or not text.strip():
         raise RequestRefusedError(f"a comment on merge request #{number} needs some text")
 
-    def change(storage: Storage, tx: OkvsTransaction, record: dict) -> None:
+    def change(writer: Writer, record: dict) -> None:
         record["comments"].append({"author": author, "time": _now(), "text": text})
 
     _update(storage, number, change)
@@ -304,14 +298,14 @@ def approve_request(storage: Storage, number: int, author: str) -> None:
     if not author:
         raise RequestRefusedError(f"an approval of merge request #{number} needs an author")
 
-    def change(storage: Storage, tx: OkvsTransaction, record: dict) -> None:
+    def change(writer: Writer, record: dict) -> None:
         _require_open(record, "approve")
         if author == record["author"]:
             raise RequestRefusedError(f"{author} opened merge request #{number} and cannot approve it: "
                                       "someone else must")
-        head = storage.refs.get(tx, BRANCH, record["source"])[1]
+        head = writer.ref(BRANCH, record["source"])[1]
         approvals = [a for a in record["approvals"] if a["author"] != author]
-        record["approvals"] = approvals + [{"author": author, "time": _now(), "head": storage.commit_id(tx, head)}]
+        record["approvals"] = approvals + [{"author": author, "time": _now(), "head": writer.commit_id(head)}]
 
     _update(storage, number, change)
 
@@ -319,7 +313,7 @@ def approve_request(storage: Storage, number: int, author: str) -> None:
 def close_request(storage: Storage, number: int, author: str) -> None:
     """Close an open request without merging it."""
 
-    def change(storage: Storage, tx: OkvsTransaction, record: dict) -> None:
+    def change(writer: Writer, record: dict) -> None:
         _require_open(record, "close")
         record["state"], record["closed_by"] = "closed", author
 
@@ -336,13 +330,12 @@ def merge_request(store: OpenStore, number: int, author: str, message: str | Non
 
 
 def _merge_request(store: OpenStore, number: int, author: str, message: str | None) -> str:
-    storage = store.storage
-    with storage.read().tx as tx:
-        record = _record(storage, tx, number)
+    with store.storage.read() as snapshot:
+        record = _record(snapshot, number)
         _require_open(record, "merge")
         source, target = record["source"], record["target"]
-        head = storage.commit_id(tx, _branch_head(storage, tx, source, "source"))
-        onto = storage.commit_id(tx, _branch_head(storage, tx, target, "target"))
+        head = snapshot.commit_id(_branch_head(snapshot, source, "source"))
+        onto = snapshot.commit_id(_branch_head(snapshot, target, "target"))
     if message is None:
         message = f"Merge request #{number} from {source}: {record['title']}" if record["title"] else \
                   f"Merge request #{number} from {source}"
@@ -358,11 +351,11 @@ def _merge_request(store: OpenStore, number: int, author: str, message: str | No
 
     # A second transaction: Repository.merge commits its own. Should a crash fall between
     # the two, the request stays open and merging it again finds it up to date.
-    def change(storage: Storage, tx: OkvsTransaction, record: dict) -> None:
+    def change(writer: Writer, record: dict) -> None:
         _require_open(record, "mark as merged")
         record.update(state="merged", merge_commit=merged, merged_head=head, merged_onto=onto, merged_by=author)
 
-    _update(storage, number, change)
+    _update(store.storage, number, change)
     return merged
 
 
@@ -374,21 +367,21 @@ def mirror_requests(storage: Storage, remote: Any, remote_name: str) -> int:
     ``remote`` (anything with a ``requests()`` method: a store on a path, or the HTTP
     client) holds now; returns how many. Called by fetch."""
     records = remote.requests()
-    with storage.write().tx as tx:
-        storage.drop_requests(tx, remote_name)
+    with storage.write() as writer:
+        writer.drop_requests(remote_name)
         for record in records:
-            storage.put_request(tx, record["number"], record, remote_name)
+            writer.put_request(record["number"], record, remote_name)
     return len(records)
 
 
-def adopt_copied_requests(storage: Storage, tx: OkvsTransaction, remote: str) -> None:
+def adopt_copied_requests(writer: Writer, remote: str) -> None:
     """In a clone made by copying a store's file: the requests copied are ``remote``'s,
     not the clone's own, and the copies it held of its own remotes' are not the clone's."""
-    records = list(storage.request_records(tx))
-    storage.drop_requests(tx)
-    storage.drop_request_mirrors(tx)
+    records = list(writer.request_records())
+    writer.drop_requests()
+    writer.drop_request_mirrors()
     for number, record in records:
-        storage.put_request(tx, number, record, remote)
+        writer.put_request(number, record, remote)
 
 
 class Mirror:

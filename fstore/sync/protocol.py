@@ -37,9 +37,7 @@ from ..core.layout import QUADS, TABLES
 from ..core.refs import BRANCH, TAG, check_ref_name
 
 if TYPE_CHECKING:
-    from nstore.okvs import Transaction as OkvsTransaction
-
-    from ..core.storage import Storage
+    from ..core.storage import Snapshot, Storage, Writer
 
 __all__ = ["PROTOCOL_VERSION", "SyncError", "TamperedError", "NotFastForwardError", "AuthenticationError",
            "RefMovedError",
@@ -77,23 +75,22 @@ class AuthenticationError(SyncError):
 # -- the payload of one commit ------------------------------------------------------------
 
 
-def commit_payloads(storage: Storage, tx: OkvsTransaction, heads: Iterable[int], have: set[str]) -> Iterator[dict]:
+def commit_payloads(snapshot: Snapshot, heads: Iterable[int], have: set[str]) -> Iterator[dict]:
     """The payload of every commit the ``heads`` reach whose id is not in ``have``, in
     significance order (parents first)."""
-    commits = storage.commits
     wanted: set[int] = set()
     stack = list(heads)
     while stack:
         seq = stack.pop()
-        if seq in wanted or commits.get(tx, seq).id in have:
+        if seq in wanted or snapshot.commit(seq).id in have:
             continue
         wanted.add(seq)
-        stack.extend(commits.parents(tx, seq))
+        stack.extend(snapshot.parents(seq))
     for seq in sorted(wanted):
-        commit = commits.get(tx, seq)
+        commit = snapshot.commit(seq)
         yield {"id": commit.id, "parents": list(commit.parents), "message": commit.message, "author": commit.author,
                "time": commit.time.isoformat(), "digest": commit.digest, "added": commit.added,
-               "removed": commit.removed, "records": storage.packed_records(tx, seq)}
+               "removed": commit.removed, "records": snapshot.packed_records(seq)}
 
 
 def check_payload(payload: Any) -> dict:
@@ -113,7 +110,7 @@ def check_payload(payload: Any) -> dict:
     return payload
 
 
-def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
+def receive(writer: Writer, payload: dict) -> int:
     """Check one commit and write it (parents first); returns its seq here. A commit held
     already is not written again."""
     claimed = check_payload(payload)["id"]
@@ -124,12 +121,12 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
     records = sorted(payload["records"])
     if commit_hash(payload["parents"], payload["message"], payload["author"], time, payload["digest"], records) != claimed:
         raise TamperedError(f"commit {claimed}: what was received does not hash to its id")
-    known = storage.commits.seq_of(tx, claimed)
+    known = writer.seq_of(claimed)
     if known is not None:
         return known
     parents = []
     for parent in payload["parents"]:
-        seq = storage.commits.seq_of(tx, parent)
+        seq = writer.seq_of(parent)
         if seq is None:
             raise SyncError(f"commit {claimed}: its parent {parent} was neither sent nor held")
         parents.append(seq)
@@ -154,32 +151,31 @@ def receive(storage: Storage, tx: OkvsTransaction, payload: dict) -> int:
         raise SyncError(f"commit {claimed}: a change record is malformed: {exc}") from None
     claimed_counts = (payload["added"], payload["removed"])
     if len(parents) < 2:  # a merge's counts need its records in place (see fstore.core.counts)
-        _check_records_change(storage, tx, claimed, parents[0] if parents else None, changes)
+        _check_records_change(writer, claimed, parents[0] if parents else None, changes)
         _check_counts(claimed, claimed_counts, record_counts(records))
     merge = len(parents) >= 2  # its counts come from the pass that computes its digest
-    seq, written, _ = storage.record_commit(tx, parents, changes, payload["message"], payload["author"], time,
-                                            *((None, None) if merge else claimed_counts))
+    seq, written, _ = writer.record_commit(parents, changes, payload["message"], payload["author"], time,
+                                           *((None, None) if merge else claimed_counts))
     if written != claimed:  # the records hashed to the id, so the state digest or the time's form differs
-        digest = storage.commits.get(tx, seq).digest
+        digest = writer.commit(seq).digest
         if digest != payload["digest"]:
             raise TamperedError(f"commit {claimed}: its records do not give the state digest it claims "
                                 f"({payload['digest']}; they give {digest})")
         raise TamperedError(f"commit {claimed}: its time {payload['time']!r} is not in UTC as ids hash it")
     if merge:
-        stored = storage.commits.get(tx, seq)
+        stored = writer.commit(seq)
         _check_counts(claimed, claimed_counts, (stored.added, stored.removed))
     return seq
 
 
-def _check_records_change(storage: Storage, tx: OkvsTransaction, claimed: str, parent: int | None,
-                          changes: dict[str, list]) -> None:
+def _check_records_change(snapshot: Snapshot, claimed: str, parent: int | None, changes: dict[str, list]) -> None:
     """Each record of a commit with at most one parent must change its tuple's state at
     the parent, as a transaction writes only such records: the state digest and the
     counts are computed from the records on that premise (one look-up of the tuple's own
     records per record: :meth:`Storage.was_alive`)."""
     for space, found in changes.items():
         for quad, alive, _ in found:
-            if storage.was_alive(tx, parent, space, quad) == alive:
+            if snapshot.was_alive(parent, space, quad) == alive:
                 state = "alive" if alive else "absent"
                 raise TamperedError(f"commit {claimed}: its record of {space} tuple {quad!r} changes nothing "
                                     f"(the tuple is {state} at its parent already)")
@@ -212,30 +208,30 @@ _KINDS = {"branch": BRANCH, "tag": TAG}
 
 def advertise(storage: Storage) -> dict:
     """What a store offers: its protocol, current branch, and branch and tag heads (ids)."""
-    with storage.read().tx as tx:
-        return {"protocol": PROTOCOL_VERSION, "current": storage.current_branch(tx),
-                "branches": {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, BRANCH)},
-                "tags": {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, TAG)}}
+    with storage.read() as snapshot:
+        return {"protocol": PROTOCOL_VERSION, "current": snapshot.current_branch(),
+                "branches": {name: snapshot.commit_id(seq) for name, seq in snapshot.refs(BRANCH)},
+                "tags": {name: snapshot.commit_id(seq) for name, seq in snapshot.refs(TAG)}}
 
 
 def held_ids(storage: Storage) -> set[str]:
     """The id of every commit a store holds: its haves."""
-    with storage.read().tx as tx:
-        return {record["id"] for _, record in storage.commits.all(tx)}
+    with storage.read() as snapshot:
+        return {record["id"] for _, record in snapshot.all_commits()}
 
 
 def send(storage: Storage, wants: Iterable[str], haves: set[str]) -> Iterator[dict]:
     """The payloads of the commits ``wants`` reach that ``haves`` lacks, parents first,
     read in one read transaction (iterate to the end or close the iterator)."""
-    with storage.read().tx as tx:
-        yield from commit_payloads(storage, tx, held_seqs(storage, tx, wants), haves)
+    with storage.read() as snapshot:
+        yield from commit_payloads(snapshot, held_seqs(snapshot, wants), haves)
 
 
-def held_seqs(storage: Storage, tx: OkvsTransaction, ids: Iterable[str]) -> list[int]:
+def held_seqs(snapshot: Snapshot, ids: Iterable[str]) -> list[int]:
     """The seq of each commit id here; SyncError naming the first one not held."""
     seqs = []
     for commit_id in ids:
-        seq = storage.commits.seq_of(tx, commit_id)
+        seq = snapshot.seq_of(commit_id)
         if seq is None:
             raise SyncError(f"commit {commit_id} is not in this store")
         seqs.append(seq)
@@ -248,10 +244,10 @@ def receive_all(storage: Storage, payloads: Iterable[dict]) -> int:
     payloads = iter(payloads)
     count, done = 0, False
     while not done:
-        with storage.write().tx as tx:
+        with storage.write() as writer:
             written = 0
             for payload in payloads:
-                receive(storage, tx, payload)
+                receive(writer, payload)
                 count += 1
                 written += len(payload["records"]) + 1
                 if written >= BATCH_RECORDS:
@@ -268,48 +264,48 @@ def accept_push(storage: Storage, updates: list[RefUpdate], payloads: Iterable[d
     moved without ``force``. Nothing moves if one update is refused."""
     _check_new_names(storage, updates)
     receive_all(storage, payloads)
-    with storage.write().tx as tx:
+    with storage.write() as writer:
         for update in updates:
-            _move_ref(storage, tx, update, force)
+            _move_ref(writer, update, force)
 
 
 def _check_new_names(storage: Storage, updates: list[RefUpdate]) -> None:
     """Refuse a push that would create a ref of an invalid name before anything is
     received, so that it stores nothing (a ref already here moves whatever its name)."""
-    with storage.read().tx as tx:
+    with storage.read() as snapshot:
         for update in updates:
             kind = _KINDS.get(update.kind)
-            if kind is not None and not storage.refs.get(tx, kind, update.name)[0]:
+            if kind is not None and not snapshot.ref(kind, update.name)[0]:
                 check_ref_name(update.name, what=f"a pushed {update.kind}")
 
 
-def _move_ref(storage: Storage, tx: OkvsTransaction, update: RefUpdate, force: bool) -> None:
+def _move_ref(writer: Writer, update: RefUpdate, force: bool) -> None:
     kind = _KINDS.get(update.kind)
     if kind is None:
         raise SyncError(f"a push names ref kind {update.kind!r} (branch or tag)")
-    new = storage.commits.seq_of(tx, update.new)
+    new = writer.seq_of(update.new)
     if new is None:
         raise SyncError(f"push of {update.kind} {update.name!r}: commit {update.new} was not sent")
-    exists, now = storage.refs.get(tx, kind, update.name)
-    if storage.commit_id(tx, now) != update.old:  # absent and empty (a new store's main) both have no commit
+    exists, now = writer.ref(kind, update.name)
+    if writer.commit_id(now) != update.old:  # absent and empty (a new store's main) both have no commit
         raise RefMovedError(f"push of {update.kind} {update.name!r}: it moved here meanwhile "
-                        f"(now {(storage.commit_id(tx, now) or 'absent')[:10]}); fetch and try again")
+                            f"(now {(writer.commit_id(now) or 'absent')[:10]}); fetch and try again")
     if not exists:
         if kind == BRANCH:
-            storage.create_branch(tx, update.name, new, None)
+            writer.create_branch(update.name, new, None)
         else:
-            storage.refs.create(tx, TAG, update.name, new)
+            writer.create_ref(TAG, update.name, new)
         return
     if now == new:
         return
-    forward = kind == BRANCH and (now is None or now in storage.commits.ancestors(tx, new))
+    forward = kind == BRANCH and (now is None or now in writer.ancestors(new))
     if not forward and not force:
         why = (f"the branch here ({update.old[:10]}) has commits the pushed one lacks; fetch and merge, or force"
                if kind == BRANCH else f"the tag is at {update.old[:10]} here, and a tag moves only by force")
         raise NotFastForwardError(f"push of {update.kind} {update.name!r} refused: {why}")
     if not forward and now is not None:  # forced: the commits it drops stay in the reflog
-        storage.refs.log(tx, kind, update.name, now)
+        writer.log_ref(kind, update.name, now)
     if kind == BRANCH:
-        storage.fast_forward(tx, update.name, now if forward else None, new)
+        writer.fast_forward(update.name, now if forward else None, new)
     else:
-        storage.refs.set(tx, TAG, update.name, new)
+        writer.set_ref(TAG, update.name, new)

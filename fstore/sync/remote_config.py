@@ -23,11 +23,9 @@ from ..errors import RefExistsError, UnknownRefError
 from .protocol import SyncError
 
 if TYPE_CHECKING:
-    from nstore.okvs import Transaction as OkvsTransaction
+    from ..core.storage import Snapshot, Storage
 
-    from ..core.storage import Storage
-
-__all__ = ["check_url", "add_remote", "remove_remote", "remote_urls", "remote_url", "tracking_branches"]
+__all__ = ["check_url", "add_remote", "remove_remote", "remote_urls", "remote_url", "known_url", "tracking_branches"]
 
 
 def check_url(url: str) -> str:
@@ -59,33 +57,36 @@ def add_remote(storage: Storage, name: str, url: str) -> None:
     """Add remote ``name`` at ``url``; RefExistsError if there is one of that name."""
     check_ref_name(name)
     check_url(url)
-    with storage.write().tx as tx:
-        if name in storage.refs.remotes(tx):
+    with storage.write() as writer:
+        if name in writer.remotes():
             raise RefExistsError(f"a remote named {name!r} already exists")
-        storage.refs.set_remote(tx, name, url)
+        writer.set_remote(name, url)
 
 
 def remove_remote(storage: Storage, name: str) -> None:
     """Remove remote ``name``, its remote-tracking branches and the copies of its merge
     requests."""
-    with storage.write().tx as tx:
-        remote_url(storage, name, tx)
-        storage.refs.set_remote(tx, name, None)
-        storage.drop_requests(tx, name)
+    with storage.write() as writer:
+        known_url(writer, name)
+        writer.set_remote(name, None)
+        writer.drop_requests(name)
 
 
 def remote_urls(storage: Storage) -> dict[str, str]:
     """Every remote and its URL."""
-    with storage.read().tx as tx:
-        return storage.refs.remotes(tx)
+    with storage.read() as snapshot:
+        return snapshot.remotes()
 
 
-def remote_url(storage: Storage, name: str, tx: OkvsTransaction | None = None) -> str:
-    """The URL of remote ``name`` (read in ``tx`` if given); UnknownRefError if none."""
-    if tx is None:
-        with storage.read().tx as tx:
-            return remote_url(storage, name, tx)
-    url = storage.refs.remotes(tx).get(name)
+def remote_url(storage: Storage, name: str) -> str:
+    """The URL of remote ``name``; UnknownRefError if none."""
+    with storage.read() as snapshot:
+        return known_url(snapshot, name)
+
+
+def known_url(snapshot: Snapshot, name: str) -> str:
+    """The URL of remote ``name`` as ``snapshot`` reads it; UnknownRefError if none."""
+    url = snapshot.remotes().get(name)
     if url is None:
         raise UnknownRefError(f"no remote named {name!r} (datae remote add {name} URL)")
     return url
@@ -94,5 +95,5 @@ def remote_url(storage: Storage, name: str, tx: OkvsTransaction | None = None) -
 def tracking_branches(storage: Storage) -> dict[str, str | None]:
     """Every remote-tracking branch (``REMOTE/BRANCH``) and the commit id it was at when
     last fetched or pushed."""
-    with storage.read().tx as tx:
-        return {name: storage.commit_id(tx, seq) for name, seq in storage.refs.items(tx, REMOTE)}
+    with storage.read() as snapshot:
+        return {name: snapshot.commit_id(seq) for name, seq in snapshot.refs(REMOTE)}

@@ -37,9 +37,7 @@ from .protocol import NotFastForwardError, RefUpdate, SyncError, TamperedError
 from .remote_config import add_remote, check_url, remote_url
 
 if TYPE_CHECKING:
-    from nstore.okvs import Transaction as OkvsTransaction
-
-    from ..core.storage import Storage
+    from ..core.storage import Snapshot, Storage
 
 __all__ = ["SkippedTagWarning", "Remote", "PathRemote", "connect", "fetch", "push", "pull", "clone_into", "Progress",
            "TOKEN_ENV"]
@@ -178,32 +176,32 @@ def fetch(storage: Storage, name: str, opener: Opener, *, token: str | None = No
         merge_requests.mirror_requests(storage, remote, name)  # fetched with the branches: read-only copies
     finally:
         remote.close()
-    with storage.write().tx as tx:
-        refs, seq_of = storage.refs, storage.commits.seq_of
-        missing = sorted(i for i in (*branches.values(), *tags.values()) if i is not None and seq_of(tx, i) is None)
+    with storage.write() as writer:
+        seq_of = writer.seq_of
+        missing = sorted(i for i in (*branches.values(), *tags.values()) if i is not None and seq_of(i) is None)
         if missing:
             raise SyncError(f"remote {name!r} advertised commit {missing[0]} but did not send it; no ref moved")
-        for ref, _ in list(refs.items(tx, REMOTE)):
+        for ref, _ in list(writer.refs(REMOTE)):
             if ref.startswith(name + "/") and ref[len(name) + 1:] not in branches:
-                refs.delete(tx, REMOTE, ref, log=False)  # pruned: the remote deleted it
+                writer.delete_ref(REMOTE, ref, log=False)  # pruned: the remote deleted it
         for branch, commit_id in branches.items():
-            refs.set(tx, REMOTE, f"{name}/{branch}", None if commit_id is None else seq_of(tx, commit_id))
+            writer.set_ref(REMOTE, f"{name}/{branch}", None if commit_id is None else seq_of(commit_id))
         for tag, commit_id in tags.items():
-            if refs.get(tx, TAG, tag)[0]:
+            if writer.ref(TAG, tag)[0]:
                 continue
-            clash = _tag_clash(storage, tx, tag)
+            clash = _tag_clash(writer, tag)
             if clash:
                 warnings.warn(SkippedTagWarning(f"remote {name!r} has a tag {tag!r} that was not fetched: {clash}; "
                                                 f"its commit {commit_id} is here"), stacklevel=3)
                 continue
-            refs.set(tx, TAG, tag, seq_of(tx, commit_id))
+            writer.set_ref(TAG, tag, seq_of(commit_id))
     return {f"{name}/{branch}": commit_id for branch, commit_id in branches.items()}
 
 
-def _tag_clash(storage: Storage, tx: OkvsTransaction, tag: str) -> str | None:
+def _tag_clash(snapshot: Snapshot, tag: str) -> str | None:
     """Why a fetched tag named ``tag`` would make a name here ambiguous (None: it would not).
     git keeps both and warns; here a plain name must name one ref, so the tag is skipped."""
-    other, remote = storage.refs.clash(tx, TAG, tag)
+    other, remote = snapshot.ref_clash(TAG, tag)
     if other is not None:
         return f"a {kind_name(other)} here has that name"
     return None if remote is None else f"it starts with the name of remote {remote!r}"
@@ -226,8 +224,8 @@ def push(storage: Storage, name: str, branch: str | None, opener: Opener, *, for
     finally:
         remote.close()
     if pushed is not None:
-        with storage.write().tx as tx:
-            storage.refs.set(tx, REMOTE, f"{name}/{branch}", storage.commits.seq_of(tx, pushed))
+        with storage.write() as writer:
+            writer.set_ref(REMOTE, f"{name}/{branch}", writer.seq_of(pushed))
     return pushed
 
 
@@ -256,23 +254,23 @@ def _updates(storage: Storage, name: str, offer: dict, branch: str | None, tags:
     fast-forward unless ``force``."""
     updates = []
     local = None
-    with storage.read().tx as tx:
+    with storage.read() as snapshot:
         if branch is not None:
-            local = storage.commit_id(tx, storage.refs.head(tx, branch))
+            local = snapshot.commit_id(snapshot.head(branch))
             if local is None:
                 raise SyncError(f"branch {branch!r} has no commits to push")
             theirs = offer["branches"].get(branch)
             if theirs != local:
-                known = storage.commits.seq_of(tx, theirs) if theirs else None
+                known = snapshot.seq_of(theirs) if theirs else None
                 if theirs is not None and not force and (
-                        known is None or known not in storage.commits.ancestors(tx, storage.commits.seq_of(tx, local))):
+                        known is None or known not in snapshot.ancestors(snapshot.seq_of(local))):
                     raise NotFastForwardError(
                         f"push of {branch!r} to {name!r} refused: the remote's {branch} ({theirs[:10]}) has commits "
                         f"{branch} here lacks; fetch and merge, or force")
                 updates.append(RefUpdate("branch", branch, theirs, local))
         if tags:
-            for tag, seq in storage.refs.items(tx, TAG):
-                ours, theirs = storage.commit_id(tx, seq), offer["tags"].get(tag)
+            for tag, seq in snapshot.refs(TAG):
+                ours, theirs = snapshot.commit_id(seq), offer["tags"].get(tag)
                 if theirs == ours:
                     continue
                 if theirs is not None and not force:
@@ -422,19 +420,18 @@ def _move_into_place(build: str, top: str) -> None:
 def _adopt_copy(storage: Storage, origin_url: str, current: str) -> None:
     """The refs of a store that is a copy of origin's file: origin's branches as
     ``origin/BRANCH``, its current branch the only local one."""
-    with storage.write().tx as tx:
-        refs = storage.refs
-        refs.forget_remote_state(tx)
-        storage.clear_merge(tx)  # a merge in progress there is not one here
-        refs.set_remote(tx, "origin", origin_url)
-        merge_requests.adopt_copied_requests(storage, tx, "origin")
+    with storage.write() as writer:
+        writer.forget_remote_state()
+        writer.clear_merge()  # a merge in progress there is not one here
+        writer.set_remote("origin", origin_url)
+        merge_requests.adopt_copied_requests(writer, "origin")
         for kind in (BRANCH, TAG):  # names a store of older rules let in are refused here
-            for ref, _ in refs.items(tx, kind):
+            for ref, _ in writer.refs(kind):
                 check_ref_name(ref, what=f"a {kind_name(kind)} of {origin_url!r}")
-        for branch, seq in list(refs.items(tx, BRANCH)):
-            refs.set(tx, REMOTE, f"origin/{branch}", seq)
+        for branch, seq in list(writer.refs(BRANCH)):
+            writer.set_ref(REMOTE, f"origin/{branch}", seq)
             if branch != current:
-                storage.delete_branch(tx, branch, log=False)
+                writer.delete_branch(branch, log=False)
 
 
 def _fetch_all(storage: Storage, origin_url: str, current: str, opener: Opener, token: str | None,
@@ -443,9 +440,9 @@ def _fetch_all(storage: Storage, origin_url: str, current: str, opener: Opener, 
     the current branch here."""
     add_remote(storage, "origin", origin_url)
     head = fetch(storage, "origin", opener, token=token, progress=progress).get(f"origin/{current}")
-    with storage.write().tx as tx:
-        if current != storage.current_branch(tx):
-            storage.create_branch(tx, current, None, None)
+    with storage.write() as writer:
+        if current != writer.current_branch():
+            writer.create_branch(current, None, None)
         if head is not None:  # a snapshot of its own: it reads at once as fast as the remote's
-            storage.fast_forward(tx, current, None, storage.commits.seq_of(tx, head))
-        storage.set_current_branch(tx, current)
+            writer.fast_forward(current, None, writer.seq_of(head))
+        writer.set_current_branch(current)

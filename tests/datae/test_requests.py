@@ -93,8 +93,8 @@ def test_round_trip_between_stores(server, tmp_path):
     b.remote_remove("origin")
     with pytest.raises(fstore.UnknownRefError):
         b.request_mirror("origin")
-    with b.storage.read().tx as tx:
-        assert list(b.storage.request_records(tx, "origin")) == []
+    with b.storage.read() as snapshot:
+        assert list(snapshot.request_records("origin")) == []
     b.close()
     c.close()
 

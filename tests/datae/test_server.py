@@ -133,8 +133,8 @@ def test_tampered_truncated_and_malformed_requests_get_4xx_and_change_nothing(tm
     copy = fstore.clone(served.url, tmp_path / "copy" / ".datae")
     base = copy.head("main")
     new = commit(copy, 1)
-    with copy.storage.read().tx as tx:
-        payload = next(commit_payloads(copy.storage, tx, [copy.commit(new).seq], {base}))
+    with copy.storage.read() as snapshot:
+        payload = next(commit_payloads(snapshot, [copy.commit(new).seq], {base}))
     auth = {"Authorization": f"Bearer {served.token}", "Content-Type": FRAMES_TYPE}
     header = {"updates": [["branch", "main", base, new]], "force": False}
     before = served.json("GET", "/sync/v1/refs")[1]
@@ -339,8 +339,8 @@ def test_three_stores_with_random_histories_agree_over_http(tmp_path, served):
 
 
 def _holds(repo: fstore.Repository, commit_id: str) -> bool:
-    with repo.storage.read().tx as tx:
-        return repo.storage.commits.seq_of(tx, commit_id) is not None
+    with repo.storage.read() as snapshot:
+        return snapshot.seq_of(commit_id) is not None
 
 
 def test_pushing_into_a_new_store_and_refusing_what_a_server_must_not_do(tmp_path):

@@ -95,8 +95,8 @@ def test_a_first_load_fills_its_pages(tmp_path):
     repo = fstore.open(tmp_path / "r")
     with repo.transaction("main", message="m") as tx:
         fstore.add_many(tx, [(IRI(f"urn:g{i % 7}"), IRI(f"urn:s{i}"), IRI(f"urn:p{i % 13}"), f"value {i}") for i in range(20000)])
-    with repo.storage.read().tx as raw:
-        pairs = list(raw.range(None, None))
+    with repo.storage.read() as snapshot:
+        pairs = list(snapshot.tx.range(None, None))
     repo.close()
     env = lmdb.open(str(tmp_path / "r"), readonly=True, lock=False)
     loaded = env.stat()["leaf_pages"]

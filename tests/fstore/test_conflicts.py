@@ -66,8 +66,8 @@ def _rows(repo, ref: str = "main") -> dict:
 
 
 def _merge_keys(repo) -> list[bytes]:
-    with repo.storage.read().tx as tx:
-        return [key for key, _ in tx.range(MERGE_PREFIX, prefix_end(MERGE_PREFIX))]
+    with repo.storage.read() as snapshot:
+        return [key for key, _ in snapshot.tx.range(MERGE_PREFIX, prefix_end(MERGE_PREFIX))]
 
 
 def _key(items, kind: str, *where) -> str:

@@ -81,12 +81,12 @@ def test_sigkill_mid_transaction(tmp_path, phase, delay):
             objects = sorted(b["o"].value for b in fstore.from_(view, None, IRI(f"urn:s{i}"), IRI("urn:p"), Var("o")))
             assert objects == list(range(100))
         assert fstore.count(repo.at("main"), Var("g"), Var("s"), IRI("urn:q"), Var("o")) == 0
-        with repo.storage.read().tx as tx:
-            assert repo.storage.commits.next_seq(tx) == 4
-            assert list(repo.storage.quads.changes_of(tx, 4)) == []
-            assert list(repo.storage.quads.store.blobs.digests(tx)) == []
+        with repo.storage.read() as snapshot:
+            assert repo.storage.commits.next_seq(snapshot.tx) == 4
+            assert list(repo.storage.quads.changes_of(snapshot.tx, 4)) == []
+            assert list(repo.storage.quads.store.blobs.digests(snapshot.tx)) == []
             # only the committed terms are in the dictionary: urn:s0..2 and urn:p (numbers are inline)
-            assert sorted(term.value for _, term in repo.storage.quads.dictionary.entries(tx)) == [
+            assert sorted(term.value for _, term in repo.storage.quads.dictionary.entries(snapshot.tx)) == [
                 "urn:p", "urn:s0", "urn:s1", "urn:s2"]
         # the store still takes commits
         with repo.transaction("main", message="after", author="t") as tx:

@@ -154,8 +154,8 @@ def test_exception_inside_leaves_store_unchanged(repo):
 @pytest.mark.parametrize("version", [b"99", b"1", b"2"])  # a future format, format 1 (before the dictionary), 2 (before state digests)
 def test_format_version_is_checked(tmp_path, version):
     repo = fstore.open(tmp_path / "r")
-    with repo.storage.write().tx as tx:
-        tx.set(pack("datae", "format"), version)
+    with repo.storage.write() as writer:
+        writer.tx.set(pack("datae", "format"), version)
     repo.close()
     with pytest.raises(FormatVersionError, match=f"holds datae format {version.decode()}; this datae reads format 3"):
         fstore.open(tmp_path / "r")
@@ -179,9 +179,9 @@ def test_tampered_dictionary_is_reported_by_verify(repo):
         fstore.add(tx, None, S, P, "x" * 2000)
     assert repo.verify() == []
     dictionary = repo.storage.quads.dictionary
-    with repo.storage.write().tx as tx:
-        ref = tx.get(dictionary.key_of("x" * 2000))
-        tx.set(dictionary.prefix + b"i" + ref, pack("y" * 2000))
+    with repo.storage.write() as writer:
+        ref = writer.tx.get(dictionary.key_of("x" * 2000))
+        writer.tx.set(dictionary.prefix + b"i" + ref, pack("y" * 2000))
     repo.close()
     reopened = fstore.open(repo.path)  # a new process would not have the term cached
     problems = reopened.verify()
@@ -195,10 +195,10 @@ def test_tampered_dictionary_is_reported_by_verify(repo):
 def test_tampered_commit_message_is_reported(repo):
     import msgpack
 
-    with repo.storage.write().tx as tx:
-        raw = msgpack.unpackb(tx.get(pack("c", 1)))
+    with repo.storage.write() as writer:
+        raw = msgpack.unpackb(writer.tx.get(pack("c", 1)))
         raw["message"] = "rewritten"
-        tx.set(pack("c", 1), msgpack.packb(raw))
+        writer.tx.set(pack("c", 1), msgpack.packb(raw))
     problems = repo.verify()
     assert len(problems) == 1 and "hashes to" in problems[0]
 

@@ -43,8 +43,8 @@ def test_raw_keys_of_one_commit(tmp_path):
     repo = fstore.open(tmp_path / "r")
     with repo.transaction("main", message="m", author="a", time=WHEN) as tx:
         fstore.add(tx, None, IRI("urn:s"), IRI("urn:p"), 1)
-    with repo.storage.read().tx as raw:
-        pairs = dict(raw.range(None, None))
+    with repo.storage.read() as snapshot:
+        pairs = dict(snapshot.tx.range(None, None))
     repo.close()
 
     # The id hashes terms, never the store's own term ids (docs/format.md, "Commit ids").
@@ -87,10 +87,10 @@ def test_tables_live_in_their_own_space(tmp_path):
     repo = fstore.open(tmp_path / "r")
     with repo.transaction("main", message="t", author="a", time=WHEN) as tx:
         tables.create(tx, "t", [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0}])
-    with repo.storage.read().tx as raw:
-        keys = [key for key, _ in raw.range(None, None)]
+    with repo.storage.read() as snapshot:
+        keys = [key for key, _ in snapshot.tx.range(None, None)]
         records = sorted(b"\xff" + b"".join(pack(v) for v in quad) + (b"\x01" if alive else b"\x00")
-                         for quad, alive in repo.storage.tables.changes_of(raw, 1))
+                         for quad, alive in repo.storage.tables.changes_of(snapshot.tx, 1))
     repo.close()
     # Nothing under the quads' records (91) or snapshots (92); the table's under 93 and 94.
     assert not any(key.startswith((b"\x91", b"\x92", pack("S"), pack("B"))) for key in keys)

@@ -17,8 +17,8 @@ P = IRI("urn:p")
 
 
 def snapshots(repo) -> dict:
-    with repo.storage.read().tx as tx:
-        return repo.storage.quads.heads.metas(tx)
+    with repo.storage.read() as snapshot:
+        return repo.storage.quads.heads.metas(snapshot.tx)
 
 
 def objects(repo, ref) -> list:

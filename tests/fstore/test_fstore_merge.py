@@ -16,9 +16,9 @@ def objects(repo, ref):
 
 
 def records_of(repo, commit_id):
-    with repo.storage.read().tx as tx:
-        seq = repo.storage.commits.seq_of(tx, commit_id)
-        return sorted((quad[3], alive) for quad, alive in repo.storage.quads.changes_of(tx, seq))
+    with repo.storage.read() as snapshot:
+        seq = snapshot.seq_of(commit_id)
+        return sorted((quad[3], alive) for quad, alive in repo.storage.quads.changes_of(snapshot.tx, seq))
 
 
 @pytest.fixture

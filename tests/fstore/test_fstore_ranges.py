@@ -83,8 +83,8 @@ def fstore_identity(repo, value) -> bytes:
     """The object's item as keys hold it (a dictionary reference for a term, a blob
     reference for a long number)."""
     history = repo.storage.quads
-    with repo.storage.read().tx as tx:
-        return history.item_bytes(history.encode(tx, [value]))[0]
+    with repo.storage.read() as snapshot:
+        return history.item_bytes(history.encode(snapshot.tx, [value]))[0]
 
 
 def test_numeric_range_edges():

@@ -54,8 +54,8 @@ def test_a_deleted_branch_is_kept_until_its_reflog_entry_expires(tmp_path):
         repo.at(commit)
     assert sorted(map(repr, fstore.quads(repo.at("main"), *EVERYTHING))) == sorted(map(repr, (tuple(map(fstore.to_rdf, q)) for q in main_quads())))
     assert repo.verify() == [] and repo.reflog() == []
-    with repo.storage.read().tx as tx:  # the blob had one reference, from the dropped commit
-        assert not any(True for space in repo.storage.spaces for _ in tx.prefix(space.store.blobs._data))
+    with repo.storage.read() as snapshot:  # the blob had one reference, from the dropped commit
+        assert not any(True for space in repo.storage.spaces for _ in snapshot.tx.prefix(space.store.blobs._data))
     repo.close()
 
 

@@ -124,9 +124,9 @@ def test_a_tag_and_a_branch_of_one_name(repo):
         repo.branch("v1")
     with pytest.raises(fstore.RefExistsError, match="a branch named 'main' already exists: a tag of that name would"):
         repo.tag("main")
-    with repo.storage.write().tx as tx:  # a store made before the rule holds both
-        repo.storage.create_branch(tx, "x", repo.storage.resolve(tx, second), None)
-        repo.storage.refs.set(tx, TAG, "x", repo.storage.resolve(tx, first))
+    with repo.storage.write() as writer:  # a store made before the rule holds both
+        writer.create_branch("x", writer.resolve(second), None)
+        writer.set_ref(TAG, "x", writer.resolve(first))
     with pytest.raises(fstore.AmbiguousRefError) as caught:
         repo.log("x")
     said = str(caught.value)

@@ -79,9 +79,9 @@ def test_fetch_brings_only_new_commits_and_push_fast_forwards(tmp_path):
     copy = fstore.clone(seeded_origin(tmp_path), tmp_path / "copy" / ".datae")
     origin = store(tmp_path / "origin")
     new = [commit(origin, n) for n in range(1, 4)]
-    with origin.storage.read().tx as otx, copy.storage.read().tx as ctx:
-        have = {record["id"] for _, record in copy.storage.commits.all(ctx)}
-        sent = [p["id"] for p in commit_payloads(origin.storage, otx, [origin.storage.refs.head(otx, "main")], have)]
+    with origin.storage.read() as theirs, copy.storage.read() as ours:
+        have = {record["id"] for _, record in ours.all_commits()}
+        sent = [p["id"] for p in commit_payloads(theirs, [theirs.head("main")], have)]
     assert sent == new  # only what the copy lacks, parents first
     origin.close()
     assert copy.fetch()["origin/main"] == new[-1]
@@ -124,8 +124,8 @@ def test_tampered_or_orphan_commits_are_refused_and_change_nothing(tmp_path):
     for n in range(3):
         commit(origin, n)
     target = store(tmp_path / "target")
-    with origin.storage.read().tx as tx:
-        payloads = list(commit_payloads(origin.storage, tx, [origin.storage.refs.head(tx, "main")], set()))
+    with origin.storage.read() as snapshot:
+        payloads = list(commit_payloads(snapshot, [snapshot.head("main")], set()))
     before = target.stats()["commits"]
     cases = [
         ({**payloads[0], "message": "changed"}, TamperedError, "does not hash to its id"),
@@ -134,8 +134,8 @@ def test_tampered_or_orphan_commits_are_refused_and_change_nothing(tmp_path):
     ]
     for payload, error, message in cases:
         with pytest.raises(error, match=message):
-            with target.storage.write().tx as tx:
-                receive(target.storage, tx, payload)
+            with target.storage.write() as writer:
+                receive(writer, payload)
         assert target.stats()["commits"] == before
     # A digest that its records do not give, with an id recomputed to match it.
     from fstore.core.commits import commit_hash
@@ -145,8 +145,8 @@ def test_tampered_or_orphan_commits_are_refused_and_change_nothing(tmp_path):
     forged["id"] = commit_hash([], forged["message"], forged["author"], dt.datetime.fromisoformat(forged["time"]),
                                forged["digest"], sorted(forged["records"]))
     with pytest.raises(TamperedError, match="do not give the state digest it claims"):
-        with target.storage.write().tx as tx:
-            receive(target.storage, tx, forged)
+        with target.storage.write() as writer:
+            receive(writer, forged)
     assert target.stats()["commits"] == before and target.verify() == []
     origin.close()
     target.close()
@@ -270,8 +270,8 @@ def test_a_payload_built_from_docs_sync_md_is_received(tmp_path):
     wire = msgpack.packb({"id": digest.hexdigest(), "parents": [], "message": "m", "author": "a", "time": time,
                           "digest": state, "added": 1, "removed": 0, "records": [record]}, use_bin_type=True)
     repo = store(tmp_path / "r")
-    with repo.storage.write().tx as tx:
-        seq = receive(repo.storage, tx, decode_payload(wire))
+    with repo.storage.write() as writer:
+        seq = receive(writer, decode_payload(wire))
     assert repo.commit(digest.hexdigest()).seq == seq
     assert list(fstore.quads(repo.at(digest.hexdigest()), *EVERYTHING)) == [
         (None, IRI("urn:s"), IRI("urn:p"), fstore.to_rdf(1))]
@@ -320,11 +320,11 @@ def test_an_interrupted_fetch_moves_no_ref_and_the_next_one_completes(tmp_path, 
     monkeypatch.setattr(sync, "BATCH_RECORDS", 1)  # a transaction per commit
     real, calls = sync.receive, []
 
-    def dropped_after_three(storage, tx, payload):
+    def dropped_after_three(writer, payload):
         calls.append(payload["id"])
         if len(calls) == 4:
             raise ConnectionError("the connection dropped")
-        return real(storage, tx, payload)
+        return real(writer, payload)
 
     monkeypatch.setattr(sync, "receive", dropped_after_three)
     before = copy.remote_branches()

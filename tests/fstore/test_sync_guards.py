@@ -32,8 +32,8 @@ def test_counts_that_are_booleans_or_negative_are_refused(tmp_path, field, forge
     b = fstore.open(str(tmp_path / "b"))
     with pytest.raises(SyncError, match=f"{payloads[0]['id']}|field '{field}'"):
         sync.receive_all(b.storage, payloads)
-    with b.storage.read().tx as tx:
-        assert b.storage.commits.seq_of(tx, payloads[0]["id"]) is None
+    with b.storage.read() as snapshot:
+        assert snapshot.seq_of(payloads[0]["id"]) is None
     with pytest.raises(SyncError):
         sync.check_payload(payloads[0])
 
@@ -109,8 +109,8 @@ def test_pull_resolves_the_remote_tracking_branch_even_beside_an_older_branch_of
     one_commit(up, 1)
     up.close()
     c = fstore.clone(str(tmp_path / "up"), str(tmp_path / "c"))
-    with c.storage.write().tx as tx:  # what a store made before the rule holds
-        c.storage.refs.set(tx, fstore.core.refs.BRANCH, "origin/main", None)
+    with c.storage.write() as writer:  # what a store made before the rule holds
+        writer.set_ref(fstore.core.refs.BRANCH, "origin/main", None)
     up = fstore.open(str(tmp_path / "up"))
     head = one_commit(up, 2)
     assert c.pull("origin", "main") == head

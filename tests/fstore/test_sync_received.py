@@ -42,10 +42,10 @@ def forge_counts(repo: fstore.Repository, commit_id: str, added: int = 999999, r
     """Rewrite the counts stored with ``commit_id`` (what a hostile or broken store would
     send: its id, message, records and digest stay true)."""
     commits = repo.storage.commits
-    with repo.storage.write().tx as tx:
-        seq = commits.seq_of(tx, commit_id)
-        found = commits.get(tx, seq)
-        commits.write(tx, seq, commits.parents(tx, seq), found.id, found.message, found.author, found.time, added,
+    with repo.storage.write() as writer:
+        seq = writer.seq_of(commit_id)
+        found = writer.commit(seq)
+        commits.write(writer.tx, seq, writer.parents(seq), found.id, found.message, found.author, found.time, added,
                       removed, found.digest)
 
 
@@ -202,11 +202,11 @@ def _damage_record(repo: fstore.Repository) -> str:
     """A commit whose stored message is not the one its id hashes."""
     commits = repo.storage.commits
     head = repo.head("main")
-    with repo.storage.write().tx as tx:
-        seq = commits.seq_of(tx, head)
-        found = commits.get(tx, seq)
-        commits.write(tx, seq, commits.parents(tx, seq), found.id, "rewritten", found.author, found.time, found.added,
-                      found.removed, found.digest)
+    with repo.storage.write() as writer:
+        seq = writer.seq_of(head)
+        found = writer.commit(seq)
+        commits.write(writer.tx, seq, writer.parents(seq), found.id, "rewritten", found.author, found.time,
+                      found.added, found.removed, found.digest)
     return "hashes to"
 
 
@@ -215,9 +215,9 @@ def _damage_index(repo: fstore.Repository) -> str:
     would miss a quad)."""
     store = repo.storage.quads.heads.store
     prefix = store.index_prefix(len(store.indices) - 1)
-    with repo.storage.write().tx as tx:
-        key, _ = next(iter(tx.range(prefix, prefix + b"\xff")))
-        tx.delete(key)
+    with repo.storage.write() as writer:
+        key, _ = next(iter(writer.tx.range(prefix, prefix + b"\xff")))
+        writer.tx.delete(key)
     return "index"
 
 
@@ -325,8 +325,8 @@ def test_a_time_not_in_utc_is_refused_as_such(pair):
     from fstore.sync.protocol import commit_payloads, receive
 
     origin = store(pair[0])
-    with origin.storage.read().tx as tx:
-        payload = next(commit_payloads(origin.storage, tx, [origin.storage.refs.head(tx, "main")], set()))
+    with origin.storage.read() as snapshot:
+        payload = next(commit_payloads(snapshot, [snapshot.head("main")], set()))
     origin.close()
     moved = dt.datetime.fromisoformat(payload["time"]).astimezone(dt.timezone(dt.timedelta(hours=1)))
     forged = {**payload, "time": moved.isoformat()}
@@ -334,7 +334,7 @@ def test_a_time_not_in_utc_is_refused_as_such(pair):
                                sorted(forged["records"]))
     target = store(pair[0].parent / "target")
     with pytest.raises(TamperedError, match="not in UTC"):
-        with target.storage.write().tx as tx:
-            receive(target.storage, tx, forged)
+        with target.storage.write() as writer:
+            receive(writer, forged)
     assert target.stats()["commits"] == 0
     target.close()

@@ -28,8 +28,8 @@ def payloads(tmp_path) -> list[dict]:
     repo = store(tmp_path / "r")
     for n in range(3):
         commit(repo, n)
-    with repo.storage.read().tx as tx:
-        found = list(commit_payloads(repo.storage, tx, [repo.commit("main").seq], set()))
+    with repo.storage.read() as snapshot:
+        found = list(commit_payloads(snapshot, [repo.commit("main").seq], set()))
     repo.close()
     return found
 

@@ -58,38 +58,38 @@ def repo(tmp_path):
 
 def test_a_damaged_key_in_any_index_is_reported(repo):
     for name, prefix, number in keyspaces(repo):
-        with repo.storage.write().tx as tx:
-            key, value = next(iter(tx.range(prefix, prefix + b"\xff")))
-            tx.delete(key)
-            tx.set(key[:-1] + bytes([key[-1] ^ 0x01]), value)
+        with repo.storage.write() as writer:
+            key, value = next(iter(writer.tx.range(prefix, prefix + b"\xff")))
+            writer.tx.delete(key)
+            writer.tx.set(key[:-1] + bytes([key[-1] ^ 0x01]), value)
         problems = repo.verify()
         assert any(name in problem and prefix.hex() in problem for problem in problems), (name, number, problems)
-        with repo.storage.write().tx as tx:  # put it back
-            tx.delete(key[:-1] + bytes([key[-1] ^ 0x01]))
-            tx.set(key, value)
+        with repo.storage.write() as writer:  # put it back
+            writer.tx.delete(key[:-1] + bytes([key[-1] ^ 0x01]))
+            writer.tx.set(key, value)
         assert repo.verify() == []
 
 
 def test_a_missing_key_in_any_index_is_reported(repo):
     for name, prefix, number in keyspaces(repo):
-        with repo.storage.write().tx as tx:
-            key, value = next(iter(tx.range(prefix, prefix + b"\xff")))
-            tx.delete(key)
+        with repo.storage.write() as writer:
+            key, value = next(iter(writer.tx.range(prefix, prefix + b"\xff")))
+            writer.tx.delete(key)
         assert any(name in problem for problem in repo.verify()), (name, number)
-        with repo.storage.write().tx as tx:
-            tx.set(key, value)
+        with repo.storage.write() as writer:
+            writer.tx.set(key, value)
 
 
 def test_the_dictionary_is_checked(repo):
     dictionary = repo.storage.quads.dictionary
-    with repo.storage.write().tx as tx:
+    with repo.storage.write() as writer:
         key = dictionary.key_of(IRI("urn:s7"))
-        item = tx.get(key)
-        tx.delete(key)
+        item = writer.tx.get(key)
+        writer.tx.delete(key)
     assert any("does not map back" in problem for problem in repo.verify())
-    with repo.storage.write().tx as tx:
-        tx.set(key, item)
-        tx.set(dictionary.prefix + b"i" + item, b"\x02oops\x00")  # a string under an IRI id
+    with repo.storage.write() as writer:
+        writer.tx.set(key, item)
+        writer.tx.set(dictionary.prefix + b"i" + item, b"\x02oops\x00")  # a string under an IRI id
     assert any("not a term of its kind" in problem for problem in repo.verify())
 
 
@@ -206,23 +206,23 @@ def test_a_ref_moved_to_another_commit_is_reported(repo):
     another commit's state); the id stored beside it tells."""
     repo.tag("v1", "main~1")
     before = sorted(map(repr, fstore.quads(repo.at("v1"), Var("g"), Var("s"), Var("p"), Var("o"))))
-    with repo.storage.write().tx as tx:
+    with repo.storage.write() as writer:
         key = pack("t", "v1")
-        fields = unpack(tx.get(key))
-        tx.set(key, pack(fields[0] + 1, *fields[1:]))
+        fields = unpack(writer.tx.get(key))
+        writer.tx.set(key, pack(fields[0] + 1, *fields[1:]))
     assert sorted(map(repr, fstore.quads(repo.at("v1"), Var("g"), Var("s"), Var("p"), Var("o")))) != before
     problems = repo.verify()
     assert any("tag 'v1'" in problem for problem in problems), problems
 
 
 def test_the_current_branch_and_the_id_index_are_checked(repo):
-    with repo.storage.write().tx as tx:
-        tx.set(pack("i", "0" * 64), pack(1))  # a prefix lookup of 000000 now finds commit #1
+    with repo.storage.write() as writer:
+        writer.tx.set(pack("i", "0" * 64), pack(1))  # a prefix lookup of 000000 now finds commit #1
     assert repo.resolve("000000") is not None
     assert any("id index" in problem for problem in repo.verify())
-    with repo.storage.write().tx as tx:
-        tx.delete(pack("i", "0" * 64))
-        tx.set(pack("datae", "current-branch"), b"nowhere")
+    with repo.storage.write() as writer:
+        writer.tx.delete(pack("i", "0" * 64))
+        writer.tx.set(pack("datae", "current-branch"), b"nowhere")
     assert any("current branch 'nowhere'" in problem for problem in repo.verify())
 
 
@@ -241,16 +241,16 @@ def test_a_snapshot_no_read_chooses_yet_is_checked(tmp_path, monkeypatch):
         fstore.add_many(tx, [(None, IRI(f"urn:x{i}"), IRI("urn:p"), i) for i in range(20)])
     repo.merge("main", "x")  # a fast-forward: main's snapshot moves to x's head too
     heads = repo.storage.quads.heads
-    with repo.storage.read().tx as tx:
-        metas = heads.metas(tx)
+    with repo.storage.read() as snapshot:
+        metas = heads.metas(snapshot.tx)
         assert sorted(seq for seq, _, _ in metas.values()) == [3, 3] or len({m[0] for m in metas.values()}) == 1
         unread = max(metas)
         seq, owner, count = metas[unread]
-        assert heads.base(tx, seq)[0] != unread
-        items = next(iter(heads._quads_of(tx, unread)))
-    with repo.storage.write().tx as tx:  # lose one quad from every index of that snapshot
-        heads.store.delete(tx, unread, *map(Packed, items))
-        heads._set_meta(tx, unread, seq, owner, count - 1)
+        assert heads.base(snapshot.tx, seq)[0] != unread
+        items = next(iter(heads._quads_of(snapshot.tx, unread)))
+    with repo.storage.write() as writer:  # lose one quad from every index of that snapshot
+        heads.store.delete(writer.tx, unread, *map(Packed, items))
+        heads._set_meta(writer.tx, unread, seq, owner, count - 1)
     problems = repo.verify()
     assert any(f"quads snapshot {unread}" in problem for problem in problems), problems
     repo.close()
@@ -261,23 +261,23 @@ def test_blob_reference_counts_and_missing_blobs_are_reported(repo):
         fstore.add(tx, None, IRI("urn:s"), IRI("urn:p"), 10 ** 400)  # too long for a key: a blob
     assert repo.verify() == []
     blobs = repo.storage.quads.store.blobs
-    with repo.storage.write().tx as tx:
-        digest = next(blobs.digests(tx))
-        tx.set(blobs._refs + digest, b"2")  # gc would keep it one reference too long
+    with repo.storage.write() as writer:
+        digest = next(blobs.digests(writer.tx))
+        writer.tx.set(blobs._refs + digest, b"2")  # gc would keep it one reference too long
     assert any("counts b'2' references, but keys hold 1" in problem for problem in repo.verify())
-    with repo.storage.write().tx as tx:
-        tx.delete(blobs._refs + digest)
-        tx.delete(blobs._data + digest)
+    with repo.storage.write() as writer:
+        writer.tx.delete(blobs._refs + digest)
+        writer.tx.delete(blobs._data + digest)
     problems = repo.verify()  # a typed report, not a KeyError
     assert any("not stored" in problem for problem in problems), problems
 
 
 def test_a_snapshot_record_with_a_wrong_count_is_reported(repo):
     heads = repo.storage.quads.heads
-    with repo.storage.read().tx as tx:
-        number, (seq, owner, count) = next(iter(heads.metas(tx).items()))
-    with repo.storage.write().tx as tx:
-        heads._set_meta(tx, number, seq, owner, count + 1)
+    with repo.storage.read() as snapshot:
+        number, (seq, owner, count) = next(iter(heads.metas(snapshot.tx).items()))
+    with repo.storage.write() as writer:
+        heads._set_meta(writer.tx, number, seq, owner, count + 1)
     assert any(f"records {count + 1} quads but holds {count}" in problem for problem in repo.verify())
 
 
@@ -306,27 +306,28 @@ def test_byte_flips_are_refused_reported_or_harmless(tmp_path):
 def test_refs_written_before_ids_were_kept_still_verify(repo):
     """A store whose refs hold ``pack(seq)`` alone (written before this format detail)
     reads and verifies as before."""
-    with repo.storage.write().tx as tx:
+    with repo.storage.write() as writer:
         for key in (pack("b", "main"), pack("b", "side")):
-            tx.set(key, pack(unpack(tx.get(key))[0]))
+            writer.tx.set(key, pack(unpack(writer.tx.get(key))[0]))
     assert repo.verify() == []
-    with repo.storage.write().tx as tx:
-        tx.set(pack("b", "side"), pack(99))  # a commit that does not exist
+    with repo.storage.write() as writer:
+        writer.tx.set(pack("b", "side"), pack(99))  # a commit that does not exist
     assert any("branch 'side': it names commit #99, which is not stored" in p for p in repo.verify())
 
 
 def test_a_commit_record_whose_time_or_parents_broke_is_a_typed_error(repo):
     """A flipped byte inside a commit's time or parents used to escape verify as a
     ValueError or TypeError."""
-    with repo.storage.write().tx as tx:
-        record = msgpack.unpackb(tx.get(pack("c", 1)))
-        tx.set(pack("c", 1), msgpack.packb({**record, "time": record["time"][:11] + "\x10" + record["time"][12:]}))
+    with repo.storage.write() as writer:
+        record = msgpack.unpackb(writer.tx.get(pack("c", 1)))
+        forged = record["time"][:11] + "\x10" + record["time"][12:]
+        writer.tx.set(pack("c", 1), msgpack.packb({**record, "time": forged}))
     with pytest.raises(fstore.DataeError, match="not ISO 8601"):
         repo.verify()
-    with repo.storage.write().tx as tx:
-        tx.set(pack("c", 1), msgpack.packb(record))
-        record = msgpack.unpackb(tx.get(pack("c", 2)))
-        tx.set(pack("c", 2), msgpack.packb({**record, "parents": [[1]]}))
+    with repo.storage.write() as writer:
+        writer.tx.set(pack("c", 1), msgpack.packb(record))
+        record = msgpack.unpackb(writer.tx.get(pack("c", 2)))
+        writer.tx.set(pack("c", 2), msgpack.packb({**record, "parents": [[1]]}))
     with pytest.raises(fstore.DataeError, match="not commit numbers"):
         repo.verify()
 
@@ -350,9 +351,9 @@ def test_a_fetched_empty_branch_verifies(repo, tmp_path):
         b.fetch()
         assert b.remote_branches()["origin/empty"] is None
         assert b.verify() == []
-        with b.storage.write().tx as tx:
-            tx.set(pack("t", "v9"), pack(None))
-            tx.set(pack("m", "origin/gone"), pack(99))
+        with b.storage.write() as writer:
+            writer.tx.set(pack("t", "v9"), pack(None))
+            writer.tx.set(pack("m", "origin/gone"), pack(99))
         problems = b.verify()
     assert any("tag 'v9': its value (None,) is not (commit seq, commit id)" in p for p in problems), problems
     assert any("remote-tracking branch 'origin/gone': it names commit #99" in p for p in problems), problems
@@ -391,8 +392,8 @@ def test_b_trees_not_checked_leave_every_other_check_running(repo, monkeypatch):
     it used to return that line alone."""
     from nstore.okvs import Transaction
 
-    with repo.storage.write().tx as tx:
-        tx.set(pack("b", "side"), pack(99))  # a commit that does not exist
+    with repo.storage.write() as writer:
+        writer.tx.set(pack("b", "side"), pack(99))  # a commit that does not exist
     monkeypatch.setattr(Transaction, "tree_problems", lambda self: None)
     problems = repo.verify()
     assert any("its B-trees could not be checked" in p for p in problems), problems
@@ -402,9 +403,9 @@ def test_b_trees_not_checked_leave_every_other_check_running(repo, monkeypatch):
 def test_a_state_replaced_before_the_walk_is_checked_in_a_newer_one(repo):
     """Two writes after the read transaction began replace its meta page: the walk then
     checks the newest state instead (its pages are read as that transaction begins)."""
-    with repo.storage.read().tx as tx:
+    with repo.storage.read() as snapshot:
         for i in range(2):
             with repo.transaction("main", message=f"w{i}", author="a") as write:
                 fstore.add(write, IRI("urn:g"), IRI(f"urn:w{i}"), IRI("urn:p"), i)
-        assert tx.tree_problems() is None
-        assert repo.storage.tree_problems(tx) == []
+        assert snapshot.tx.tree_problems() is None
+        assert repo.storage.tree_problems(snapshot.tx) == []
