@@ -38,15 +38,17 @@ import fstore
 
 from .nstore_bench import generate, machine
 
-# VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and exec from the parent.
-# The command's own time (the interpreter's start, ~0.4 s, left out: a peer's command
-# would not pay it) and its peak anonymous memory (RssAnon, sampled every 20 ms): heap and
-# LMDB's dirty pages, not the pages of the store file it maps, which the kernel may drop
-# (VmHWM counts those too; it is printed beside). Not ru_maxrss: Linux carries it over
-# fork and exec from the parent.
+# The command's own time (the interpreter's start and the loading of its modules left out:
+# a peer's command would not pay them) and its peak anonymous memory (RssAnon, sampled
+# every 20 ms): heap and LMDB's dirty pages, not the pages of the store file it maps, which
+# the kernel may drop (VmHWM counts those too; it is printed beside). Not ru_maxrss: Linux
+# carries it over fork and exec from the parent.
 _MEASURED = """
 import sys, threading, time
 from datae.cli import main
+# The modules a sync command loads (the CLI loads them lazily, in the command): loaded
+# before the clock starts, as the interpreter is.
+import datae.commands.remotes, datae.progress, fstore.sync.remotes, fstore.sync.http_client, fstore.tables.plugin
 
 def status(field):
     with open("/proc/self/status") as lines:
