@@ -7,7 +7,8 @@ module level, in function bodies, under ``TYPE_CHECKING`` and in ``try``/``excep
    a loop dodged by importing inside a function is still a loop).
 3. ``fstore.core`` imports only nstore, fstore.core and fstore.errors; ``fstore.ops`` and
    ``fstore.sync`` never import the facade (the package ``fstore``, ``fstore.repository``,
-   ``fstore.view``, ``fstore.transaction``, ``fstore.api``).
+   ``fstore.view``, ``fstore.transaction``, ``fstore.api``); ``fstore.ops`` imports neither
+   sync nor the tables (a plug-in gives it what it needs of them).
 4. ``query`` imports from fstore only its public API: ``fstore``, ``fstore.rdf``,
    ``fstore.errors``.
 5. No module of ``datae`` but the entry point imports ``datae.cli``: command modules
@@ -248,6 +249,9 @@ def test_fstore_core_ops_and_sync_stay_below_the_facade():
         elif _under(found.module, "fstore.ops") or _under(found.module, "fstore.sync"):
             if found.target in FACADE:
                 faults.append(found.where() + " (operations and sync never import the facade)")
+            if _under(found.module, "fstore.ops") and (_under(found.target, "fstore.sync")
+                                                       or _under(found.target, "fstore.tables")):
+                faults.append(found.where() + " (operations import neither sync nor the tables)")
     _fail_if("imports across fstore's inner layers", faults)
 
 

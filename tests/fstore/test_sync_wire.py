@@ -5,7 +5,6 @@ client share that module, and fstore.sync never imports the facade."""
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from fstore.sync.merge_requests import RequestConflictError
 from fstore.sync.opener import OpenStore
 from fstore.sync.protocol import RefUpdate, SyncError, TamperedError, commit_payloads
 from tests.fstore.test_sync import commit, store
+from tests.test_layers import imports_of, project_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 END_1 = bytes.fromhex("81a3656e6401")  # msgpack {"end": 1}: fixmap 1, fixstr "end", 1
@@ -115,28 +115,12 @@ def test_errors_travel_by_kind():
     assert type(wire.error_of({}, "x")) is SyncError
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, at any level (module, function, TYPE_CHECKING)."""
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join(parts + ([base] if base else []))
-            found.update([base] + [f"{base}.{alias.name}" for alias in node.names])
-    return found
-
-
-def test_sync_never_imports_the_facade_and_the_server_no_framing(tmp_path):
-    facade = {"fstore.repository", "fstore.view", "fstore.transaction"}
-    for path in sorted((ROOT / "fstore" / "sync").glob("*.py")):
-        assert not _imports(path) & facade, path.name
-    assert "msgpack" not in _imports(ROOT / "datae" / "server.py")  # every frame is fstore.sync.wire's
-    assert "fstore.sync.wire" in _imports(ROOT / "datae" / "server.py")
+def test_the_server_frames_nothing_itself(tmp_path):
+    """Every frame is fstore.sync.wire's (that sync never imports the facade: tests/test_layers.py)."""
+    server = ROOT / "datae" / "server.py"
+    known = set(project_modules())
+    targets = {found.target for found in imports_of("datae.server", server.read_text(), False, known, ("msgpack", "fstore"))}
+    assert "msgpack" not in targets and "fstore.sync.wire" in targets
     repo = store(tmp_path)  # what sync takes instead: the facade answers its protocol
     assert isinstance(repo, OpenStore)
     repo.close()
