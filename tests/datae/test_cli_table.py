@@ -6,7 +6,6 @@ values the command modules write out to stay light agree with the layers that ow
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from importlib import import_module
@@ -16,6 +15,7 @@ import pytest
 
 from datae.cli import COMMANDS, main
 from tests.cli_fixtures import ROOT, checkout_env
+from tests.test_layers import imports_of, project_modules
 
 HEAVY = ("fstore", "query", "nstore", "rich", "lark", "pyoxigraph", "starlette", "prompt_toolkit", "uvicorn",
          "pyarrow", "dulwich")
@@ -88,71 +88,40 @@ def test_every_command_module_is_in_the_table():
     assert found == set(COMMAND_MODULES)
 
 
-def imported(node: ast.AST, path: Path) -> set[str]:
-    """The modules an import statement of ``path`` names, as absolute names (relative ones
-    resolved in ``datae.commands`` or ``datae``; ``from X import y`` names X and X.y)."""
-    if isinstance(node, ast.Import):
-        return {alias.name for alias in node.names}
-    if not isinstance(node, ast.ImportFrom):
-        return set()
-    package = "datae.commands" if path.parent.name == "commands" else "datae"
-    base = package.rsplit(".", node.level - 1)[0] if node.level else ""
-    module = ".".join(part for part in (base, node.module or "") if part)
-    return {module, *(f"{module}.{alias.name}" for alias in node.names)}
-
-
-def top_level_imports(path: Path) -> set[str]:
-    """The modules ``path`` imports at its top level (not under ``if TYPE_CHECKING``)."""
-    return {name for node in ast.parse(path.read_text()).body for name in imported(node, path)}
-
-
-def every_import(path: Path) -> set[str]:
-    """Every module ``path`` imports anywhere, function level too."""
-    return {name for node in ast.walk(ast.parse(path.read_text())) for name in imported(node, path)}
-
-
-@pytest.mark.parametrize("path", sorted([*(ROOT / "datae" / "commands").glob("*.py"), ROOT / "datae" / "context.py"]),
-                         ids=lambda path: path.stem)
-def test_command_modules_stay_light_and_never_import_the_cli(path):
-    """What ``datae CMD --help`` loads imports, at its top level, only the standard library
-    and datae's command modules; and no module below the table imports the table."""
-    assert "datae.cli" not in every_import(path)
-    ours = ("datae.context", *(f"datae.commands.{module}" for module in COMMAND_MODULES))
-    for name in top_level_imports(path):
-        assert name.split(".")[0] not in HEAVY, name
-        assert name.split(".")[0] != "datae" or name.startswith(ours), name
-
-
+LIGHT = sorted([*(ROOT / "datae" / "commands").glob("*.py"), ROOT / "datae" / "context.py"])
 # What a command module may import inside a function, and why: the layers below and the
 # modules that load rich, prompt_toolkit or starlette, so that declaring the command's
-# arguments (datae CMD --help) loads none of them. Anything else belongs at the top.
+# arguments (datae CMD --help) loads none of them. Anything else belongs at the top. (That
+# nothing below the table imports it, and every function-level import has its reason in
+# one place: tests/test_layers.py.)
 LAZY_LOADS = ("fstore", "query", "nstore", "lmdb", "datae.progress", "datae.repl", "datae.server")
 
 
-def function_level_imports(path: Path) -> set[str]:
-    """The modules ``path`` imports inside its functions."""
-    functions = [node for node in ast.walk(ast.parse(path.read_text()))
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return {name for function in functions for node in ast.walk(function)
-            if isinstance(node, (ast.Import, ast.ImportFrom)) for name in imported(node, path)}
+def imports(path: Path) -> list:
+    """Every import of ``path`` of datae's packages or a heavy dependency (the layer test's
+    reader)."""
+    module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return imports_of(module, path.read_text(), False, set(project_modules()), (*HEAVY, "datae", "lmdb"))
 
 
-@pytest.mark.parametrize("path", sorted([*(ROOT / "datae" / "commands").glob("*.py"), ROOT / "datae" / "context.py"]),
-                         ids=lambda path: path.stem)
-def test_function_level_imports_are_the_lazy_loads(path):
-    for name in function_level_imports(path):
-        assert name.split(".")[0] in LAZY_LOADS or name.startswith(LAZY_LOADS[4:]), name
+@pytest.mark.parametrize("path", LIGHT, ids=lambda path: path.stem)
+def test_command_modules_load_only_the_standard_library_and_commands(path):
+    """What ``datae CMD --help`` loads imports, at its top level, only the standard library
+    and datae's command modules; inside functions, only the lazy loads."""
+    ours = ("datae.context", "datae.commands")
+    for found in imports(path):
+        if found.lazy:
+            assert found.typing_only or found.target.startswith(LAZY_LOADS), found.where()
+        else:
+            assert found.target.split(".")[0] not in HEAVY and found.target.startswith(ours), found.where()
 
 
 def test_the_table_imports_a_command_s_module_only():
-    """datae/cli.py imports, inside functions, only importlib.metadata (for --version); a
-    command's module it imports by name from the table (import_module)."""
-    assert {name.split(".")[0] for name in function_level_imports(ROOT / "datae" / "cli.py")} == {"importlib"}
-
-
-def test_repl_and_progress_never_import_the_cli():
-    for name in ("repl.py", "repl_text.py", "progress.py"):
-        assert "datae.cli" not in every_import(ROOT / "datae" / name), name
+    """datae/cli.py imports only the context at its top, and a command's module by name from
+    the table (import_module) when it runs."""
+    found = {(i.target, i.lazy) for i in imports(ROOT / "datae" / "cli.py")}
+    assert {target for target, lazy in found if not lazy} == {"datae.context"}
+    assert {target for target, lazy in found if lazy} <= {f"datae.commands.{name}" for name in COMMAND_MODULES}
 
 
 def test_the_values_written_out_for_help_agree_with_their_owners():
