@@ -463,4 +463,4 @@ class Repository:
         try:
             return gc.gc(self.path, self._map_size, expire)
         finally:
-            self.storage = Storage(self.path, map_size=self._map_size)
+            self.storage = Storage(self.path, map_size=self._map_size, plugins=self.plugins)
