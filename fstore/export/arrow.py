@@ -23,8 +23,10 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from nstore import Var
 from nstore.collector import paused_gc
 
+from .. import api
 from ..core.storage import Snapshot
 from ..tables.arrow_batches import BATCH_SIZE, column_batch, column_plan, table_batches, typed_array
 from ..tables.arrow_types import field_metadata, kart_arrow_type, kart_field, table_arrow_schema, table_crs
@@ -134,9 +136,7 @@ def chunks(items: Iterable[Any], size: int, convert: Callable[[list], Any] = lis
 
 def view_quads(view: Any) -> Iterator[tuple]:
     """Every quad of a view (``repo.at(ref)``), streamed with ``fstore.quads``."""
-    from .. import Var, quads
-
-    return quads(view, Var("g"), Var("s"), Var("p"), Var("o"))
+    return api.quads(view, Var("g"), Var("s"), Var("p"), Var("o"))
 
 
 def quad_batch(quads: Sequence[Sequence[Any]], schema: Any = QUADS_SCHEMA, **constants: Any) -> Any:
@@ -163,8 +163,6 @@ def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE, graphs: Iterable[
     keys and turned into columns from their bytes
     (:func:`~fstore.export.terms.packed_quad_columns`): the same batches as
     ``quad_batches(view_quads(view))``, at a fraction of the cost."""
-    from .. import Var
-
     with view.repo.storage.read() as snapshot:
         reader = snapshot.reader(view.seq)
         decode = snapshot.quads.decoder(snapshot.tx, False)  # the dictionary: an nstore-level read
@@ -182,8 +180,6 @@ def view_quad_batches(view: Any, batch_size: int = BATCH_SIZE, graphs: Iterable[
 def _graph_rows(snapshot: Snapshot, reader: Any, graphs: Iterable[Any]) -> Iterator[list[bytes]]:
     """The packed ``[graph, subject, predicate, object]`` items of each graph's quads
     (a prefix scan per graph: a graph's key item is the same in every key)."""
-    from .. import Var
-
     for graph in graphs:
         items = snapshot.quads.encode(snapshot.tx, [graph])  # the dictionary's ids: an nstore-level read
         if items is None:

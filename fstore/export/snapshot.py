@@ -37,6 +37,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..ops.diff import diff_seqs
 from ..errors import UnknownRefError
+from ..tables.access import view_source
+from ..tables.dataset import list_datasets
 from .arrow import BATCH_SIZE, QUADS_SCHEMA, table_arrow_schema, table_batches, table_crs, view_quad_batches
 from .changes import quad_change_batches, table_change_batches
 from .dataset_writer import DatasetWriter, TableResult
@@ -104,9 +106,6 @@ def repository_name(repo: Any) -> str:
 
 def table_names(view: Any) -> list[str]:
     """The Kart tables (datasets) of a view, sorted."""
-    from ..tables.access import view_source
-    from ..tables.dataset import list_datasets
-
     return list_datasets(view_source(view))
 
 

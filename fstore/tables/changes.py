@@ -31,7 +31,7 @@ was only re-encoded (same cells, newer legend) is not reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from nstore import Var
@@ -46,7 +46,7 @@ from .dataset import DatasetState, RowReader, find_dataset, key_order, pk_of_pat
 from .errors import ColumnNotFoundError, TableNotFoundError
 from .mapping import FEATURE, dataset_graph, dataset_name
 from .packing import pack
-from .schema import SchemaDiff
+from .schema import Legend, SchemaDiff
 from .types import decode_value
 
 if TYPE_CHECKING:
@@ -71,8 +71,8 @@ def raw_diff(repo: Repository, a: str, b: str, name: str | None = None) -> Itera
     >>> repo.close()
     """
     pattern = None if name is None else (dataset_graph(name), Var("s"), Var("p"), Var("o"))
-    with repo.storage.read().tx as otx:
-        yield from diff_seqs(Snapshot(repo.storage, otx), repo.storage.resolve(otx, a), repo.storage.resolve(otx, b), pattern, repo.storage.tables)
+    with repo.storage.read() as snapshot:
+        yield from diff_seqs(snapshot, snapshot.resolve(a), snapshot.resolve(b), pattern, snapshot.tables)
 
 
 @dataclass
@@ -130,20 +130,25 @@ class LogEntry:
 
 
 class _At:
-    """A table's state at one commit, for reading rows."""
+    """A table's state at one commit, for reading rows (in ``snapshot``)."""
 
-    def __init__(self, repo: Repository, otx: Any, seq: int | None, name: str) -> None:
-        self.source = seq_source(Snapshot(repo.storage, otx), seq)
+    def __init__(self, snapshot: Snapshot, seq: int | None, name: str) -> None:
+        self.source = seq_source(snapshot, seq)
         self.state: DatasetState | None = find_dataset(self.source, name) if seq is not None else None
         self.reader = None
         if self.state is not None:
-            self.reader = RowReader(self.state.schema, self.state.legends, legend_finder(repo.storage, dataset_graph(name), lambda: otx), name)
+            self.reader = RowReader(self.state.schema, self.state.legends, _legends(snapshot, name), name)
 
     def blob(self, graph: Any, path: str) -> bytes | None:
         found = None
         for quad in self.source((graph, path, FEATURE, Var("o"))):
             found = quad[3]
         return found
+
+
+def _legends(snapshot: Snapshot, name: str) -> Callable[[str], Legend]:
+    """Table ``name``'s legends, looked up in ``snapshot``'s transaction."""
+    return legend_finder(snapshot.storage, dataset_graph(name), lambda: snapshot.tx)
 
 
 def _cells(old_reader: RowReader, new_reader: RowReader, path: str, old: bytes, new: bytes, python: bool) -> dict[str, tuple[Any, Any]]:
@@ -164,33 +169,36 @@ def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = Tr
     """Rows of table ``name`` inserted, deleted and updated from ref ``a`` to ref ``b``
     (rows in Python values, or stored values with ``python=False``), in primary-key
     order. :class:`TableNotFoundError` if the table is at neither."""
-    with repo.storage.read().tx as otx:
-        seq_a, seq_b = repo.storage.resolve(otx, a), repo.storage.resolve(otx, b)
-        return _diff_at(repo, otx, seq_a, seq_b, name, python, f"at {a!r} or {b!r}")
+    with repo.storage.read() as snapshot:
+        seq_a, seq_b = snapshot.resolve(a), snapshot.resolve(b)
+        return _diff_at(snapshot, seq_a, seq_b, name, python, f"at {a!r} or {b!r}")
 
 
 def table_diffs(repo: Repository, seq_a: int | None, seq_b: int | None, *, python: bool = True) -> dict[str, TableDiff]:
     """The diff of every table that changed from commit ``seq_a`` to ``seq_b`` (seqs;
     None: no commit), by name (what ``Repository.show`` gives)."""
-    with repo.storage.read().tx as otx:
-        names = sorted({dataset_name(quad[0]) for _, quad in diff_seqs(Snapshot(repo.storage, otx), seq_a, seq_b, None,
-                                                                        repo.storage.tables)} - {None})
-        return {name: _diff_at(repo, otx, seq_a, seq_b, name, python, "at either commit") for name in names}
+    with repo.storage.read() as snapshot:
+        return _diffs(snapshot, seq_a, seq_b, python)
 
 
 def tables_changed(repo: Repository, a: str | None, b: str, *, python: bool = True) -> dict[str, TableDiff]:
     """:func:`table_diffs` between refs: every table that changed from ref ``a`` (None:
     before the first commit, as for a root commit's ``show``) to ref ``b``, by name."""
-    with repo.storage.read().tx as otx:
-        seq_a = None if a is None else repo.storage.resolve(otx, a)
-        seq_b = repo.storage.resolve(otx, b)
-    return table_diffs(repo, seq_a, seq_b, python=python)
+    with repo.storage.read() as snapshot:  # the refs and the diffs read in one state
+        return _diffs(snapshot, None if a is None else snapshot.resolve(a), snapshot.resolve(b), python)
 
 
-def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, name: str, python: bool,
+def _diffs(snapshot: Snapshot, seq_a: int | None, seq_b: int | None, python: bool) -> dict[str, TableDiff]:
+    """:func:`table_diffs`, read in ``snapshot``."""
+    names = sorted({dataset_name(quad[0]) for _, quad in diff_seqs(snapshot, seq_a, seq_b, None, snapshot.tables)}
+                   - {None})
+    return {name: _diff_at(snapshot, seq_a, seq_b, name, python, "at either commit") for name in names}
+
+
+def _diff_at(snapshot: Snapshot, seq_a: int | None, seq_b: int | None, name: str, python: bool,
              where: str) -> TableDiff:
     graph = dataset_graph(name)
-    at_a, at_b = _At(repo, otx, seq_a, name), _At(repo, otx, seq_b, name)
+    at_a, at_b = _At(snapshot, seq_a, name), _At(snapshot, seq_b, name)
     if at_a.state is None and at_b.state is None:
         raise TableNotFoundError(name, where)
     result = TableDiff(name)
@@ -198,7 +206,7 @@ def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, n
         result.schema = at_a.state.schema.diff(at_b.state.schema) or None
     result.pk_columns = [c.name for c in (at_b.state or at_a.state).schema.pk_columns]
     changes: dict[str, list[Any]] = {}
-    for op, quad in diff_seqs(Snapshot(repo.storage, otx), seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), repo.storage.tables):
+    for op, quad in diff_seqs(snapshot, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), snapshot.tables):
         changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
     for path, (old, new) in sorted(changes.items(), key=lambda change: key_order(change[0])):
         if old is None and new is not None:
@@ -222,8 +230,8 @@ def _diff_at(repo: Repository, otx: Any, seq_a: int | None, seq_b: int | None, n
     return result
 
 
-def _path(repo: Repository, otx: Any, seq: int | None, name: str, pk: Any) -> tuple[DatasetState, tuple, str]:
-    at = _At(repo, otx, seq, name)
+def _path(snapshot: Snapshot, seq: int | None, name: str, pk: Any) -> tuple[DatasetState, tuple, str]:
+    at = _At(snapshot, seq, name)
     if at.state is None:
         raise TableNotFoundError(name)
     key = pk_tuple(at.state.schema, pk, name)
@@ -236,16 +244,16 @@ def table_log(repo: Repository, ref: str, name: str, pk: Any, *, python: bool = 
     its change against its first parent)."""
     graph = dataset_graph(name)
     entries: list[LogEntry] = []
-    with repo.storage.read().tx as otx:
-        seq = repo.storage.resolve(otx, ref)
-        _state, key, path = _path(repo, otx, seq, name, pk)
-        for commit_seq, changes in history_of(Snapshot(repo.storage, otx), seq, (graph, path, FEATURE, Var("o")), repo.storage.tables):
+    with repo.storage.read() as snapshot:
+        seq = snapshot.resolve(ref)
+        _state, key, path = _path(snapshot, seq, name, pk)
+        for commit_seq, changes in history_of(snapshot, seq, (graph, path, FEATURE, Var("o")), snapshot.tables):
             old = next((q[3] for op, q in changes if op == "-"), None)
             new = next((q[3] for op, q in changes if op == "+"), None)
-            commit = repo.storage.commits.get(otx, commit_seq)
-            parents = repo.storage.commits.parents(otx, commit_seq)
-            after = _At(repo, otx, commit_seq, name)
-            before = _At(repo, otx, parents[0] if parents else None, name)
+            commit = snapshot.commit(commit_seq)
+            parents = snapshot.parents(commit_seq)
+            after = _At(snapshot, commit_seq, name)
+            before = _At(snapshot, parents[0] if parents else None, name)
             if old is None and new is None:
                 continue
             if old is not None and new is not None and before.reader is not None:
@@ -275,16 +283,15 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
     id). None if the row is not there; :class:`ColumnNotFoundError`, listing the columns
     at ``ref``, if the column is not there."""
     graph = dataset_graph(name)
-    with repo.storage.read().tx as otx:
-        seq = repo.storage.resolve(otx, ref)
-        state, key, path = _path(repo, otx, seq, name, pk)
+    with repo.storage.read() as snapshot:
+        seq = snapshot.resolve(ref)
+        state, key, path = _path(snapshot, seq, name, pk)
         if column not in state.schema.column_names:
             raise ColumnNotFoundError(name, column, state.schema.column_names, f"at {ref!r}")
         column_id = state.schema.by_name(column).id
-        reader = RowReader(state.schema, state.legends, legend_finder(repo.storage, graph, lambda: otx), name)
-        history = repo.storage.tables
-        commits = repo.storage.commits
-        has_column = _column_presence(repo, otx, name, column_id)
+        reader = RowReader(state.schema, state.legends, _legends(snapshot, name), name)
+        history, otx = snapshot.tables, snapshot.tx  # the space's records are read in the raw transaction
+        has_column = _column_presence(snapshot, name, column_id)
 
         def cell_at(at_seq: int | None) -> tuple[bytes | None, bytes | None]:
             """(blob, packed cell value) at a commit; (None, None) without the row;
@@ -306,28 +313,28 @@ def table_blame(repo: Repository, ref: str, name: str, pk: Any, column: str) -> 
             # Jump to the commit whose record put this blob in place: the row (and so the
             # cell) is the same at every commit between it and `current` — unless the
             # column is younger than the blob, then step back one commit at a time.
-            best = winner(history.records(otx, (graph, path, FEATURE, blob)), commits.ancestors(otx, current))
+            best = winner(history.records(otx, (graph, path, FEATURE, blob)), snapshot.ancestors(current))
             if best is not None and has_column(best[0]):
                 current = best[0]
             same = None
-            for parent in commits.parents(otx, current):
+            for parent in snapshot.parents(current):
                 parent_blob, parent_value = cell_at(parent)
                 if parent_blob is not None and parent_value == value:
                     same = (parent, parent_blob)
                     break
             if same is None:
-                return commits.get(otx, current)
+                return snapshot.commit(current)
             current, blob = same
 
 
-def _column_presence(repo: Repository, otx: Any, name: str, column_id: str) -> Any:
+def _column_presence(snapshot: Snapshot, name: str, column_id: str) -> Callable[[int | None], bool]:
     """A cached ``has_column(seq)``: whether table ``name``'s schema at commit ``seq``
     has the column with this id."""
     cache: dict[int | None, bool] = {}
 
     def has_column(seq: int | None) -> bool:
         if seq not in cache:
-            state = _At(repo, otx, seq, name).state
+            state = _At(snapshot, seq, name).state
             cache[seq] = state is not None and any(c.id == column_id for c in state.schema.columns)
         return cache[seq]
 

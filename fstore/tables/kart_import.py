@@ -115,11 +115,10 @@ def _time(c: KartCommit) -> _dt.datetime:
 def _reset(repo: Repository, branch: str, start: str | None) -> None:
     """Point ``branch`` at ``start`` (a commit id, or None: no commits), creating it if
     needed: one write, and allowed for the current branch (the import owns its branches)."""
-    storage = repo.storage
-    with storage.write().tx as tx:
-        if storage.refs.get(tx, BRANCH, branch)[0]:
-            storage.delete_branch(tx, branch, log=False)
-        storage.create_branch(tx, branch, None if start is None else storage.resolve(tx, start), None)
+    with repo.storage.write() as writer:
+        if writer.ref(BRANCH, branch)[0]:
+            writer.delete_branch(branch, log=False)
+        writer.create_branch(branch, None if start is None else writer.resolve(start), None)
 
 
 def _apply(tx: Any, changes: Sequence[tuple[bool, Quad]] | Iterator[tuple[bool, Quad]]) -> int:
@@ -137,15 +136,14 @@ def _check_refs(repo: Repository, kart: KartRepo, commits: list[KartCommit], hea
                 tags: dict[str, str], branch_prefix: str, onto: str | None, where: str) -> None:
     """Refuse, before anything is written, an import that would rewrite a branch or tag
     or mix two tables of one name."""
-    storage = repo.storage
     for kind, names in (("branch", heads), ("tag", tags)):  # before a commit is imported
         for name in names:
             check_ref_name(branch_prefix + name, what=f"a {kind} of the Kart repository {where}")
-    with storage.read().tx as tx:
-        ancestors = storage.commits.ancestors(tx, storage.resolve(tx, onto)) if onto else frozenset()
+    with repo.storage.read() as snapshot:
+        ancestors = snapshot.ancestors(snapshot.resolve(onto)) if onto else frozenset()
         for name in sorted(heads):
             branch = branch_prefix + name
-            exists, seq = storage.refs.get(tx, BRANCH, branch)
+            exists, seq = snapshot.ref(BRANCH, branch)
             if exists and seq is not None and seq not in ancestors:
                 hint = "" if onto else " (it was not grafted on)"
                 raise KartRepoError(f"branch {branch!r} already has commits the import does not descend from{hint}: "
@@ -188,8 +186,8 @@ def import_kart(repo: Repository, path: str | os.PathLike[str], *, refs: Sequenc
                 result.commits[commit.id] = _import_commit(repo, kart, commit, result, scratch, base)
         finally:
             if scratch in repo.branches():  # internal: no reflog entry
-                with repo.storage.write().tx as tx:
-                    repo.storage.delete_branch(tx, scratch, log=False)
+                with repo.storage.write() as writer:
+                    writer.delete_branch(scratch, log=False)
         for name, kart_id in heads.items():
             branch = branch_prefix + name
             target = result.commits.get(kart_id)
@@ -231,12 +229,11 @@ def _write_merge(repo: Repository, changes: Iterator[tuple[bool, Quad]], first: 
     the merge records every tuple Kart changed and every tuple the other parents' own
     commits touched (keeping ``first``'s state), and nothing else can differ. Returns
     the number of changes against ``first``."""
-    storage = repo.storage
-    tables = storage.tables
-    with storage.write().tx as tx:
-        seq_first = storage.resolve(tx, first) if first is not None else None
-        seq_others = [storage.resolve(tx, o) for o in others]
-        anc_first = storage.commits.ancestors(tx, seq_first)
+    with repo.storage.write() as writer:
+        tables, tx = writer.tables, writer.tx  # the space's records are read in the raw transaction
+        seq_first = writer.resolve(first) if first is not None else None
+        seq_others = [writer.resolve(o) for o in others]
+        anc_first = writer.ancestors(seq_first)
         states: dict[bytes, tuple[Quad, bool | None]] = {}
         for alive, quad in changes:
             prepared = prepare_quad(quad, "table tuple")
@@ -245,7 +242,7 @@ def _write_merge(repo: Repository, changes: Iterator[tuple[bool, Quad]], first: 
         removed = len(states) - added
         theirs: set[int] = set()
         for seq in seq_others:
-            theirs |= storage.commits.ancestors(tx, seq)
+            theirs |= writer.ancestors(seq)
         for key, quad in tables.quads_changed_by(tx, sorted(theirs - anc_first)).items():
             states.setdefault(key, (quad, None))  # None: as at first
         records = []
@@ -256,6 +253,6 @@ def _write_merge(repo: Repository, changes: Iterator[tuple[bool, Quad]], first: 
                 alive = best is not None and best[1]
             records.append((quad, alive, None))
         parents = ([seq_first] if seq_first is not None else []) + seq_others
-        storage.write_commit(tx, branch, parents, {tables.space.name: records}, info["message"], info["author"],
-                             info["time"], added, removed)
+        writer.write_commit(branch, parents, {tables.space.name: records}, info["message"], info["author"],
+                            info["time"], added, removed)
     return added + removed

@@ -162,28 +162,27 @@ def _identity(author: str) -> bytes:
 
 def _refs(repo: Repository, ref: str | None) -> tuple[dict[str, str], dict[str, str], str]:
     """``(git branch -> datae ref, git tag -> datae ref, HEAD's branch)`` to export."""
-    storage = repo.storage
     if ref is None:
         branches = {name: name for name, head in repo.branches().items() if head is not None}
         return branches, dict(repo.tags()), repo.current_branch
-    with storage.read().tx as tx:
-        if storage.resolve(tx, ref) is None:  # a branch without commits
+    with repo.storage.read() as snapshot:
+        if snapshot.resolve(ref) is None:  # a branch without commits
             raise NoTablesError(ref)
     name = ref if ref in repo.branches() else "main"
     return {name: ref}, {}, name
 
 
-def _changes(repo: Repository, tx: Any, commit: Commit, merge: bool, base: int | None) -> Iterator[tuple[bool, tuple]]:
+def _changes(snapshot: Snapshot, commit: Commit, merge: bool, base: int | None) -> Iterator[tuple[bool, tuple]]:
     """``(alive, table tuple)`` that turn the tables at ``base`` into those at ``commit``.
     For a commit with at most one parent (whose tables are ``base``'s) these are its own
     records: each says its tuple's state at the commit. A merge's records are only its
     resolutions, so it takes the diff."""
-    tables = repo.storage.tables
+    tables = snapshot.tables
     if not merge:
-        for quad, alive in tables.changes_of(tx, commit.seq):
+        for quad, alive in tables.changes_of(snapshot.tx, commit.seq):  # the space reads the raw transaction
             yield alive, quad
     else:
-        for op, quad in diff_seqs(Snapshot(repo.storage, tx), base, commit.seq, history=tables):
+        for op, quad in diff_seqs(snapshot, base, commit.seq, history=tables):
             yield op == "+", quad
 
 
@@ -267,14 +266,13 @@ class _Exporter:
                 edits.append((ps.encode("utf-8"), None, None))
         return commit_tree_changes(self.objects, tree, edits) if edits else tree
 
-    def commit(self, tx: Any, commit: Commit) -> bytes | None:
-        commits = self.repo.storage.commits
-        parent_seqs = [commits.seq_of(tx, p) for p in commit.parents]
+    def commit(self, snapshot: Snapshot, commit: Commit) -> bytes | None:
+        parent_seqs = [snapshot.seq_of(p) for p in commit.parents]
         parents = self._git_parents(parent_seqs)
         # the tree of git_of[p] always holds the tables of datae commit p, so a commit with
         # one parent edits its parent's tree with its own records
         base_seq, base_tree = self.state_of[parents[0]] if parents else (None, self.empty_root.id)
-        tree = self.tree(base_tree, _changes(self.repo, tx, commit, len(parent_seqs) > 1, base_seq))
+        tree = self.tree(base_tree, _changes(snapshot, commit, len(parent_seqs) > 1, base_seq))
         if len(parents) <= 1 and tree == base_tree:
             return parents[0] if parents else None
         if tree == self.empty_root.id:
@@ -293,16 +291,15 @@ class _Exporter:
         return c.id
 
     def run(self, branches: dict[str, str], tags: dict[str, str], head: str, result: KartExport) -> None:
-        storage = self.repo.storage
-        with storage.read().tx as tx:
-            heads = {name: storage.resolve(tx, ref) for name, ref in branches.items()}
-            tag_seqs = {name: storage.resolve(tx, ref) for name, ref in tags.items()}
+        with self.repo.storage.read() as snapshot:
+            heads = {name: snapshot.resolve(ref) for name, ref in branches.items()}
+            tag_seqs = {name: snapshot.resolve(ref) for name, ref in tags.items()}
             seqs: set[int] = set()
             for seq in list(heads.values()) + list(tag_seqs.values()):
-                seqs |= storage.commits.ancestors(tx, seq)
+                seqs |= snapshot.ancestors(seq)
             for seq in sorted(seqs):  # significance order: parents first
-                commit = storage.commits.get(tx, seq)
-                git_id = self.commit(tx, commit)
+                commit = snapshot.commit(seq)
+                git_id = self.commit(snapshot, commit)
                 self.git_of[seq] = git_id
                 result.commits[commit.id] = None if git_id is None else git_id.decode()
         self.objects.flush()
