@@ -3,9 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# `make bench` runs every benchmark (each side by side with its peer); choose some with
-# e.g. `make bench BENCHES=query BENCH_ARGS="--quads 100000"`.
-BENCHES ?= nstore versioning query tables tables_sparql kart spark history schemaorg load integrity server
+# `make bench` runs every benchmark (each side by side with its peer) at its default size;
+# choose some with e.g. `make bench BENCHES=query BENCH_ARGS="--quads 100000"`.
+# `python -m bench.run_all [--quick]` runs them all at the sizes docs/performance.md cites
+# (or small ones) and prints one line per figure.
+BENCHES ?= nstore versioning query tables tables_sparql kart spark history schemaorg load integrity server sync rdf_formats read_terms term_check clone_check merge_history
 BENCH_ARGS ?=
 
 .PHONY: demo test test-deep fuzz bench install clean
