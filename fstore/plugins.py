@@ -21,7 +21,7 @@ store loads none of the tables' modules until a table is read, written or merged
 >>> bare.at("main").table("t")
 Traceback (most recent call last):
 ...
-fstore.errors.FstoreError: no plug-in of this repository provides table_at (open it with the plug-in fstore.tables.plugin)
+fstore.errors.FstoreError: no plug-in of this repository provides table_at (it was opened with: none; the default, fstore.tables.plugin, provides the tables' functions)
 >>> repo.close(); bare.close()
 """
 
@@ -98,11 +98,17 @@ class Plugins:
 
     def provided(self, name: str) -> Callable[..., Any]:
         """The function provided for ``name`` (FstoreError if no plug-in provides it)."""
-        try:
-            function = self._functions[name]
-        except KeyError:
-            raise FstoreError(f"no plug-in of this repository provides {name} "
-                              f"(open it with the plug-in {', '.join(DEFAULT_PLUGINS)})") from None
+        function = self.get(name)
+        if function is None:
+            opened = ", ".join(self.names) or "none"
+            raise FstoreError(f"no plug-in of this repository provides {name} (it was opened with: {opened}; "
+                              f"the default, {', '.join(DEFAULT_PLUGINS)}, provides the tables' functions)")
+        return function
+
+    def get(self, name: str) -> Callable[..., Any] | None:
+        """The function provided for ``name``, or None: for what a store without the
+        plug-in does without (a query asks whether a graph is a table's)."""
+        function = self._functions.get(name)
         if isinstance(function, str):
             function = self._functions[name] = resolve(function)
         return function

@@ -56,6 +56,10 @@ _ESTIMATES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 _ANY = object()
 
 
+
+def _no_table(graph: Any) -> bool:
+    return False
+
 class QuerySource:
     """The query engine's source over an fstore view or transaction (``repo.at(ref)``,
     ``repo.transaction``): the engine's ``Source`` protocol, table graphs included.
@@ -83,7 +87,8 @@ class QuerySource:
         self._check = check
         self._table_graphs: Any = None  # made when a pattern first names a table (see _tables)
         # an attribute, not a method: asked for every pattern the engine reads
-        self.is_table_graph: Callable[[Any], bool] = view.repo.plugins.provided("is_table_graph")
+        # no plug-in, no tables: every graph is a graph of quads
+        self.is_table_graph: Callable[[Any], bool] = view.repo.plugins.get("is_table_graph") or _no_table
         try:
             self.statistics = _ESTIMATES.setdefault(view, {})
         except TypeError:  # not weak-referenceable: cache for this source only

@@ -309,7 +309,8 @@ class Repository:
         stored values with ``python=False``)."""
         with self.storage.read() as snapshot:
             shown, first = show.show(snapshot, ref)
-        shown.tables = self.plugins.provided("table_diffs")(self, first, shown.commit.seq, python=python)
+        table_diffs = self.plugins.get("table_diffs")  # none without the tables' plug-in
+        shown.tables = {} if table_diffs is None else table_diffs(self, first, shown.commit.seq, python=python)
         return shown
 
     def revert(self, ref: str, branch: str | None = None, *, message: str | None = None, author: str | None = None,

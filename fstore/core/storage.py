@@ -453,11 +453,13 @@ Changes = dict[str, list[tuple[Quad, bool, list[bytes] | None]]]  # by space nam
 
 
 class Opened(Protocol):
-    """What an operation needs of an open repository (``fstore.Repository`` is one): its
-    storage. Views, transactions and operations name this rather than the facade, so
-    none of them imports it."""
+    """What views and transactions need of an open repository (``fstore.Repository`` is
+    one): its storage, and what its plug-ins registered (``fstore.plugins.Plugins``, the
+    same object as ``storage.plugins``). They name this rather than the facade, so none
+    of them imports it."""
 
     storage: Storage
+    plugins: Any
 
 
 class Snapshot:

@@ -9,7 +9,7 @@ reflog, so gc keeps its commits until the entry expires (as ``push --force`` doe
 ...     with repo.transaction("main", message=f"set {n}") as tx:
 ...         fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), n)
 >>> with repo.storage.write() as writer:
-...     reset(writer, "main~1", hard=True) == repo.storage.commit_id(writer.tx, 1)
+...     reset(writer, "main~1", hard=True) == writer.commit_id(1)
 True
 >>> repo.close()
 """

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..core.storage import Storage
     from ..ops.three_way import Policy
 
-__all__ = ["OpenStore", "Opener", "Opened"]
+__all__ = ["OpenStore", "Opener", "OpenedStore"]
 
 
 @runtime_checkable
@@ -47,10 +47,10 @@ class OpenStore(Protocol):
         ...
 
 
-Opened = TypeVar("Opened", bound=OpenStore, covariant=True)
+OpenedStore = TypeVar("OpenedStore", bound=OpenStore, covariant=True)
 
 
-class Opener(Protocol[Opened]):
+class Opener(Protocol[OpenedStore]):
     """Opens the store at ``path`` (a directory holding one, or ``DIR/.datae``)."""
 
-    def __call__(self, path: str) -> Opened: ...
+    def __call__(self, path: str) -> OpenedStore: ...

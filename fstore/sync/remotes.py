@@ -32,7 +32,7 @@ from ..ops.three_way import Policy
 from . import merge_requests
 from . import protocol
 from . import wire
-from .opener import Opened, Opener, OpenStore
+from .opener import OpenedStore, Opener, OpenStore
 from .protocol import NotFastForwardError, RefUpdate, SyncError, TamperedError
 from .remote_config import add_remote, check_url, remote_url
 
@@ -280,8 +280,8 @@ def _updates(storage: Storage, name: str, offer: dict, branch: str | None, tags:
     return local, updates
 
 
-def clone_into(url: str, path: str, opener: Opener[Opened], *, local: bool = True,
-               token: str | None = None, progress: Progress | None = None) -> Opened:
+def clone_into(url: str, path: str, opener: Opener[OpenedStore], *, local: bool = True,
+               token: str | None = None, progress: Progress | None = None) -> OpenedStore:
     """Make the store at ``path`` a clone of ``url`` (see :func:`fstore.clone`). The clone
     is built in a hidden sibling folder, checked, and renamed into place last, so on any
     failure, a kill included, ``path`` is left as it was found (absent, or empty); a

@@ -119,7 +119,7 @@ def read_commits(stream: Iterator[Any], what: str, *, from_server: bool = False)
                 raise SyncError(f"{what} ended after {count} commits but says {frame['end']}")
             return
         if from_server and isinstance(frame, dict) and "error" in frame:
-            raise ERROR_KINDS.get(str(frame.get("kind", "")), SyncError)(f"{what}: {frame['error']}")
+            raise error_of(frame, f"{what}: {frame['error']}")
         count += 1
         yield check_payload(frame)
     raise SyncError(f"{what} was cut after {count} commits; no ref moved")

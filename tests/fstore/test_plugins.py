@@ -39,6 +39,18 @@ def test_a_store_opened_without_plug_ins_has_none_of_theirs(tmp_path):
             plain.table_diff("main", "main", "t")
 
 
+def test_a_store_without_plug_ins_still_answers_quad_queries_and_shows_commits(tmp_path):
+    from query import execute
+
+    with fstore.open(tmp_path, plugins=()) as plain:
+        with plain.transaction("main", message="one quad") as tx:
+            fstore.add(tx, None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), "o")
+        rows = list(execute(plain.at("main"), "SELECT ?o WHERE { ?s ?p ?o }"))
+        assert [row["o"] for row in rows] == [fstore.Literal("o")]
+        shown = plain.show("main")
+        assert len(shown.quads) == 1 and shown.tables == {}
+
+
 def test_a_plug_in_is_a_module_with_register(tmp_path, monkeypatch):
     import sys
     import types
