@@ -25,21 +25,20 @@ def branch_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_branch(args: argparse.Namespace) -> int:
     """``datae branch [NAME [START]]``, ``-d NAME``, ``-D NAME``, ``-a``."""
-    repo = open_repo(args)
-    if args.delete or args.force_delete:
-        name = args.delete or args.force_delete
-        repo.delete_branch(name, force=bool(args.force_delete))
-        out(f"Deleted branch {name}")
-    elif args.name:
-        repo.branch(args.name, args.start or repo.current_branch)
-    else:
-        current = repo.current_branch
-        for name, head in sorted(repo.branches().items()):
-            out(f"{'*' if name == current else ' '} {name:<20} {short_head(head)}")
-        if args.all:
-            for name, head in sorted(repo.remote_branches().items()):
-                out(f"  {'remotes/' + name:<20} {short_head(head)}")
-    repo.close()
+    with open_repo(args) as repo:
+        if args.delete or args.force_delete:
+            name = args.delete or args.force_delete
+            repo.delete_branch(name, force=bool(args.force_delete))
+            out(f"Deleted branch {name}")
+        elif args.name:
+            repo.branch(args.name, args.start or repo.current_branch)
+        else:
+            current = repo.current_branch
+            for name, head in sorted(repo.branches().items()):
+                out(f"{'*' if name == current else ' '} {name:<20} {short_head(head)}")
+            if args.all:
+                for name, head in sorted(repo.remote_branches().items()):
+                    out(f"  {'remotes/' + name:<20} {short_head(head)}")
     return 0
 
 
@@ -49,10 +48,9 @@ def switch_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_switch(args: argparse.Namespace) -> int:
     """``datae switch BRANCH``."""
-    repo = open_repo(args)
-    repo.switch(args.branch)
-    out(f"Switched to branch '{args.branch}'")
-    repo.close()
+    with open_repo(args) as repo:
+        repo.switch(args.branch)
+        out(f"Switched to branch '{args.branch}'")
     return 0
 
 
@@ -64,14 +62,13 @@ def tag_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_tag(args: argparse.Namespace) -> int:
     """``datae tag [NAME [REF]]``, ``-d NAME``."""
-    repo = open_repo(args)
-    if args.delete:
-        repo.delete_tag(args.delete)
-        out(f"Deleted tag {args.delete}")
-    elif args.name:
-        repo.tag(args.name, args.ref or repo.current_branch)
-    else:
-        for name, commit in sorted(repo.tags().items()):
-            out(f"{name:<20} {commit[:10]}")
-    repo.close()
+    with open_repo(args) as repo:
+        if args.delete:
+            repo.delete_tag(args.delete)
+            out(f"Deleted tag {args.delete}")
+        elif args.name:
+            repo.tag(args.name, args.ref or repo.current_branch)
+        else:
+            for name, commit in sorted(repo.tags().items()):
+                out(f"{name:<20} {commit[:10]}")
     return 0

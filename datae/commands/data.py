@@ -48,27 +48,26 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     from ..progress import counting_progress
 
-    repo = open_repo(args)
-    branch = args.branch or repo.current_branch
-    graph = KEEP_GRAPHS if args.graph is None else parse_term(args.graph, "graph")
-    message = args.message or f"Import {', '.join(os.path.basename(f) for f in args.files)}"
-    read = 0
-    with counting_progress("quads") as progress:
-        with repo.transaction(branch, message=message, author=author(args)) as tx:
-            for name in args.files:
+    with open_repo(args) as repo:
+        branch = args.branch or repo.current_branch
+        graph = KEEP_GRAPHS if args.graph is None else parse_term(args.graph, "graph")
+        message = args.message or f"Import {', '.join(os.path.basename(f) for f in args.files)}"
+        read = 0
+        with counting_progress("quads") as progress:
+            with repo.transaction(branch, message=message, author=author(args)) as tx:
+                for name in args.files:
+                    if progress:
+                        progress.file(os.path.basename(name))
+                    read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base,
+                                 progress=progress.phase if progress else None)
                 if progress:
-                    progress.file(os.path.basename(name))
-                read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base,
-                             progress=progress.phase if progress else None)
-            if progress:
-                progress.committing(read)
-    if tx.commit_id is None:
-        out(f"{read} quads read; nothing changed on {branch}")
-    else:
-        commit = repo.commit(tx.commit_id)
-        out(f"[{branch} {commit.short_id}] {subject(commit.message)}")
-        out(f" {read} quads read, {commit.added} added, {commit.removed} removed")
-    repo.close()
+                    progress.committing(read)
+        if tx.commit_id is None:
+            out(f"{read} quads read; nothing changed on {branch}")
+        else:
+            commit = repo.commit(tx.commit_id)
+            out(f"[{branch} {commit.short_id}] {subject(commit.message)}")
+            out(f" {read} quads read, {commit.added} added, {commit.removed} removed")
     return 0
 
 
@@ -157,16 +156,17 @@ def export_spark(args: argparse.Namespace) -> int:
 def export_format(output: str | None, given: str | None) -> str:
     """``--format``, else the one ``-o``'s name says (``x.ttl``, ``x.nq.gz``), else N-Quads.
 
-    >>> export_format("snapshot.ttl.gz", None), export_format(None, None)
-    ('ttl', 'nq')
+    >>> export_format("snapshot.ttl.gz", None), export_format("ontology.owl", None), export_format(None, None)
+    ('ttl', 'owl', 'nq')
     """
     if given:
         return given
     from fstore.files import without_gz  # the store layer, loaded when a command runs
+    from fstore.rdf import FORMATS  # every name a syntax goes by (.owl, .xml, .turtle, ...), not only --format's
 
     stem = without_gz(output or "")
     suffix = stem.rsplit(".", 1)[-1].lower() if "." in os.path.basename(stem) else ""
-    return suffix if suffix in RDF_FORMATS else "nq"
+    return suffix if suffix in FORMATS else "nq"
 
 
 # -- query, repl -----------------------------------------------------------------------------

@@ -37,31 +37,30 @@ def log_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_log(args: argparse.Namespace) -> int:
     """``datae log [REF] [-n N] [--oneline] [--graph]``."""
-    repo = open_repo(args)
-    tags_by_commit: dict[str, list[str]] = {}
-    for name, commit_id in repo.tags().items():
-        tags_by_commit.setdefault(commit_id, []).append(name)
-    commits = repo.log(args.ref or repo.current_branch, limit=args.n)
-    # Without --graph every commit's lines get no prefix: one code path for both.
-    rows = graph_rows(commits) if args.graph else ((None, "", commit) for commit in commits)
-    for joins, lane, commit in rows:
-        if joins is not None:
-            out(joins)
-        tags = f" (tag: {', '.join(sorted(tags_by_commit[commit.id]))})" if commit.id in tags_by_commit else ""
-        if args.oneline:
-            out(f"{lane}{commit.short_id} {subject(commit.message)}{tags}")
-            continue
-        text = [f"commit {commit.id}{tags}"]
-        if len(commit.parents) > 1:
-            text.append("Merge: " + " ".join(p[:10] for p in commit.parents))
-        text += [f"Author: {commit.author}", f"Date:   {commit.time.isoformat()}",
-                 f"Changes: +{commit.added} -{commit.removed}", "",
-                 *(f"    {line}" for line in commit.message.splitlines() or [""]), ""]
-        through = lane.replace("*", "|")  # the lanes go on beside the commit's other lines
-        out(f"{lane}{text[0]}")
-        for line in text[1:]:
-            out(f"{through}{line}".rstrip())
-    repo.close()
+    with open_repo(args) as repo:
+        tags_by_commit: dict[str, list[str]] = {}
+        for name, commit_id in repo.tags().items():
+            tags_by_commit.setdefault(commit_id, []).append(name)
+        commits = repo.log(args.ref or repo.current_branch, limit=args.n)
+        # Without --graph every commit's lines get no prefix: one code path for both.
+        rows = graph_rows(commits) if args.graph else ((None, "", commit) for commit in commits)
+        for joins, lane, commit in rows:
+            if joins is not None:
+                out(joins)
+            tags = f" (tag: {', '.join(sorted(tags_by_commit[commit.id]))})" if commit.id in tags_by_commit else ""
+            if args.oneline:
+                out(f"{lane}{commit.short_id} {subject(commit.message)}{tags}")
+                continue
+            text = [f"commit {commit.id}{tags}"]
+            if len(commit.parents) > 1:
+                text.append("Merge: " + " ".join(p[:10] for p in commit.parents))
+            text += [f"Author: {commit.author}", f"Date:   {commit.time.isoformat()}",
+                     f"Changes: +{commit.added} -{commit.removed}", "",
+                     *(f"    {line}" for line in commit.message.splitlines() or [""]), ""]
+            through = lane.replace("*", "|")  # the lanes go on beside the commit's other lines
+            out(f"{lane}{text[0]}")
+            for line in text[1:]:
+                out(f"{through}{line}".rstrip())
     return 0
 def graph_rows(commits: Iterable[fstore.Commit]) -> Iterator[tuple[str | None, str, fstore.Commit]]:
     """``log --graph``: for each commit (children before parents, as ``log`` gives them)
@@ -213,16 +212,15 @@ def cmd_blame(args: argparse.Namespace) -> int:
     """``datae blame S P O [--graph G] [--at REF]``."""
     from nstore.terms import parse_term  # the term syntax, loaded when the command runs
 
-    repo = open_repo(args)
-    ref = args.at or repo.current_branch
-    triple = (parse_term(args.subject, "subject"), parse_term(args.predicate, "predicate"),
-              parse_term(args.object, "object"))
-    if args.graph is not None:
-        lines = [blame_line(repo, ref, parse_term(args.graph, "graph"), triple, name_graph=False)]
-    else:
-        # Every graph the triple was ever in at ref: one line each, newest change first.
-        lines = [blame_line(repo, ref, graph, triple, name_graph=True) for graph in graphs_of(repo, ref, triple)]
-    repo.close()
+    with open_repo(args) as repo:
+        ref = args.at or repo.current_branch
+        triple = (parse_term(args.subject, "subject"), parse_term(args.predicate, "predicate"),
+                  parse_term(args.object, "object"))
+        if args.graph is not None:
+            lines = [blame_line(repo, ref, parse_term(args.graph, "graph"), triple, name_graph=False)]
+        else:
+            # Every graph the triple was ever in at ref: one line each, newest change first.
+            lines = [blame_line(repo, ref, graph, triple, name_graph=True) for graph in graphs_of(repo, ref, triple)]
     out("\n".join(line for line in lines if line) or "no commit ever touched this quad")
     return 0
 

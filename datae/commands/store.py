@@ -83,13 +83,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     """``datae stats``."""
     import fstore  # the store layer, loaded when the command runs
 
-    repo = open_repo(args)
-    for key, value in repo.stats().items():
-        out(f"{key:<12} {value:,}" if isinstance(value, int) else f"{key:<12} {value}")
-    view = repo.at(repo.current_branch)
-    out(f"{'quads':<12} {fstore.count(view, fstore.Var('g'), fstore.Var('s'), fstore.Var('p'), fstore.Var('o'))} "
-        f"(at {repo.current_branch})")
-    repo.close()
+    with open_repo(args) as repo:
+        for key, value in repo.stats().items():
+            out(f"{key:<12} {value:,}" if isinstance(value, int) else f"{key:<12} {value}")
+        view = repo.at(repo.current_branch)
+        out(f"{'quads':<12} {fstore.count(view, fstore.Var('g'), fstore.Var('s'), fstore.Var('p'), fstore.Var('o'))} "
+            f"(at {repo.current_branch})")
     return 0
 
 
@@ -99,9 +98,8 @@ def verify_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """``datae verify [--quick]``: exit 1 when a problem is found."""
-    repo = open_repo(args)
-    problems = repo.verify(quick=args.quick)
-    repo.close()
+    with open_repo(args) as repo:
+        problems = repo.verify(quick=args.quick)
     for problem in problems:
         out(f"error: {problem}")
     if problems:

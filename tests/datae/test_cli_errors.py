@@ -16,7 +16,7 @@ import lmdb
 import pytest
 
 import fstore
-from tests.cli_fixtures import checkout_env
+from tests.cli_fixtures import checkout_env, initialised_workdir  # noqa: F401 (a fixture)
 from datae import context
 from datae.cli import main
 from datae.commands import history
@@ -252,3 +252,15 @@ def test_version(capsys):
         main(["--version"])
     assert exit.value.code == 0
     assert capsys.readouterr().out.startswith("datae ")
+
+
+def test_a_failed_command_leaves_no_handle_open(initialised_workdir, capsys):
+    """Each command closes its store whether it succeeds or not: in one process, gc (which
+    needs every handle closed) still runs after commands that failed."""
+    from datae.cli import main
+
+    assert main(["branch", "b"]) == 0
+    for failing in (["switch", "nope"], ["log", "nope"], ["blame", "--at", "nope", "<urn:s>", "<urn:p>", "x"], ["tag", "v", "nope"]):
+        assert main(failing) == 128, failing
+    assert main(["branch", "-D", "b"]) == 0
+    assert main(["gc", "--expire", "0"]) == 0, capsys.readouterr().err

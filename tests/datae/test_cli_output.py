@@ -124,6 +124,11 @@ def test_export_format_from_the_name(store, capsys):
     assert export_format("x.trig", None) == "trig" and export_format("x.nt.gz", None) == "nt"
     assert export_format("x.txt", None) == "nq" and export_format(None, None) == "nq"
     assert export_format("dir.v2/out", None) == "nq" and export_format("x.ttl", "nq") == "nq"
+    # every name a syntax goes by, not only --format's six
+    assert [export_format(f"x.{suffix}", None) for suffix in ("owl", "xml", "turtle", "nquads")] == \
+        ["owl", "xml", "turtle", "nquads"]
+    assert run(capsys, "export", "-o", "all.owl")[0] == 0
+    assert (store / "all.owl").read_text().startswith("<?xml")
 
 
 def test_version(capsys):
