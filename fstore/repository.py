@@ -30,7 +30,7 @@ from .core.refs import TAG
 from .core.storage import DEFAULT_BRANCH, FORMAT_VERSION, Storage
 from .errors import ConflictsRecorded
 from .location import STORE_DIR, locate
-from .plugins import DEFAULT_PLUGINS, load_plugins
+from .plugins import DEFAULT_PLUGINS, Plugins, load_plugins
 from .ops import branches, gc, merge, merge_state, reset, revert, show, stats, verify
 from .ops.conflicts import ConflictItem, MergeState
 from .ops.diff import diff_seqs
@@ -94,7 +94,6 @@ class Repository:
         self.path = os.fspath(path)
         self._map_size = map_size
         self.storage = Storage(self.path, map_size=map_size, plugins=load_plugins(plugins))
-        self.plugins = self.storage.plugins
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -109,6 +108,11 @@ class Repository:
 
     def __repr__(self) -> str:
         return f"<fstore.Repository {self.path!r}>"
+
+    @property
+    def plugins(self) -> Plugins:
+        """What the store's plug-ins registered (:mod:`fstore.plugins`); its storage holds it."""
+        return self.storage.plugins
 
     # -- refs -----------------------------------------------------------------------
 

@@ -89,4 +89,5 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_WHERE))
 
+
 __all__ = list(_WHERE)  # every public name, as _MODULES lists them
