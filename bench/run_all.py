@@ -148,6 +148,15 @@ def parse_query(out: str) -> list[Figure]:
     return figures
 
 
+def parse_query_shapes(out: str) -> list[Figure]:
+    """The ``query  rows  datae ms  pyoxigraph ms  ratio`` lines of query_shapes_bench."""
+    from .query_shapes_bench import QUERIES
+
+    found = {label: (_num(mine), _num(theirs)) for label, mine, theirs in re.findall(
+        rf"^({'|'.join(QUERIES)})\s+\d+\s+{NUMBER} ms\s+{NUMBER} ms", out, re.MULTILINE)}
+    return [Figure("query_shapes", label, *found.get(label, (None, None)), "ms", "pyoxigraph") for label in QUERIES]
+
+
 def parse_history(out: str) -> list[Figure]:
     def lookups(label: str) -> tuple[float | None, ...]:
         row = re.findall(rf"^[\d,]+ {label}\s+[\d,]+\s+{NUMBER} ms\s+{NUMBER} ms\s+{NUMBER} ms\s+{NUMBER} ms", out,
@@ -341,6 +350,7 @@ BENCHES = [
           parse_versioning),
     Bench("query", ["--quads", "20000", "--repeat", "2"], ["--quads", "1000000", "--small", "100000", "--repeat", "5"],
           parse_query),
+    Bench("query_shapes", ["--repeat", "2"], ["--repeat", "5"], parse_query_shapes),
     Bench("tables", ["--sizes", "5000"], ["--sizes", "100000,1000000"], parse_tables),
     Bench("tables_sparql", ["--sizes", "2000"], ["--sizes", "10000,100000"], parse_tables_sparql),
     Bench("kart", ["--sizes", "2000", "--commits", "3"], ["--sizes", "10000,100000", "--commits", "20"], parse_kart),
