@@ -1,6 +1,9 @@
-"""Builds datae's one compiled module (everything else is in pyproject.toml)."""
+"""Builds datae's compiled modules (everything else is in pyproject.toml)."""
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-setup(ext_modules=cythonize([Extension("nstore._keysort", ["nstore/_keysort.pyx"])], language_level=3))
+setup(ext_modules=cythonize([
+    Extension("nstore._keysort", ["nstore/_keysort.pyx"]),
+    Extension("nstore._blocks", ["nstore/_blocks.pyx"]),
+], language_level=3))

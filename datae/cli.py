@@ -77,6 +77,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("store", "recompute every commit id, head digest and blob hash; check every index and the dictionary"),
     "gc": ("store", "drop what no branch, tag, remote-tracking branch or recent reflog entry reaches, then compact "
            "the file"),
+    "upgrade": ("store", "rewrite a store of an older format (3) in this datae's format, verified before it replaces "
+                "the old file"),
     "reflog": ("store", "the deleted branches and tags, and the commits they reached"),
     "request": ("merge_requests", "merge requests: open, list, show, comment, approve, merge, close (--remote NAME: a "
                 "remote's)"),

@@ -40,7 +40,7 @@ from .errors import (
 from .ops.conflicts import ConflictItem, MergeState
 from .ops.three_way import Conflict
 from .core.ranges import NumericRange
-from .repository import FORMAT_VERSION, STORE_DIR, Repository, clone, locate, open
+from .repository import FORMAT_VERSION, STORE_DIR, Repository, clone, locate, open, upgrade
 from .sync.protocol import AuthenticationError, NotFastForwardError, SyncError, TamperedError
 from .sync.merge_requests import RequestConflictError, RequestError, RequestRefusedError, RequestStateError, UnknownRequestError
 from .transaction import Transaction
@@ -51,6 +51,7 @@ __all__ = [
     "tables",
     "open",
     "clone",
+    "upgrade",
     "locate",
     "STORE_DIR",
     "Repository",

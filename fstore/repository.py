@@ -32,6 +32,7 @@ from .errors import ConflictsRecorded
 from .location import STORE_DIR, locate
 from .plugins import DEFAULT_PLUGINS, Plugins, load_plugins
 from .ops import branches, gc, merge, merge_state, reset, revert, show, stats, verify
+from .ops.upgrade import UpgradeReport, upgrade as _upgrade
 from .ops.conflicts import ConflictItem, MergeState
 from .ops.diff import diff_seqs
 from .ops.gc import DEFAULT_EXPIRY, GcReport
@@ -43,7 +44,7 @@ from .transaction import Transaction
 from .patterns import prepare_pattern, prepare_quad
 from .view import View
 
-__all__ = ["open", "clone", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
+__all__ = ["open", "clone", "upgrade", "locate", "Repository", "FORMAT_VERSION", "DEFAULT_BRANCH", "STORE_DIR"]
 
 def open(path: str | os.PathLike, *, map_size: int | None = None,
          plugins: Sequence[str] = DEFAULT_PLUGINS) -> Repository:
@@ -52,6 +53,13 @@ def open(path: str | os.PathLike, *, map_size: int | None = None,
     ``.datae``. ``plugins`` names the plug-ins it uses (:mod:`fstore.plugins`; tables by
     default)."""
     return Repository(locate(path), map_size=map_size, plugins=plugins)
+
+
+def upgrade(path: str | os.PathLike, *, map_size: int | None = None) -> UpgradeReport:
+    """Rewrite the store at ``path`` (or its ``.datae``) in this datae's format if it holds
+    an older one, verified before it replaces the old file (:mod:`fstore.ops.upgrade`); no
+    handle may have it open."""
+    return _upgrade(locate(path), map_size)
 
 
 def clone(url: str, path: str | os.PathLike, *, local: bool = True, token: str | None = None,

@@ -40,6 +40,7 @@ from operator import eq, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 
 from ._keysort import sorted_keys
+from .blocks import Blocks
 from .pack import BLOBREF_CODE, BlobRef, Packed
 from .terms import IRI
 
@@ -56,6 +57,7 @@ class NStore(Protocol):
     inline_limit: int
     blob_refs_made: int
     _index_prefixes: list[bytes]
+    space: Any
 
     def _encode(self, value: Any) -> bytes: ...
 
@@ -160,8 +162,10 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
         return list(map(b"".join, zip(repeat(prefixes[number], count), *[columns[i] for i in indices[number]])))
 
     first: list[bytes] | None = None  # index 0's keys in row order, when needed
-    if next(tx.prefix(prefixes[0], limit=1), None) is not None:
-        # The store holds tuples: keep only the absent ones (one point lookup each).
+    blocked = type(store.space) is Blocks
+    if not blocked and next(tx.prefix(prefixes[0], limit=1), None) is not None:
+        # The store holds tuples: keep only the absent ones (one point lookup each; a
+        # store in blocks keeps what is present as it merges instead).
         first = unsorted_keys(0)
         get = tx.get
         absent = [get(key) is None for key in first]
@@ -177,6 +181,14 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
         # occurrence of each tuple), for every blob reference item of that tuple.
         if first is None:
             first = unsorted_keys(0)
+        if blocked:  # which tuples are new decides the blob references: look each up
+            get = store.space.get
+            absent = [get(tx, key) is None for key in first]
+            first = list(compress(first, absent))
+            columns = [list(compress(column, absent)) for column in columns]
+            rows = list(compress(rows, absent))
+            if not first:
+                return 0
         seen: dict[bytes, int] = {}
         for row, key in enumerate(first):
             seen.setdefault(key, row)
@@ -198,8 +210,12 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
             duplicates = any(map(eq, keys, islice(keys, 1, None)))
         if duplicates:
             keys = _unique_sorted(keys)
+        if blocked:
+            new = store.space.apply(tx, keys, [payload] * len(keys), keep=True)[0]
+        else:
+            tx.set_many(keys, ascending=True, value=payload)
+            new = len(keys)
         if number == 0:
-            added = len(keys)
-        tx.set_many(keys, ascending=True, value=payload)
+            added = new
         del keys
     return added

@@ -37,8 +37,9 @@ import hashlib
 import weakref
 from typing import Any, Iterable, Iterator, Sequence
 
+from .blocks import Blocks, Keyspace, Plain
 from .errors import CorruptStoreError
-from .okvs import Transaction
+from .okvs import Transaction, prefix_end
 from .pack import BNODE_CODE, BYTES, IRI_CODE, LITERAL_CODE, STRING, TERMREF_CODE, Packed, decode_item, decode_items, pack_value
 from .terms import IRI, BNode, Literal
 
@@ -57,8 +58,10 @@ ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__slots__": ()}
 class Dictionary:
     """The term dictionary under the key prefix ``prefix`` (see the module docstring)."""
 
-    def __init__(self, prefix: bytes) -> None:
+    def __init__(self, prefix: bytes, *, blocks: bool = False) -> None:
         self.prefix = prefix
+        # every key of the dictionary, as plain LMDB pairs or in prefix-compressed blocks
+        self.space: Keyspace = Blocks.under(prefix) if blocks else Plain()
         self._term_key = prefix + b"t"
         self._hash_key = prefix + b"h"
         self._id_key = prefix + b"i"
@@ -86,7 +89,7 @@ class Dictionary:
             ref = fresh["refs"].get(packed)
             if ref is not None:
                 return ref
-        found = tx.get(self._key(packed))
+        found = self.space.get(tx, self._key(packed))
         if found is not None:
             ref = Packed(found)
             self._remember(self._refs, value, ref)
@@ -116,10 +119,8 @@ class Dictionary:
             else:
                 wanted.append(part)
         if wanted and not fresh["empty"]:  # else it holds only what this transaction assigned
-            get, key = tx.get, self._key
             missing = []
-            for part in wanted:
-                stored = get(key(part))
+            for part, stored in zip(wanted, self.space.get_many(tx, [self._key(part) for part in wanted])):
                 if stored is None:
                     missing.append(part)
                 else:
@@ -146,7 +147,7 @@ class Dictionary:
         transaction)."""
         fresh = self._fresh.get(tx)
         if fresh is None:
-            stored = tx.get(self._next_key)
+            stored = self.space.get(tx, self._next_key)
             first = int.from_bytes(stored, "big") if stored else 0
             fresh = {"next": first, "empty": first == 0, "refs": {}, "terms": {}}
             self._fresh[tx] = fresh
@@ -170,8 +171,7 @@ class Dictionary:
             assigned[part] = refs[part] = item
             terms[item] = part
         fresh["next"] = number
-        tx.set_many(sorted(by_term + by_id), ascending=True)
-        tx.set(self._next_key, number.to_bytes(8, "big"))
+        self.space.set_many(tx, sorted([*by_term, *by_id, (self._next_key, number.to_bytes(8, "big"))]), ascending=True)
         return assigned
 
     def _publish(self, fresh: dict) -> None:
@@ -193,7 +193,7 @@ class Dictionary:
             fresh = self._fresh.get(tx)
             if fresh is not None and item in fresh["terms"]:
                 return decode_item(fresh["terms"][item])
-        packed = tx.get(self._id_key + item)
+        packed = self.space.get(tx, self._id_key + item)
         if packed is None:
             raise CorruptStoreError(f"term id {item.hex()} is in a key but not in the dictionary")
         return decode_item(packed)
@@ -205,7 +205,7 @@ class Dictionary:
         prefix, low, high = self._id_key, TERMREF_CODE, TERMREF_CODE + len(KIND_OF)
         if not all(low <= item[0] < high for item in items):
             return [self.decode(tx, item) for item in items]
-        found = tx.get_many([prefix + item for item in items])
+        found = self.space.get_many(tx, [prefix + item for item in items])
         if None in found:
             missing = items[found.index(None)]
             raise CorruptStoreError(f"term id {missing.hex()} is in a key but not in the dictionary")
@@ -220,11 +220,11 @@ class Dictionary:
         """Delete every term whose id is not in ``referenced`` (the ids some key holds; for
         gc, with no other handle on the store open: ids are never reused, but a cache of
         another handle would still name a dropped one). Returns how many."""
-        dropped = [(item, packed) for item, packed in ((key[len(self._id_key):], packed)
-                   for key, packed in tx.prefix(self._id_key)) if item not in referenced]
-        for item, packed in dropped:
-            tx.delete(self._id_key + item)
-            tx.delete(self._key(packed))
+        start = self._id_key
+        dropped = [(item, packed) for item, packed in ((key[len(start):], packed)
+                   for key, packed in self.space.range(tx, start, prefix_end(start))) if item not in referenced]
+        keys = sorted([start + item for item, _ in dropped] + [self._key(packed) for _, packed in dropped])
+        self.space.apply(tx, keys, [None] * len(keys))
         self._refs.clear()
         self._packed.clear()
         return len(dropped)
@@ -233,10 +233,10 @@ class Dictionary:
         """Each way the dictionary contradicts itself: an id whose term does not map back
         to it, an id of the wrong kind for its term, a term -> id entry with no id -> term
         entry, ids past the next id (O(terms); for verify)."""
-        stored = tx.get(self._next_key)
+        stored = self.space.get(tx, self._next_key)
         next_id = int.from_bytes(stored, "big") if stored else 0
         ids = 0
-        for item, packed in tx.prefix(self._id_key):
+        for item, packed in self.space.range(tx, self._id_key, prefix_end(self._id_key)):
             item = item[len(self._id_key):]
             ids += 1
             kind = KIND_OF_CODE.get(packed[0]) if packed else None
@@ -244,14 +244,15 @@ class Dictionary:
                 yield f"dictionary: id {item.hex()} holds {packed[:40].hex()}, not a term of its kind"
             elif int.from_bytes(item[1:], "big") >= next_id:
                 yield f"dictionary: id {item.hex()} is not below the next id {next_id}"
-            elif tx.get(self._key(packed)) != item:
+            elif self.space.get(tx, self._key(packed)) != item:
                 yield f"dictionary: the term of id {item.hex()} ({packed[:40].hex()}) does not map back to it"
-        terms = sum(1 for start in (self._hash_key, self._term_key) for _ in tx.prefix(start))  # a hash may start with ff
+        terms = sum(1 for start in (self._hash_key, self._term_key)
+                    for _ in self.space.range(tx, start, prefix_end(start)))  # a hash may start with ff
         if terms != ids:
             yield f"dictionary: {terms} term -> id entries but {ids} id -> term entries"
 
     def entries(self, tx: Transaction) -> Iterator[tuple[bytes, Any]]:
         """Every ``(TermRef item, term)`` stored, in id-key order (for verify and stats)."""
         start = self._id_key
-        for key, packed in tx.range(start, start + b"\xff"):
+        for key, packed in self.space.range(tx, start, start + b"\xff"):
             yield key[len(start):], decode_item(packed)

@@ -52,7 +52,7 @@ import shutil
 import struct
 from contextlib import contextmanager
 from itertools import islice
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 import lmdb
 
@@ -196,10 +196,15 @@ def exclusive(directory: str) -> Iterator[None]:
         lock.release()
 
 
-def compact(directory: str) -> tuple[int, int]:
+def compact(directory: str, *, transform: Callable[[Iterator[tuple[bytes, bytes]]], Iterator[tuple[bytes, bytes]]] | None = None,
+            check: Callable[[str], None] | None = None) -> tuple[int, int]:
     """Replace the store's ``data.mdb`` by a rewrite of its pairs in key order (see the
     module doc), inside :func:`exclusive` with every handle on it closed. Returns the
-    file's bytes before and after."""
+    file's bytes before and after.
+
+    ``transform`` turns the stream of pairs (key order) into the pairs to write (still in
+    key order): an upgrade of the format. ``check(directory of the new file)`` runs before
+    the new file replaces the old one; if it raises, the old file stays as it was."""
     if os.path.realpath(directory) not in _EXCLUSIVE:
         raise StoreFileError(f"compacting {directory} needs it held exclusively (nstore.lmdbfile.exclusive)")
     data = os.path.join(directory, DATA_FILE)
@@ -208,9 +213,15 @@ def compact(directory: str) -> tuple[int, int]:
     work = os.path.join(directory, _COMPACTING)
     shutil.rmtree(work, ignore_errors=True)
     os.mkdir(work)
-    _rewrite(directory, work, map_size=max(2 * before, 1 << 20))
+    _rewrite(directory, work, map_size=max(2 * before, 1 << 20), transform=transform)
     copied = os.path.join(work, DATA_FILE)
     _flush(copied)
+    if check is not None:
+        try:
+            check(work)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
     os.replace(copied, data)
     _flush(directory)
     shutil.rmtree(work, ignore_errors=True)
@@ -220,7 +231,7 @@ def compact(directory: str) -> tuple[int, int]:
 _BATCH = 1 << 14  # pairs per putmulti: bounds the memory of a rewrite
 
 
-def _rewrite(source: str, target: str, map_size: int) -> None:
+def _rewrite(source: str, target: str, map_size: int, transform=None) -> None:
     """Every pair of the environment in ``source``, appended in key order into a new one
     in ``target`` (one write transaction, committed with a sync)."""
     old = lmdb.open(source, map_size=map_size, subdir=True, max_dbs=0, readahead=False)
@@ -230,6 +241,8 @@ def _rewrite(source: str, target: str, map_size: int) -> None:
         try:
             with old.begin() as reading, new.begin(write=True) as writing:
                 pairs = reading.cursor().iternext()
+                if transform is not None:
+                    pairs = transform(pairs)
                 cursor = writing.cursor()
                 while True:
                     batch = list(islice(pairs, _BATCH))

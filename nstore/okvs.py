@@ -356,6 +356,8 @@ class Transaction:
         self._journal: list[tuple] | None = [] if write else None
         self._journal_bytes = 0
         self._base_id = self._txn.id()
+        self._seek_cursor: lmdb.Cursor | None = None
+        self._seek_generation = -1
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -401,6 +403,7 @@ class Transaction:
         """Stop counting the (finished) LMDB transaction, so the map can be resized."""
         if self._txn is not None:
             self._txn = None
+            self._seek_cursor = None
             self._shared.end()
 
     def _close(self) -> None:
@@ -629,6 +632,49 @@ class Transaction:
         if cursor.set_range(end):
             return cursor.prev()
         return cursor.last()
+
+    def floor(self, key: bytes, low: bytes) -> tuple[bytes, bytes] | None:
+        """The pair with the greatest key ``k`` such that ``low <= k <= key``, or None: where
+        a keyspace of blocks (:mod:`nstore.blocks`) finds the block that holds ``key``."""
+        cursor = self._cursor()
+        try:
+            if cursor.set_range(key):
+                found = cursor.key()
+                if found == key:
+                    return found, cursor.value()
+                if not cursor.prev():
+                    return None
+            elif not cursor.last():
+                return None
+            found = cursor.key()
+            return (found, cursor.value()) if found >= low else None
+        except _DAMAGE as exc:
+            raise self._damaged(exc) from None
+
+    def after(self, key: bytes, high: bytes | None) -> tuple[bytes, bytes] | None:
+        """The pair with the least key ``k`` such that ``key < k < high`` (None: no upper
+        bound), or None."""
+        cursor = self._cursor()
+        try:
+            if not cursor.set_range(key):
+                return None
+            found = cursor.key()
+            if found == key:
+                if not cursor.next():
+                    return None
+                found = cursor.key()
+            return (found, cursor.value()) if high is None or found < high else None
+        except _DAMAGE as exc:
+            raise self._damaged(exc) from None
+
+    def _cursor(self) -> lmdb.Cursor:
+        """One cursor per transaction for point seeks, made again after a replay into a
+        grown map (which invalidates the old one)."""
+        txn = self._require_open()
+        if self._seek_generation != self._generation:
+            self._seek_cursor = txn.cursor()
+            self._seek_generation = self._generation
+        return self._seek_cursor
 
     def prefix(self, prefix: bytes, **options) -> Iterator[tuple[bytes, bytes]]:
         """Like :meth:`range` over every key that starts with ``prefix``."""

@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .blobs import BlobStore, digest_of
+from .blocks import Blocks, Keyspace, Plain
 from .bulk import bulk_add
 from .errors import PackError, PatternError
 from .indices import choose_index, minimal_permutations
@@ -121,7 +122,8 @@ class NStore:
     ``indices`` overrides the index permutations (default: the minimal cover of n items);
     ``blobs`` is where values too long for a key go (default: a blob store of its own).
     ``prefix`` may also be raw bytes: a keyspace its owner reserves (``fstore.core.layout``),
-    followed by one byte per index number.
+    followed by one byte per index number; such a store may keep its index keys in
+    prefix-compressed ``blocks`` (:mod:`nstore.blocks`) rather than one LMDB pair each.
     """
 
     def __init__(
@@ -132,6 +134,7 @@ class NStore:
         *,
         indices: Sequence[Sequence[int]] | None = None,
         blobs: BlobStore | None = None,
+        blocks: bool = False,
     ) -> None:
         self.okvs = okvs
         self.prefix = prefix if type(prefix) is bytes else tuple(prefix)
@@ -149,17 +152,21 @@ class NStore:
         if type(prefix) is bytes:
             # A raw key prefix (an owner's short keyspace byte): index numbers are one byte
             # each after it, blobs under 0xfe.
-            if not prefix or len(self.indices) > 0xFE:
-                raise PatternError(f"a raw key prefix is non-empty bytes for at most 254 indices, not {prefix!r}")
+            if not prefix or len(self.indices) > 0xFD:
+                raise PatternError(f"a raw key prefix is non-empty bytes for at most 253 indices, not {prefix!r}")
             packed_prefix = prefix
             self._index_prefixes = [prefix + bytes([i]) for i in range(len(self.indices))]
             self.blobs = blobs or BlobStore(prefix + b"\xfe")
+            self.space: Keyspace = Blocks.under(prefix) if blocks else Plain()
         else:
             # The prefix packs as one nested tuple: self-delimiting, so no store's keys start
             # with another's (("q",) would otherwise be a byte prefix of ("q", 0)).
+            if blocks:
+                raise PatternError("blocks need a raw key prefix (bytes), not a tuple")
             packed_prefix = pack(self.prefix)
             self._index_prefixes = [packed_prefix + pack_value(i) for i in range(len(self.indices))]
             self.blobs = blobs or BlobStore(packed_prefix + pack_value("blob"))
+            self.space = Plain()
         # The longest item kept inline: n of them must fit one key with the index prefix.
         self.inline_limit = (MAX_KEY_SIZE - max(map(len, self._index_prefixes))) // self.n
         if self.inline_limit < _BLOBREF_SIZE:
@@ -276,11 +283,12 @@ class NStore:
         self._check_arity(values, "tuple")
         encoded = [self._encode(v) for v in values]
         keys = self._keys(encoded)
-        if tx.get(keys[0]) is not None:
+        space = self.space
+        if space.get(tx, keys[0]) is not None:
             return False
         self._store_blobs(tx, values, encoded, keep=True)
         for key in keys:
-            tx.set(key, payload)
+            space.set(tx, key, payload)
         return True
 
     def delete(self, tx: Transaction, *values: Any) -> bool:
@@ -288,12 +296,30 @@ class NStore:
         self._check_arity(values, "tuple")
         encoded = [self._encode(v) for v in values]
         keys = self._keys(encoded)
-        if tx.get(keys[0]) is None:
+        space = self.space
+        if space.get(tx, keys[0]) is None:
             return False
         self._store_blobs(tx, values, encoded, keep=False)
         for key in keys:
-            tx.delete(key)
+            space.delete(tx, key)
         return True
+
+    def bulk_delete(self, tx: Transaction, tuples: Iterable[Sequence[Any]]) -> int:
+        """Remove many tuples at once (absent ones are skipped); returns how many were
+        present. Each index's keys are sorted and deleted in one pass over its blocks."""
+        rows = [tuple(values) for values in tuples]
+        for values in rows:
+            self._check_arity(values, "tuple")
+        encoded = [[self._encode(v) for v in values] for values in rows]
+        if self.blob_refs_made and any(item[0] == BLOBREF_CODE for items in encoded for item in items):
+            return sum(self.delete(tx, *values) for values in rows)  # each blob reference released once
+        removed = 0
+        for number, (prefix, perm) in enumerate(zip(self._index_prefixes, self.indices)):
+            keys = sorted({prefix + b"".join([items[i] for i in perm]) for items in encoded})
+            gone = self.space.apply(tx, keys, [None] * len(keys))[1]
+            if number == 0:
+                removed = gone
+        return removed
 
     def bulk_add(self, tx: Transaction, tuples: Iterable[Sequence[Any]], *, payload: bytes = b"") -> int:
         """Add many tuples at once and return how many were new.
@@ -311,7 +337,13 @@ class NStore:
         """Whether the tuple is present (one point lookup)."""
         self._check_arity(values, "tuple")
         key = self._index_prefixes[0] + b"".join([self._encode(v) for v in values])
-        return tx.get(key) is not None
+        return self.space.get(tx, key) is not None
+
+    def range(self, tx: Transaction, start: bytes, end: bytes | None, **options: Any) -> Iterator[tuple[bytes, bytes]]:
+        """The raw ``(key, payload)`` pairs of this store's index keys in ``[start, end)``
+        (``offset``, ``limit`` as :meth:`nstore.okvs.Transaction.range`): the one way to read
+        them, whether they are stored as plain keys or in blocks."""
+        return self.space.range(tx, start, end, **options)
 
     def _plan(
         self, pattern: Sequence[Any], index: int | None = None
@@ -407,7 +439,7 @@ class NStore:
             checks = [*checks, (free.index(position), tuple(spans))]
             return free, len(key_prefix), self._matching(tx, key_prefix, len(free), repeats, checks)
         key_prefix, free, _, repeats, checks = self._plan(pattern, number)
-        scans = (tx.range(key_prefix + start, key_prefix + end) for start, end in spans)
+        scans = (self.space.range(tx, key_prefix + start, key_prefix + end) for start, end in spans)
         keys = chain.from_iterable(scans)
         if repeats or checks:
             keys = self._filtered(keys, len(key_prefix), len(free), repeats, checks)
@@ -438,7 +470,7 @@ class NStore:
         key_prefix, free, binds, repeats, checks = self._plan(pattern)
         skip = len(key_prefix)
         if not (repeats or checks):
-            return free, binds, skip, tx.range(key_prefix, key_prefix + b"\xff", offset=offset, limit=limit)
+            return free, binds, skip, self.space.range(tx, key_prefix, key_prefix + b"\xff", offset=offset, limit=limit)
         # Keys are filtered, so offset and limit count afterwards.
         matching = self._matching(tx, key_prefix, len(free), repeats, checks)
         if offset or limit is not None:
@@ -454,7 +486,7 @@ class NStore:
         # longer one that continues with an escaped NUL (pack("a") of pack("a\x00b")),
         # so the keys that continue with 0xff belong to other values. No type code is
         # 0xff, so every key of a match sorts below key_prefix + 0xff.
-        keys = tx.range(key_prefix, key_prefix + b"\xff")
+        keys = self.space.range(tx, key_prefix, key_prefix + b"\xff")
         if repeats or checks:
             return self._filtered(keys, len(key_prefix), count, repeats, checks)
         return keys
@@ -542,7 +574,7 @@ class NStore:
             prefix = self._index_prefixes[number]
             skip, total = len(prefix), 0
             canonical: list[bytes] = [b""] * self.n
-            for key, payload in tx.range(prefix, prefix_end(prefix)):
+            for key, payload in self.space.range(tx, prefix, prefix_end(prefix)):
                 try:
                     items = split(key, skip, self.n)
                 except PackError as exc:
@@ -565,7 +597,7 @@ class NStore:
         key_prefix, _, _, repeats, checks = self._plan(pattern)
         if repeats or checks:
             return sum(1 for _ in self._rows(tx, pattern)[2])
-        return sum(1 for _ in tx.range(key_prefix, key_prefix + b"\xff"))  # see _matching for the end key
+        return sum(1 for _ in self.space.range(tx, key_prefix, key_prefix + b"\xff"))  # see _matching for the end key
 
     def where(self, tx: Transaction, *pattern: Any) -> Step:
         """A join step for :func:`select`: extends each binding with the pattern's matches."""

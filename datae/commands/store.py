@@ -13,7 +13,7 @@ import argparse
 import datetime as dt
 from pathlib import Path
 
-from ..context import EXIT_CONFLICT, Fatal, map_size, open_repo, out
+from ..context import EXIT_CONFLICT, Fatal, map_size, open_repo, out, store_path
 
 __all__ = ["init_target", "cmd_init", "cmd_status", "cmd_stats", "cmd_verify", "cmd_gc", "cmd_reflog"]
 
@@ -124,6 +124,23 @@ def cmd_gc(args: argparse.Namespace) -> int:
     out(f"dropped {report.commits} commit(s), {report.records} change record(s), {report.snapshots} snapshot(s), "
         f"{report.terms} term(s), {report.reflog_entries} reflog entr{'y' if report.reflog_entries == 1 else 'ies'}")
     out(f"data file: {report.bytes_before:,} -> {report.bytes_after:,} bytes")
+    return 0
+
+
+def upgrade_arguments(p: argparse.ArgumentParser) -> None:
+    """``datae upgrade`` takes no arguments."""
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    """``datae upgrade``: the store rewritten in this datae's format (or left as it is)."""
+    import fstore  # the store layer, loaded when a command runs
+
+    report = fstore.upgrade(store_path(args), map_size=map_size(args))
+    if not report.upgraded:
+        out(f"the store is in format {report.version} already: nothing to do")
+    else:
+        out(f"upgraded from format {report.version} to {fstore.FORMAT_VERSION} (verified); "
+            f"data file: {report.bytes_before:,} -> {report.bytes_after:,} bytes")
     return 0
 
 

@@ -118,7 +118,7 @@ class Heads:
     def __init__(self, history: Records, okvs: Okvs) -> None:
         self.history = history
         space = history.space
-        self.store = NStore(okvs, space.snapshots, _ITEMS, indices=SNAPSHOT_INDICES, blobs=history.store.blobs)
+        self.store = NStore(okvs, space.snapshots, _ITEMS, indices=SNAPSHOT_INDICES, blobs=history.store.blobs, blocks=True)
         self._meta_tag, self._branch_tag = space.meta, space.branch
         self._metas = pack(space.meta)  # pack(meta, number) -> msgpack [seq, owner or None, count]
         self._branches = pack(space.branch)  # pack(branch tag, name) -> pack(snapshot number)
@@ -249,13 +249,13 @@ class Heads:
     def _apply(self, tx: Transaction, number: int, count: int, changes: Iterable[tuple[list[bytes], bool]]) -> int:
         """Add and remove quads (key items) in snapshot ``number``; returns its new count."""
         born = []
+        died = []
         snapshot = Packed(pack_value(number))
         for items, alive in changes:
             row = (snapshot, *[item if type(item) is Packed else Packed(item) for item in items])
-            if alive:
-                born.append(row)
-            elif self.store.delete(tx, *row):
-                count -= 1
+            (born if alive else died).append(row)
+        if died:
+            count -= self.store.bulk_delete(tx, died)
         if born:
             count += self.store.bulk_add(tx, born)
         return count
@@ -265,15 +265,15 @@ class Heads:
         writes to the same keyspace."""
         prefix = self.store.index_prefix(0) + pack_value(number)
         skip = len(prefix)
-        return [split(key, skip, 4) for key, _ in tx.range(prefix, prefix + b"\xff")]
+        return [split(key, skip, 4) for key, _ in self.store.range(tx, prefix, prefix + b"\xff")]
 
     def _copy(self, tx: Transaction, source: int, target: int) -> None:
         snapshot = Packed(pack_value(target))
         self.store.bulk_add(tx, [(snapshot, *map(Packed, items)) for items in self._quads_of(tx, source)])
 
     def _drop(self, tx: Transaction, number: int) -> None:
-        for items in self._quads_of(tx, number):
-            self.store.delete(tx, number, *[Packed(item) for item in items])
+        snapshot = Packed(pack_value(number))
+        self.store.bulk_delete(tx, [(snapshot, *map(Packed, items)) for items in self._quads_of(tx, number)])
         tx.delete(pack(self._meta_tag, number))
 
     # -- choosing a snapshot and its overlay ----------------------------------------------
@@ -348,7 +348,7 @@ class Heads:
     def count_keys(self, tx: Transaction, number: int) -> int:
         """How many quads snapshot ``number`` holds (its keys in index 0)."""
         prefix = self.store.index_prefix(0) + pack_value(number)
-        return sum(1 for _ in tx.range(prefix, prefix + b"\xff"))
+        return sum(1 for _ in self.store.range(tx, prefix, prefix + b"\xff"))
 
     def problems(self, tx: Transaction, refs: Refs) -> Iterator[str]:
         """Each snapshot record that is not ``[seq, owner, count]`` with ``count`` its
@@ -577,7 +577,7 @@ class Reader:
             end = prefix + b"\xff"
             start = prefix
             while True:
-                first = next(self.tx.range(start, end, limit=1), None)
+                first = next(self.store.range(self.tx, start, end, limit=1), None)
                 if first is None:
                     break
                 item = split(first[0], len(prefix))[0]
@@ -594,7 +594,7 @@ class Reader:
     def _any_live(self, prefix: bytes, graph: bytes) -> bool:
         skip = len(prefix)
         dead = self.overlay.dead
-        for key, _ in self.tx.range(prefix, prefix + b"\xff"):
+        for key, _ in self.store.range(self.tx, prefix, prefix + b"\xff"):
             if graph + b"".join(split(key, skip, 3)) not in dead:
                 return True
         return False

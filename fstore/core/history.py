@@ -77,7 +77,7 @@ class History:
         self.commits = commits
         self.space = space
         self.dictionary = dictionary
-        self.store = NStore(okvs, space.records, QUAD_ITEMS + ("seq",), indices=RECORD_INDICES)
+        self.store = NStore(okvs, space.records, QUAD_ITEMS + ("seq",), indices=RECORD_INDICES, blocks=True)
         self.heads = Heads(self, okvs)
         self._values: dict[bytes, Any] = {}  # item -> stored value (committed ids only)
         self._terms: dict[bytes, Any] = {}  # item -> RDF term
@@ -210,7 +210,7 @@ class History:
         ``items``, in significance order."""
         prefix = self.store.index_prefix(0) + b"".join(items)
         start = len(prefix)
-        for key, payload in tx.range(prefix, prefix + b"\xff"):
+        for key, payload in self.store.range(tx, prefix, prefix + b"\xff"):
             yield key[start:], payload
 
     def records(self, tx: Transaction, quad: Quad) -> list[tuple[int, bool]]:
@@ -241,7 +241,7 @@ class History:
         group: list[bytes] | None = None
         wanted = False
         records: list[tuple[int, bool]] = []
-        for key, payload in tx.range(prefix, prefix + b"\xff"):
+        for key, payload in self.store.range(tx, prefix, prefix + b"\xff"):
             quad_items = lead + split(key, skip, count)
             seq = quad_items.pop()
             if quad_items != group:
@@ -257,13 +257,13 @@ class History:
     def has_records(self, tx: Transaction) -> bool:
         """Whether any commit recorded a change in this space."""
         prefix = self.store.index_prefix(0)
-        return next(tx.range(prefix, prefix_end(prefix), limit=1), None) is not None
+        return next(self.store.range(tx, prefix, prefix_end(prefix), limit=1), None) is not None
 
     def raw_changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[list[bytes], bytes]]:
         """The records commit ``seq`` wrote as ``(key items of the quad, payload)``."""
         prefix = self.store.index_prefix(1) + pack_value(seq)
         skip = len(prefix)
-        for key, payload in tx.range(prefix, prefix + b"\xff"):
+        for key, payload in self.store.range(tx, prefix, prefix + b"\xff"):
             yield split(key, skip, 4), payload
 
     def changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[Quad, bool]]:
@@ -289,10 +289,9 @@ class History:
         """Delete every record commit ``seq`` wrote (for gc: no ref reaches it); a long
         value's blob loses one reference each. Returns how many."""
         seq_item = Packed(pack_value(seq))
-        rows = [[self.value(tx, item) if item[0] == BLOBREF_CODE else Packed(item) for item in items]
+        rows = [(*[self.value(tx, item) if item[0] == BLOBREF_CODE else Packed(item) for item in items], seq_item)
                 for items, _ in self.raw_changes_of(tx, seq)]
-        for row in rows:
-            self.store.delete(tx, *row, seq_item)
+        self.store.bulk_delete(tx, rows)
         return len(rows)
 
     def term_ids(self, tx: Transaction) -> set[bytes]:
@@ -301,7 +300,7 @@ class History:
         for store in (self.store, self.heads.store):
             prefix = store.index_prefix(0)
             skip = len(prefix)
-            for key, _ in tx.range(prefix, prefix_end(prefix)):
+            for key, _ in store.range(tx, prefix, prefix_end(prefix)):
                 found.update(item for item in split(key, skip, store.n) if item[0] in _REF_CODES)
         return found
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from nstore.pack import pack
 
-__all__ = ["Quad", "Space", "QUADS", "TABLES", "SPACES", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "REQUEST",
+__all__ = ["Quad", "Space", "QUADS", "TABLES", "SPACES", "BLOCKED", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "REQUEST",
            "REQUEST_MIRROR", "MERGE_STATE_KEY", "MERGE_CONFLICT", "MERGE_RESOLUTION", "MERGE_PREFIX"]
 
 Quad = tuple[Any, Any, Any, Any]  # (graph, subject, predicate, object), or a table tuple in the same shape
@@ -61,3 +61,5 @@ class Space:
 QUADS = Space("quads", b"\x91", b"\x92", "S", "B", b"")
 TABLES = Space("tables", b"\x93", b"\x94", "TS", "TB", b"\xff")  # no packed item starts with 0xff
 SPACES = (QUADS, TABLES)
+# The keyspaces kept in prefix-compressed blocks (format 4; nstore.blocks.Blocks.under each).
+BLOCKED = (DICTIONARY, QUADS.records, QUADS.snapshots, TABLES.records, TABLES.snapshots)

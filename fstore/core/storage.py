@@ -50,7 +50,7 @@ from .refs import BRANCH, REMOTE, TAG, Refs, kind_name, qualified, qualify
 
 __all__ = ["Storage", "Snapshot", "Writer", "Opened", "Changes", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 DEFAULT_BRANCH = "main"
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{64}")
@@ -72,7 +72,7 @@ class Storage:
         self.plugins = plugins
         self.okvs = _okvs.open(self.path, map_size=map_size)
         self.commits = CommitStore()
-        dictionary = Dictionary(DICTIONARY)
+        dictionary = Dictionary(DICTIONARY, blocks=True)
         self.quads = History(self.okvs, self.commits, dictionary, QUADS)
         self.tables = History(self.okvs, self.commits, dictionary, TABLES)
         self.spaces = (self.quads, self.tables)
@@ -93,8 +93,9 @@ class Storage:
                     tx.set(FORMAT_KEY, str(FORMAT_VERSION).encode())
                     self.refs.set(tx, BRANCH, DEFAULT_BRANCH, None)
         elif version != str(FORMAT_VERSION).encode():
+            hint = "; `datae upgrade` rewrites it in this format" if version == b"3" else ""
             raise FormatVersionError(
-                f"{self.path} holds datae format {version.decode(errors='replace')}; this datae reads format {FORMAT_VERSION}"
+                f"{self.path} holds datae format {version.decode(errors='replace')}; this datae reads format {FORMAT_VERSION}{hint}"
             )
 
     def close(self) -> None:

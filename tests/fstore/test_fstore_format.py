@@ -1,4 +1,4 @@
-"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 3):
+"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 4):
 if this test must change, the format version must change too."""
 
 from __future__ import annotations
@@ -52,32 +52,62 @@ def test_raw_keys_of_one_commit(tmp_path):
     state = recomputed_digest([identity])
     assert tx.commit_id == recomputed_id([], "m", "a", state, [identity + b"\x01"])
     assert tx.commit_id == "f80ab9f263f71768b42a0221f4c2adc1f39314f76791c7b32d7e2a9e10230291"
-    assert pairs.pop(pack("datae", "format")) == b"3"
+    assert pairs.pop(pack("datae", "format")) == b"4"
     assert pairs.pop(pack("b", "main")) == pack(1, tx.commit_id)  # the id lets verify check the seq
     assert pairs.pop(pack("i", tx.commit_id)) == pack(1)
     record = msgpack.unpackb(pairs.pop(pack("c", 1)))
     assert record == {"id": tx.commit_id, "parents": [], "message": "m", "author": "a",
                       "time": "2024-01-02T03:04:05+00:00", "added": 1, "removed": 0, "digest": state}
-    # The dictionary: IRIs get ids 0 and 1 in the order the commit met them; 1 stays inline.
-    s_ref, p_ref = bytes.fromhex("500000000000"), bytes.fromhex("500000000001")
-    dictionary = b"\x90"
-    assert pairs.pop(dictionary + b"t" + pack(IRI("urn:s"))) == s_ref
-    assert pairs.pop(dictionary + b"t" + pack(IRI("urn:p"))) == p_ref
-    assert pairs.pop(dictionary + b"i" + s_ref) == pack(IRI("urn:s"))
-    assert pairs.pop(dictionary + b"i" + p_ref) == pack(IRI("urn:p"))
-    assert pairs.pop(dictionary + b"n") == (2).to_bytes(8, "big")
     # Snapshot 1 holds main's state at commit 1; main uses it and owns it.
     assert msgpack.unpackb(pairs.pop(pack("S", 1))) == [1, "main", 1]
     assert pairs.pop(pack("B", "main")) == pack(1)
+    # The keys of the dictionary (90), the records (91) and the snapshots (92), each space
+    # in blocks: here one block each, under its first key.
+    # The dictionary: IRIs get ids 0 and 1 in the order the commit met them; 1 stays inline.
+    s_ref, p_ref = bytes.fromhex("500000000000"), bytes.fromhex("500000000001")
+    dictionary = {b"\x90t" + pack(IRI("urn:s")): s_ref, b"\x90t" + pack(IRI("urn:p")): p_ref,
+                  b"\x90i" + s_ref: pack(IRI("urn:s")), b"\x90i" + p_ref: pack(IRI("urn:p")),
+                  b"\x90n": (2).to_bytes(8, "big")}
     quad = [pack(None), s_ref, p_ref, pack(1)]
-    expected = {}
+    records, snapshots = {}, {}
     for number, perm in enumerate(RECORD_INDICES):
         items = quad + [pack(1)]
-        expected[bytes([0x91, number]) + b"".join(items[i] for i in perm)] = b"\x01"
+        records[bytes([0x91, number]) + b"".join(items[i] for i in perm)] = b"\x01"
     for number, perm in enumerate(SNAPSHOT_INDICES):
         items = [pack(1)] + quad
-        expected[bytes([0x92, number]) + b"".join(items[i] for i in perm)] = b""
-    assert pairs == expected
+        snapshots[bytes([0x92, number]) + b"".join(items[i] for i in perm)] = b""
+    assert pairs == dict(block_of(space) for space in (dictionary, records, snapshots))
+    # One block byte by byte: the records' two keys share 0x91, then differ.
+    record_keys = sorted(records)
+    assert block_of(records)[1] == (
+        b"\x02"  # two entries
+        + bytes([len(record_keys[0]), 0, 2]) + b"\x01"  # the fence: all of it shared, value 01
+        + bytes([1, len(record_keys[1]) - 1, 2]) + record_keys[1][1:] + b"\x01"
+    )
+
+
+def varint(number: int) -> bytes:
+    """Unsigned LEB128, as docs/format.md's blocks write their numbers."""
+    out = bytearray()
+    while number >= 0x80:
+        out.append(number & 0x7F | 0x80)
+        number >>= 7
+    return bytes(out) + bytes([number])
+
+
+def block_of(pairs: dict[bytes, bytes]) -> tuple[bytes, bytes]:
+    """One block of ``pairs`` as docs/format.md ("Blocks") lays it out, written here from
+    the text alone: ``(its fence, its bytes)``."""
+    keys = sorted(pairs)
+    out = bytearray(varint(len(keys)))
+    previous = keys[0]
+    for key in keys:
+        shared = 0
+        while shared < min(len(key), len(previous)) and key[shared] == previous[shared]:
+            shared += 1
+        out += varint(shared) + varint(len(key) - shared) + varint(2 * len(pairs[key])) + key[shared:] + pairs[key]
+        previous = key
+    return keys[0], bytes(out)
 
 
 def test_tables_live_in_their_own_space(tmp_path):

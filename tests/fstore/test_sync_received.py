@@ -216,8 +216,8 @@ def _damage_index(repo: fstore.Repository) -> str:
     store = repo.storage.quads.heads.store
     prefix = store.index_prefix(len(store.indices) - 1)
     with repo.storage.write() as writer:
-        key, _ = next(iter(writer.tx.range(prefix, prefix + b"\xff")))
-        writer.tx.delete(key)
+        key, _ = next(iter(store.range(writer.tx, prefix, prefix + b"\xff")))
+        store.space.delete(writer.tx, key)
     return "index"
 
 

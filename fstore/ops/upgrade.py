@@ -1,0 +1,91 @@
+"""Upgrading a store written in an older format (``datae upgrade``, ``fstore.upgrade``).
+
+Format 4 keeps the dictionary, the change records and the snapshots of both spaces in
+prefix-compressed blocks (``nstore.blocks``); format 3 held the same keys as one LMDB pair
+each. The keys themselves (what they encode) did not change, so the upgrade is a rewrite of
+the file: every pair in key order, the pairs of each blocked keyspace turned into its
+blocks as they stream past, the format key set to 4. It runs as a compaction does
+(:func:`nstore.lmdbfile.compact`): the new file is written beside the old one, flushed, and
+**verified** (every check of ``datae verify``) before it replaces the old one in one
+rename; a crash, a full disk or a failed check leaves the old file as it was.
+
+>>> import tempfile, fstore
+>>> path = tempfile.mkdtemp()
+>>> fstore.open(path).close()
+>>> upgrade(path).upgraded
+False
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterator
+
+from nstore import okvs
+from nstore.blocks import Blocks, into_blocks
+from nstore.errors import CorruptStoreError, FormatVersionError
+from nstore.lmdbfile import compact, exclusive
+
+from ..core.layout import BLOCKED, FORMAT_KEY
+from ..core.storage import FORMAT_VERSION, Storage
+from .verify import verify
+
+__all__ = ["upgrade", "UpgradeReport", "UPGRADABLE"]
+
+UPGRADABLE = frozenset({3})
+"""The formats :func:`upgrade` rewrites into the current one."""
+
+
+@dataclass
+class UpgradeReport:
+    """What :func:`upgrade` did: the format the store held, whether it was rewritten, and
+    the file's bytes before and after."""
+
+    version: int
+    upgraded: bool
+    bytes_before: int = 0
+    bytes_after: int = 0
+
+
+def upgrade(path: str | os.PathLike, map_size: int | None = None) -> UpgradeReport:
+    """Rewrite the store at ``path`` in the current format if it holds an older one (see
+    the module doc); no handle may have it open. A store in the current format is left
+    alone; one in a format this datae cannot upgrade raises :class:`FormatVersionError`,
+    one whose rewrite fails verify raises :class:`IntegrityError` naming the problems, both
+    leaving the file as it was."""
+    directory = os.fspath(path)
+    with exclusive(directory):
+        db = okvs.open(directory, map_size=map_size)
+        try:
+            with db.transaction() as tx:
+                stored = tx.get(FORMAT_KEY)
+        finally:
+            db.close()
+        version = int(stored) if stored is not None and stored.isdigit() else -1
+        if version == FORMAT_VERSION:
+            return UpgradeReport(version, False)
+        if version not in UPGRADABLE:
+            shown = stored.decode(errors="replace") if stored is not None else "none"
+            raise FormatVersionError(f"{directory} holds datae format {shown}; this datae upgrades formats "
+                                     f"{', '.join(map(str, sorted(UPGRADABLE)))} to {FORMAT_VERSION}")
+        before, after = compact(directory, transform=_to_current, check=_verified)
+    return UpgradeReport(version, True, before, after)
+
+
+def _to_current(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
+    """A format-3 store's pairs as format 4 holds them."""
+    for key, value in into_blocks(pairs, [Blocks.under(prefix) for prefix in BLOCKED]):
+        yield key, (str(FORMAT_VERSION).encode() if key == FORMAT_KEY else value)
+
+
+def _verified(directory: str) -> None:
+    storage = Storage(directory)
+    try:
+        with storage.read() as snapshot:
+            problems = verify(snapshot)
+    finally:
+        storage.close()
+    if problems:
+        raise CorruptStoreError(f"the store upgraded to format {FORMAT_VERSION} fails verify, so the old file was kept: "
+                             + "; ".join(problems[:5]))

@@ -1,0 +1,508 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The compiled codec of :mod:`nstore.blocks`: sorted ``(key, value)`` entries kept as
+prefix-compressed blocks, one LMDB value each (the layout is in ``docs/format.md``,
+"Blocks").
+
+A block is the LMDB value stored under its first key, the *fence*: ``varint(number of
+entries)``, then its entries in ascending key order, each as::
+
+    varint(shared) varint(suffix length) varint(2 * value length + external) suffix value
+
+where ``shared`` is how many leading bytes the key shares with the key before it (the
+fence, for the first entry, which must be the fence itself: ``shared = len(fence)`` and no
+suffix) and varints are unsigned LEB128. ``external`` (1) says the value is stored outside
+the block (its bytes here are empty; :mod:`nstore.blocks` keeps it under its own key).
+
+Every function checks what it reads: a damaged block raises :class:`BlockError` naming
+what is wrong, never reads outside the block, and never returns a key out of order.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy
+
+__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "decode", "find", "lookup", "slice_of", "rewrite", "problem", "count"]
+
+MAX_KEY = 2048  # longer than any key okvs accepts (511): a longer one is damage
+
+EXTERNAL = Ellipsis
+"""The value of an entry whose value is stored outside its block (``...``)."""
+
+
+class BlockError(ValueError):
+    """A block that does not decode: what is wrong, and where."""
+
+
+cdef struct Reader:
+    const unsigned char* data
+    Py_ssize_t size
+    Py_ssize_t pos
+    Py_ssize_t index          # entries read so far
+    Py_ssize_t total          # entries the block says it holds
+    Py_ssize_t fence_size
+    unsigned char key[2048]
+    Py_ssize_t key_size
+    Py_ssize_t value_at       # offset of the value in data
+    Py_ssize_t value_size
+    int external
+
+
+cdef int _varint(Reader* r, Py_ssize_t* out) except -1:
+    cdef Py_ssize_t result = 0
+    cdef int shift = 0
+    cdef unsigned char byte
+    while True:
+        if r.pos >= r.size:
+            raise BlockError(f"entry {r.index} ends inside a number at byte {r.pos}")
+        byte = r.data[r.pos]
+        r.pos += 1
+        result |= (<Py_ssize_t>(byte & 0x7F)) << shift
+        if byte < 0x80:
+            out[0] = result
+            return 0
+        shift += 7
+        if shift > 28:
+            raise BlockError(f"entry {r.index} holds a number of more than 5 bytes at byte {r.pos}")
+
+
+cdef int _start(Reader* r, bytes fence, bytes block) except -1:
+    r.data = <const unsigned char*>PyBytes_AS_STRING(block)
+    r.size = PyBytes_GET_SIZE(block)
+    r.pos = 0
+    r.index = 0
+    r.fence_size = PyBytes_GET_SIZE(fence)
+    if r.fence_size >= MAX_KEY:
+        raise BlockError(f"a fence of {r.fence_size} bytes")
+    memcpy(r.key, PyBytes_AS_STRING(fence), r.fence_size)
+    r.key_size = r.fence_size
+    if r.size == 0:
+        raise BlockError("an empty block")
+    _varint(r, &r.total)
+    if r.total == 0:
+        raise BlockError("an empty block")
+    return 0
+
+
+cdef int _next(Reader* r) except -1:
+    """Read the next entry into r.key / r.value_*: 1 if one was read, 0 at the end."""
+    cdef Py_ssize_t shared, suffix, header, size
+    cdef int greater
+    if r.index == r.total:
+        if r.pos != r.size:
+            raise BlockError(f"{r.size - r.pos} bytes after its last entry ({r.total})")
+        return 0
+    _varint(r, &shared)
+    _varint(r, &suffix)
+    _varint(r, &header)
+    size = header >> 1
+    if r.index == 0:
+        if shared != r.fence_size or suffix != 0:
+            raise BlockError(f"the first entry is not the fence (shares {shared} of its {r.fence_size} bytes, adds {suffix})")
+    else:
+        if shared > r.key_size:
+            raise BlockError(f"entry {r.index} shares {shared} bytes of a {r.key_size}-byte key")
+        if suffix == 0:
+            raise BlockError(f"entry {r.index} repeats the key before it")
+        if shared + suffix >= MAX_KEY:
+            raise BlockError(f"entry {r.index} makes a key of {shared + suffix} bytes")
+    if suffix > r.size - r.pos or size > r.size - r.pos - suffix:
+        raise BlockError(f"entry {r.index} runs past the end of the block ({r.size} bytes)")
+    if r.index > 0:
+        # Ascending: the first byte after the shared prefix grows (or the key extends the one before).
+        if shared < r.key_size:
+            greater = r.data[r.pos] > r.key[shared]
+        else:
+            greater = 1
+        if not greater:
+            raise BlockError(f"entry {r.index} does not sort after the key before it")
+    memcpy(r.key + shared, r.data + r.pos, suffix)
+    r.key_size = shared + suffix
+    r.pos += suffix
+    r.value_at = r.pos
+    r.value_size = size
+    r.external = header & 1
+    if r.external and size:
+        raise BlockError(f"entry {r.index} is external but holds {size} bytes")
+    r.pos += size
+    r.index += 1
+    return 1
+
+
+cdef inline int _compare(const unsigned char* a, Py_ssize_t a_size, const unsigned char* b, Py_ssize_t b_size) noexcept nogil:
+    cdef Py_ssize_t common = a_size if a_size < b_size else b_size
+    cdef int order = memcmp(a, b, common)
+    if order != 0:
+        return order
+    return (a_size > b_size) - (a_size < b_size)
+
+
+cdef inline object _key(Reader* r):
+    return PyBytes_FromStringAndSize(<const char*>r.key, r.key_size)
+
+
+cdef inline object _value(Reader* r):
+    if r.external:
+        return EXTERNAL
+    return PyBytes_FromStringAndSize(<const char*>(r.data + r.value_at), r.value_size)
+
+
+def decode(bytes fence, bytes block):
+    """Every ``(keys, values)`` of a block, as two lists in key order (an external value
+    is :data:`EXTERNAL`).
+
+    >>> blocks = rewrite([], [b"ka", b"kb"], [b"1", b""], 2000)[0]
+    >>> decode(*blocks[0])
+    ([b'ka', b'kb'], [b'1', b''])
+    """
+    cdef Reader r
+    cdef list keys = [], values = []
+    _start(&r, fence, block)
+    while _next(&r):
+        keys.append(_key(&r))
+        values.append(_value(&r))
+    return keys, values
+
+
+def count(bytes fence, bytes block) -> int:
+    """How many entries a block holds."""
+    cdef Reader r
+    _start(&r, fence, block)
+    while _next(&r):
+        pass
+    return r.index
+
+
+def find(bytes fence, bytes block, bytes key):
+    """The value of ``key`` in the block, :data:`EXTERNAL`, or None if it holds no such key."""
+    cdef Reader r
+    cdef const unsigned char* wanted = <const unsigned char*>PyBytes_AS_STRING(key)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(key)
+    cdef int order
+    _start(&r, fence, block)
+    while _next(&r):
+        order = _compare(r.key, r.key_size, wanted, size)
+        if order == 0:
+            return _value(&r)
+        if order > 0:
+            return None
+    return None
+
+
+def lookup(bytes fence, bytes block, list keys, Py_ssize_t start, object bound, list out) -> int:
+    """Look up ``keys[start:]`` (ascending) in one block, walking it once: ``out[i]`` gets
+    the value of ``keys[i]`` (None if absent) for each key below ``bound`` (the next
+    block's fence, None for the last block). Returns the index of the first key left."""
+    cdef Reader r
+    cdef Py_ssize_t i = start, n = len(keys), size, bound_size = 0
+    cdef const unsigned char* wanted
+    cdef const unsigned char* bound_data = NULL
+    cdef bytes item
+    cdef int order, more
+    if bound is not None:
+        bound_data = <const unsigned char*>PyBytes_AS_STRING(bound)
+        bound_size = PyBytes_GET_SIZE(bound)
+    _start(&r, fence, block)
+    more = _next(&r)
+    while i < n:
+        item = <bytes>keys[i]
+        wanted = <const unsigned char*>PyBytes_AS_STRING(item)
+        size = PyBytes_GET_SIZE(item)
+        if bound_data != NULL and _compare(wanted, size, bound_data, bound_size) >= 0:
+            break
+        while more and _compare(r.key, r.key_size, wanted, size) < 0:
+            more = _next(&r)
+        if more and _compare(r.key, r.key_size, wanted, size) == 0:
+            out[i] = _value(&r)
+        else:
+            out[i] = None
+        i += 1
+    return i
+
+
+def slice_of(bytes fence, bytes block, bytes start, object end, bint after):
+    """The entries of a block from ``start`` (inclusive, or exclusive if ``after``) up to
+    ``end`` (exclusive; None: no bound): ``(keys, values, ended)``, ``ended`` true when
+    the block holds a key at or past ``end`` (no later block can hold more)."""
+    cdef Reader r
+    cdef list keys = [], values = []
+    cdef const unsigned char* low = <const unsigned char*>PyBytes_AS_STRING(start)
+    cdef Py_ssize_t low_size = PyBytes_GET_SIZE(start), high_size = 0
+    cdef const unsigned char* high = NULL
+    cdef int order
+    if end is not None:
+        high = <const unsigned char*>PyBytes_AS_STRING(end)
+        high_size = PyBytes_GET_SIZE(end)
+    _start(&r, fence, block)
+    while _next(&r):
+        order = _compare(r.key, r.key_size, low, low_size)
+        if order < 0 or (order == 0 and after):
+            continue
+        if high != NULL and _compare(r.key, r.key_size, high, high_size) >= 0:
+            return keys, values, True
+        keys.append(_key(&r))
+        values.append(_value(&r))
+    return keys, values, False
+
+
+def problem(bytes fence, bytes block, Py_ssize_t limit):
+    """What is wrong with a block (None if nothing): it does not decode, or it is larger
+    than ``limit`` bytes with its fence."""
+    cdef Reader r
+    try:
+        _start(&r, fence, block)
+        while _next(&r):
+            pass
+    except BlockError as exc:
+        return str(exc)
+    if PyBytes_GET_SIZE(fence) + PyBytes_GET_SIZE(block) > limit:
+        return f"{PyBytes_GET_SIZE(block)} bytes with a {PyBytes_GET_SIZE(fence)}-byte fence, over the limit of {limit}"
+    return None
+
+
+# -- writing ----------------------------------------------------------------------------
+
+cdef struct Entry:
+    Py_ssize_t key_at      # offset of the key in the arena
+    Py_ssize_t key_size
+    Py_ssize_t value_at    # offset of the value in the arena
+    Py_ssize_t value_size
+    int external
+
+
+cdef struct Merged:
+    unsigned char* arena
+    Py_ssize_t arena_size
+    Py_ssize_t arena_used
+    Entry* entries
+    Py_ssize_t count
+    Py_ssize_t capacity
+
+
+cdef int _grow_arena(Merged* m, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t wanted = m.arena_used + extra
+    cdef unsigned char* bigger
+    if wanted <= m.arena_size:
+        return 0
+    wanted = max(wanted, 2 * m.arena_size, 4096)
+    bigger = <unsigned char*>realloc(m.arena, wanted)
+    if bigger == NULL:
+        raise MemoryError()
+    m.arena = bigger
+    m.arena_size = wanted
+    return 0
+
+
+cdef int _push(Merged* m, const unsigned char* key, Py_ssize_t key_size,
+               const unsigned char* value, Py_ssize_t value_size, int external) except -1:
+    cdef Entry* bigger
+    if m.count == m.capacity:
+        m.capacity = max(2 * m.capacity, 256)
+        bigger = <Entry*>realloc(m.entries, m.capacity * sizeof(Entry))
+        if bigger == NULL:
+            raise MemoryError()
+        m.entries = bigger
+    _grow_arena(m, key_size + value_size)
+    memcpy(m.arena + m.arena_used, key, key_size)
+    memcpy(m.arena + m.arena_used + key_size, value, value_size)
+    m.entries[m.count].key_at = m.arena_used
+    m.entries[m.count].key_size = key_size
+    m.entries[m.count].value_at = m.arena_used + key_size
+    m.entries[m.count].value_size = value_size
+    m.entries[m.count].external = external
+    m.arena_used += key_size + value_size
+    m.count += 1
+    return 0
+
+
+cdef inline Py_ssize_t _varint_size(Py_ssize_t value) noexcept nogil:
+    cdef Py_ssize_t size = 1
+    while value >= 0x80:
+        value >>= 7
+        size += 1
+    return size
+
+
+cdef inline Py_ssize_t _put_varint(unsigned char* out, Py_ssize_t value) noexcept nogil:
+    cdef Py_ssize_t size = 0
+    while value >= 0x80:
+        out[size] = <unsigned char>((value & 0x7F) | 0x80)
+        value >>= 7
+        size += 1
+    out[size] = <unsigned char>value
+    return size + 1
+
+
+cdef inline Py_ssize_t _shared(const unsigned char* a, Py_ssize_t a_size, const unsigned char* b, Py_ssize_t b_size) noexcept nogil:
+    cdef Py_ssize_t common = a_size if a_size < b_size else b_size, i = 0
+    while i < common and a[i] == b[i]:
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _entry_size(Merged* m, Py_ssize_t i, Py_ssize_t previous) noexcept:
+    """Bytes entry i takes after entry ``previous`` (-1: it opens a block)."""
+    cdef Entry* e = &m.entries[i]
+    cdef Entry* p
+    cdef Py_ssize_t shared, suffix
+    if previous < 0:
+        return _varint_size(e.key_size) + 1 + _varint_size(2 * e.value_size + e.external) + e.value_size
+    p = &m.entries[previous]
+    shared = _shared(m.arena + p.key_at, p.key_size, m.arena + e.key_at, e.key_size)
+    suffix = e.key_size - shared
+    return _varint_size(shared) + _varint_size(suffix) + _varint_size(2 * e.value_size + e.external) + suffix + e.value_size
+
+
+cdef object _encode(Merged* m, Py_ssize_t first, Py_ssize_t stop, Py_ssize_t size):
+    """The (fence, block) of entries [first, stop), ``size`` bytes."""
+    cdef Py_ssize_t pos = _varint_size(stop - first), i, shared, suffix
+    cdef bytes block = PyBytes_FromStringAndSize(NULL, size + pos)
+    cdef unsigned char* out = <unsigned char*>PyBytes_AS_STRING(block)
+    _put_varint(out, stop - first)
+    cdef Entry* e
+    cdef Entry* p
+    for i in range(first, stop):
+        e = &m.entries[i]
+        if i == first:
+            shared, suffix = e.key_size, 0
+        else:
+            p = &m.entries[i - 1]
+            shared = _shared(m.arena + p.key_at, p.key_size, m.arena + e.key_at, e.key_size)
+            suffix = e.key_size - shared
+        pos += _put_varint(out + pos, shared)
+        pos += _put_varint(out + pos, suffix)
+        pos += _put_varint(out + pos, 2 * e.value_size + e.external)
+        memcpy(out + pos, m.arena + e.key_at + shared, suffix)
+        pos += suffix
+        memcpy(out + pos, m.arena + e.value_at, e.value_size)
+        pos += e.value_size
+    if pos != PyBytes_GET_SIZE(block):
+        raise AssertionError(f"block of {pos} bytes, {PyBytes_GET_SIZE(block)} expected")
+    e = &m.entries[first]
+    return (PyBytes_FromStringAndSize(<const char*>(m.arena + e.key_at), e.key_size), block)
+
+
+cdef list _split(Merged* m, Py_ssize_t limit):
+    """The merged entries cut into blocks of at most ``limit`` bytes with their fences,
+    about equal when a few blocks hold them (a block split in two leaves two halves, not a
+    full block and a crumb), full when many do (a bulk load)."""
+    cdef list blocks = []
+    cdef Py_ssize_t i, total = 0, pieces, target, first = 0, size = 0, entry, opening
+    if m.count == 0:
+        return blocks
+    for i in range(m.count):
+        total += _entry_size(m, i, i - 1)
+    total += m.entries[0].key_size  # the fence
+    pieces = (total + limit - 1) // limit
+    target = (total + pieces - 1) // pieces if pieces < 8 else limit
+    for i in range(m.count):
+        if i == first:
+            size = _entry_size(m, i, -1)
+            continue
+        entry = _entry_size(m, i, i - 1)
+        # (+ 3: the entry count's varint, at most 3 bytes in a block of at most 2 MB)
+        if m.entries[first].key_size + size + entry + 3 > limit or m.entries[first].key_size + size >= target:
+            blocks.append(_encode(m, first, i, size))
+            first = i
+            size = _entry_size(m, i, -1)
+        else:
+            size += entry
+    blocks.append(_encode(m, first, m.count, size))
+    return blocks
+
+
+def rewrite(list blocks, list keys, list values, Py_ssize_t limit, bint keep=False):
+    """Merge sorted changes into adjacent blocks: ``keys`` strictly ascending, ``values[i]``
+    the new value of ``keys[i]`` (bytes, :data:`EXTERNAL` for a value kept outside, or None
+    to delete the key). ``blocks`` are ``(fence, block)`` pairs in key order, adjacent in
+    the keyspace (none, for a new keyspace). With ``keep``, a key already present keeps
+    its value (an insert of what is absent).
+
+    Returns ``(new blocks, added, removed, dropped_external)``: the blocks that replace
+    them (their fences may differ; none if every entry was deleted), how many keys were
+    new, how many deletes found their key, and the keys whose external value the changes
+    replaced or deleted (their outside copies must go).
+
+    >>> first = rewrite([], [b"a", b"c"], [b"", b""], 2000)[0]
+    >>> new, added, removed, _ = rewrite(first, [b"a", b"b"], [None, b"v"], 2000)
+    >>> [decode(*block) for block in new], added, removed
+    ([([b'b', b'c'], [b'v', b''])], 1, 1)
+    """
+    cdef Merged m
+    cdef Reader r
+    cdef Py_ssize_t i = 0, n = len(keys), size, added = 0, removed = 0, block_number = 0, n_blocks = len(blocks), checked = -1
+    cdef int more = 0, order, external
+    cdef const unsigned char* key
+    cdef const unsigned char* previous = NULL
+    cdef Py_ssize_t previous_size = 0
+    cdef object value
+    cdef bytes item, fence, block
+    cdef list dropped = []
+    if len(values) != n:
+        raise ValueError(f"{n} keys but {len(values)} values")
+    if limit < 64:
+        raise ValueError(f"a block limit of {limit} bytes")
+    m.arena = NULL
+    m.entries = NULL
+    m.arena_size = m.arena_used = m.count = m.capacity = 0
+    try:
+        if n_blocks:
+            fence, block = blocks[0]
+            _start(&r, fence, block)
+            more = _next(&r)
+            block_number = 1
+        while True:
+            # the next existing entry (crossing into the next block when one ends)
+            while not more and block_number < n_blocks:
+                fence, block = blocks[block_number]
+                if _compare(<const unsigned char*>PyBytes_AS_STRING(fence), PyBytes_GET_SIZE(fence), r.key, r.key_size) <= 0:
+                    raise BlockError("blocks given out of order")
+                _start(&r, fence, block)
+                more = _next(&r)
+                block_number += 1
+            if i < n:
+                item = <bytes>keys[i]
+                if not PyBytes_Check(item):
+                    raise TypeError(f"a key is bytes, not {type(item).__name__}")
+                key = <const unsigned char*>PyBytes_AS_STRING(item)
+                size = PyBytes_GET_SIZE(item)
+                if i != checked:  # first visit of change i
+                    if previous != NULL and _compare(previous, previous_size, key, size) >= 0:
+                        raise ValueError(f"keys are not strictly ascending at {item!r:.80}")
+                    if size == 0 or size >= MAX_KEY:
+                        raise ValueError(f"a key of {size} bytes")
+                    previous, previous_size, checked = key, size, i
+                order = _compare(r.key, r.key_size, key, size) if more else 1
+            elif more:
+                order = -1
+            else:
+                break
+            if order < 0:  # an existing entry the changes leave alone
+                _push(&m, r.key, r.key_size, r.data + r.value_at, r.value_size, r.external)
+                more = _next(&r)
+                continue
+            value = values[i]
+            if order == 0 and keep and value is not None:  # present: left as it is
+                _push(&m, r.key, r.key_size, r.data + r.value_at, r.value_size, r.external)
+                more = _next(&r)
+                i += 1
+                continue
+            if order == 0:  # the change replaces or deletes an existing entry
+                if r.external:
+                    dropped.append(_key(&r))
+                if value is None:
+                    removed += 1
+                more = _next(&r)
+            elif value is not None:
+                added += 1
+            if value is not None:
+                if value is EXTERNAL:
+                    _push(&m, key, size, NULL, 0, 1)
+                elif PyBytes_Check(value):
+                    _push(&m, key, size, <const unsigned char*>PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value), 0)
+                else:
+                    raise TypeError(f"a value is bytes, EXTERNAL or None, not {type(value).__name__}")
+            i += 1
+        return _split(&m, limit), added, removed, dropped
+    finally:
+        free(m.arena)
+        free(m.entries)

@@ -1,0 +1,414 @@
+"""A keyspace kept as prefix-compressed blocks: the pairs of a key range ``[start, end)`` of an
+okvs stored a few hundred to a block, each block one LMDB value under its first key (the
+*fence*), its entries sharing leading bytes with the key before them (the codec is the
+compiled :mod:`nstore._blocks`; the layout is in ``docs/format.md``, "Blocks").
+
+Why: the keys of an index share most of their bytes with their neighbours (a quad's graph,
+subject and predicate ids repeat from key to key), and LMDB stores every key whole with 10
+bytes of its own overhead. A block stores each key's new bytes only: the store of 1,000,000
+quads takes a third of the bytes, and a bulk load writes a few thousand values, not
+millions of keys.
+
+:class:`Blocks` offers what :class:`nstore.okvs.Transaction` offers for its range (``get``,
+``get_many``, ``range``, ``set``, ``set_many``, ``delete``, ``remove_range``), each taking the
+transaction first, so a store switches between plain keys and blocks by the object it
+calls; and :meth:`Blocks.apply`, a sorted batch of sets and deletes written block by block.
+A value longer than :data:`EXTERNAL_VALUE` bytes is kept outside its block, under
+``external + key``.
+
+>>> import tempfile
+>>> from nstore import okvs
+>>> db = okvs.open(tempfile.mkdtemp())
+>>> space = Blocks(b"\\x91", b"\\x91\\xfd", external=b"\\x91\\xfd")
+>>> with db.transaction(write=True) as tx:
+...     space.apply(tx, [b"\\x91a", b"\\x91b"], [b"1", b"2"])
+...     space.get(tx, b"\\x91b"), list(space.range(tx, b"\\x91a", b"\\x91z"))
+(2, 0)
+(b'2', [(b'\\x91a', b'1'), (b'\\x91b', b'2')])
+>>> db.close()
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import islice
+from typing import Iterable, Iterator, Protocol, Sequence
+
+from ._blocks import EXTERNAL, BlockError, count, decode, find, lookup, problem, rewrite, slice_of
+from .errors import CorruptStoreError
+from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
+
+__all__ = ["Blocks", "Plain", "Keyspace", "BLOCK_LIMIT", "EXTERNAL_VALUE", "BlockError", "into_blocks"]
+
+BLOCK_LIMIT = 2000
+"""Most bytes of a block with its fence: two fit an LMDB leaf page of 4,096 bytes (a node
+over 2,040 bytes would go to an overflow page of its own)."""
+EXTERNAL_VALUE = 512
+"""Longest value kept inside a block; longer ones go under ``external + key``."""
+
+
+class Keyspace(Protocol):
+    """How a store keeps the keys of its range: :class:`Plain` (one LMDB pair each) or
+    :class:`Blocks`. Each method takes the transaction first."""
+
+    def get(self, tx: Transaction, key: bytes) -> bytes | None: ...
+
+    def get_many(self, tx: Transaction, keys: Sequence[bytes]) -> list[bytes | None]: ...
+
+    def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
+              offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]: ...
+
+    def set(self, tx: Transaction, key: bytes, value: bytes) -> None: ...
+
+    def delete(self, tx: Transaction, key: bytes) -> None: ...
+
+    def apply(self, tx: Transaction, keys: Sequence[bytes], values: Sequence[bytes | None], *,
+              keep: bool = False) -> tuple[int, int]: ...
+
+
+class Plain:
+    """Keys stored as they are, one LMDB pair each (what :class:`Blocks` replaces)."""
+
+    __slots__ = ()
+
+    def get(self, tx: Transaction, key: bytes) -> bytes | None:
+        return tx.get(key)
+
+    def get_many(self, tx: Transaction, keys: Sequence[bytes]) -> list[bytes | None]:
+        return tx.get_many(keys)
+
+    def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
+              offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]:
+        return tx.range(start, end, offset=offset, limit=limit)
+
+    def set(self, tx: Transaction, key: bytes, value: bytes) -> None:
+        tx.set(key, value)
+
+    def delete(self, tx: Transaction, key: bytes) -> None:
+        tx.delete(key)
+
+    def apply(self, tx: Transaction, keys: Sequence[bytes], values: Sequence[bytes | None], *,
+              keep: bool = False) -> tuple[int, int]:
+        added = removed = 0
+        get = tx.get
+        for key, value in zip(keys, values):
+            present = get(key) is not None
+            if value is None:
+                if present:
+                    tx.delete(key)
+                    removed += 1
+            elif not present:
+                tx.set(key, value)
+                added += 1
+            elif not keep:
+                tx.set(key, value)
+        return added, removed
+
+    def __repr__(self) -> str:
+        return "Plain()"
+
+
+class Blocks:
+    """The pairs of ``[start, end)`` in blocks of at most ``limit`` bytes; values over
+    :data:`EXTERNAL_VALUE` bytes under ``external + key`` (outside the range)."""
+
+    __slots__ = ("start", "end", "external", "limit")
+
+    def __init__(self, start: bytes, end: bytes, *, external: bytes, limit: int = BLOCK_LIMIT) -> None:
+        if not start < end or start <= external < end:
+            raise ValueError(f"blocks need start < end and the external prefix outside: {start!r}, {end!r}, {external!r}")
+        self.start = start
+        self.end = end
+        self.external = external
+        self.limit = limit
+
+    @classmethod
+    def under(cls, prefix: bytes) -> Blocks:
+        """The blocks of a store's one-byte-led keyspace: its keys below ``prefix + fd``,
+        their long values at ``prefix + fd`` (``prefix + fe`` and ``ff`` stay the owner's).
+
+        >>> Blocks.under(b"\\x90")
+        Blocks(90..90fd)
+        """
+        return cls(prefix, prefix + b"\xfd", external=prefix + b"\xfd")
+
+    def __repr__(self) -> str:
+        return f"Blocks({self.start.hex()}..{self.end.hex()})"
+
+    # -- reads ----------------------------------------------------------------------
+
+    def get(self, tx: Transaction, key: bytes) -> bytes | None:
+        """The value at ``key``, or None."""
+        found = tx.floor(key, self.start)
+        if found is None:
+            return None
+        value = self._find(found, key)
+        return tx.get(self.external + key) if value is EXTERNAL else value
+
+    def get_many(self, tx: Transaction, keys: Sequence[bytes]) -> list[bytes | None]:
+        """The values at many keys (None where absent), each block read once: the keys are
+        sorted, and a block's keys are looked up in one walk of it."""
+        order = sorted(set(keys))
+        found: list[bytes | None] = [None] * len(order)
+        i = 0
+        while i < len(order):
+            block = tx.floor(order[i], self.start)
+            if block is None:
+                i += 1
+                continue
+            following = tx.after(block[0], self.end)
+            try:
+                i = lookup(block[0], block[1], order, i, following[0] if following else None, found)
+            except BlockError as exc:
+                raise self._damaged(block[0], exc) from None
+        by_key = dict(zip(order, found))
+        return [self._resolved(tx, key, by_key[key]) for key in keys]
+
+    def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
+              offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]:
+        """``(key, value)`` for ``start <= key < end`` in key order (bounds clipped to the
+        range); writes made while iterating are seen past the last key yielded."""
+        low = self.start if start is None or start < self.start else start
+        high = self.end if end is None or end > self.end else end
+        if offset < 0 or (limit is not None and limit < 0):
+            raise ValueError(f"offset and limit must be >= 0, not {offset}, {limit}")
+        pairs = self._range(tx, low, high) if low < high else iter(())
+        if offset or limit is not None:
+            pairs = islice(pairs, offset, None if limit is None else offset + limit)
+        return pairs
+
+    def prefix(self, tx: Transaction, prefix: bytes, **options) -> Iterator[tuple[bytes, bytes]]:
+        """Like :meth:`range` over the keys starting with ``prefix``."""
+        return self.range(tx, prefix, prefix_end(prefix), **options)
+
+    def blocks(self, tx: Transaction) -> Iterator[tuple[bytes, bytes]]:
+        """Every ``(fence, block)`` of the range, in order (for compiled readers and verify)."""
+        found = tx.floor(self.start, self.start) or tx.after(self.start, self.end)
+        while found is not None:
+            yield found
+            found = tx.after(found[0], self.end)
+
+    def entry_count(self, tx: Transaction) -> int:
+        """How many pairs the range holds (O(blocks), nothing decoded into objects)."""
+        return sum(count(fence, block) for fence, block in self.blocks(tx))
+
+    def _range(self, tx: Transaction, low: bytes, high: bytes) -> Iterator[tuple[bytes, bytes]]:
+        found = tx.floor(low, self.start) or tx.after(low, high)
+        after = False
+        while found is not None:
+            fence, block = found
+            try:
+                keys, values, ended = slice_of(fence, block, low, high, after)
+            except BlockError as exc:
+                raise self._damaged(fence, exc) from None
+            for key, value in zip(keys, values):
+                yield key, (tx.get(self.external + key) if value is EXTERNAL else value)
+            if ended:
+                return
+            if keys:
+                low, after = keys[-1], True
+                if tx.write:  # the caller may have written while we yielded: find our place again
+                    again = tx.floor(low, self.start)
+                    if again is not None and again != found:
+                        found = again
+                        continue
+            found = tx.after(fence, high)
+
+    def _find(self, found: tuple[bytes, bytes], key: bytes) -> bytes | None:
+        try:
+            return find(found[0], found[1], key)
+        except BlockError as exc:
+            raise self._damaged(found[0], exc) from None
+
+    def _resolved(self, tx: Transaction, key: bytes, value: bytes | None) -> bytes | None:
+        return tx.get(self.external + key) if value is EXTERNAL else value
+
+    @staticmethod
+    def _damaged(fence: bytes, exc: BlockError) -> CorruptStoreError:
+        return CorruptStoreError(f"the block at key {fence[:40].hex()} is damaged: {exc}")
+
+    # -- writes ---------------------------------------------------------------------
+
+    def apply(self, tx: Transaction, keys: Sequence[bytes], values: Sequence[bytes | None], *,
+              keep: bool = False) -> tuple[int, int]:
+        """Set ``keys[i]`` to ``values[i]`` (None: delete it), keys strictly ascending, each
+        block touched rewritten once; with ``keep``, a key present keeps its value. Returns
+        ``(keys added, keys deleted)``."""
+        if not keys:
+            return 0, 0
+        if keys[0] < self.start or keys[-1] >= self.end:
+            raise ValueError(f"keys {keys[0][:40].hex()}..{keys[-1][:40].hex()} leave {self!r}")
+        values = list(values)
+        for i, value in enumerate(values):
+            if value is not None and len(value) > EXTERNAL_VALUE:
+                if keep and self.get(tx, keys[i]) is not None:
+                    continue  # present: keeps its value (and its external copy)
+                tx.set(self.external + keys[i], value)
+                values[i] = EXTERNAL
+        added = removed = 0
+        i, n = 0, len(keys)
+        while i < n:
+            found = tx.floor(keys[i], self.start) or tx.after(keys[i], self.end)
+            olds: list[tuple[bytes, bytes]] = []
+            following = None
+            j = n
+            if found is not None:
+                olds.append(found)
+                following = tx.after(found[0], self.end)
+                if following is not None:
+                    j = bisect_left(keys, following[0], i)
+            new, more, fewer, dropped = self._rewrite(olds, keys[i:j], values[i:j], keep)
+            if following is not None and len(new) == 1 and len(new[0][0]) + len(new[0][1]) < self.limit // 4:
+                # a crumb: take the next block in, so deletes do not leave a trail of tiny blocks
+                olds.append(following)
+                beyond = tx.after(following[0], self.end)
+                j = n if beyond is None else bisect_left(keys, beyond[0], i)
+                new, more, fewer, dropped = self._rewrite(olds, keys[i:j], values[i:j], keep)
+            self._replace(tx, olds, new)
+            if dropped:
+                kept = {key for key, value in zip(keys[i:j], values[i:j]) if value is EXTERNAL}
+                for key in dropped:
+                    if key not in kept:
+                        tx.delete(self.external + key)
+            added += more
+            removed += fewer
+            i = j
+        return added, removed
+
+    def _rewrite(self, olds: list[tuple[bytes, bytes]], keys: Sequence[bytes], values: Sequence, keep: bool) -> tuple:
+        try:
+            return rewrite(olds, list(keys), list(values), self.limit, keep)
+        except BlockError as exc:
+            raise self._damaged(olds[0][0], exc) from None
+
+    @staticmethod
+    def _replace(tx: Transaction, olds: list[tuple[bytes, bytes]], new: list[tuple[bytes, bytes]]) -> None:
+        fences = {fence for fence, _ in new}
+        for fence, _ in olds:
+            if fence not in fences:
+                tx.delete(fence)
+        if len(new) > 8:
+            # the first block may replace one in place; the rest, when they sort after every
+            # key stored (a load), LMDB appends to full pages rather than splitting them
+            tx.set(*new[0])
+            tx.set_many(new[1:], ascending=True)
+        else:
+            for fence, block in new:
+                tx.set(fence, block)
+
+    def set(self, tx: Transaction, key: bytes, value: bytes) -> None:
+        """Map ``key`` to ``value``."""
+        _check_key(key)
+        self.apply(tx, [key], [value])
+
+    def delete(self, tx: Transaction, key: bytes) -> None:
+        """Remove ``key`` if present."""
+        self.apply(tx, [key], [None])
+
+    def set_many(self, tx: Transaction, items: Iterable[tuple[bytes, bytes]] | Iterable[bytes], *,
+                 ascending: bool = False, value: bytes | None = None) -> int:
+        """Set many pairs (or, with ``value``, many keys to one value), as
+        :meth:`nstore.okvs.Transaction.set_many` does; returns how many keys were new."""
+        if value is not None:
+            keys = items if isinstance(items, list) else list(items)
+            values: list[bytes] = [value] * len(keys)
+        else:
+            pairs = items if isinstance(items, list) else list(items)
+            keys = [key for key, _ in pairs]
+            values = [v for _, v in pairs]
+        if not ascending:
+            last = dict(zip(keys, values))  # the last value of a repeated key wins
+            keys = sorted(last)
+            values = [last[key] for key in keys]
+        for key in keys[:1] + keys[-1:]:
+            _check_key(key)
+        return self.apply(tx, keys, values)[0]
+
+    def remove_range(self, tx: Transaction, start: bytes | None, end: bytes | None) -> None:
+        """Remove every key with ``start <= key < end`` in the range."""
+        keys = [key for key, _ in self.range(tx, start, end)]
+        self.apply(tx, keys, [None] * len(keys))
+
+    # -- integrity ------------------------------------------------------------------
+
+    def problems(self, tx: Transaction) -> Iterator[str]:
+        """Each block that does not decode, is too large, or overlaps the next one, and each
+        external value without its entry or entry without its value (O(blocks))."""
+        last: bytes | None = None
+        externals: set[bytes] = set()
+        for fence, block in self.blocks(tx):
+            where = f"{self!r}: the block at {fence[:40].hex()}"
+            trouble = problem(fence, block, self.limit)
+            if trouble is not None:
+                yield f"{where} {trouble}"
+                continue
+            keys, values = decode(fence, block)
+            if last is not None and keys[0] <= last:
+                yield f"{where} starts at or before the last key of the block before it"
+            last = keys[-1]
+            externals.update(key for key, value in zip(keys, values) if value is EXTERNAL)
+        for key, _ in tx.range(self.external, prefix_end(self.external)):
+            if key[len(self.external):] not in externals:
+                yield f"{self!r}: an external value at {key[:40].hex()} belongs to no entry"
+            externals.discard(key[len(self.external):])
+        for key in sorted(externals):
+            yield f"{self!r}: the entry {key[:40].hex()} has no external value"
+
+
+def _check_key(key: bytes) -> None:
+    if type(key) is not bytes or not 0 < len(key) <= MAX_KEY_SIZE:
+        raise ValueError(f"a key is 1 to {MAX_KEY_SIZE} bytes, not {key!r:.60}")
+
+
+_RUN = 1 << 16  # pairs encoded at a time by into_blocks: bounds its memory
+
+
+def into_blocks(pairs: Iterable[tuple[bytes, bytes]], spaces: Sequence[Blocks]) -> Iterator[tuple[bytes, bytes]]:
+    """The pairs of a whole store in key order (plain keys, e.g. of an older format), with
+    the pairs inside each of ``spaces`` turned into that space's blocks (and its long
+    values into external pairs): what a store rewritten into blocks holds, in key order,
+    streamed a run at a time. Each space's external prefix must be its end.
+
+    >>> space = Blocks(b"b", b"c", external=b"c")
+    >>> out = list(into_blocks([(b"a", b""), (b"b1", b"x"), (b"b2", b""), (b"d", b"")], [space]))
+    >>> [key for key, _ in out], decode(*out[1])
+    ([b'a', b'b1', b'd'], ([b'b1', b'b2'], [b'x', b'']))
+    """
+    for space in spaces:
+        if space.external != space.end:
+            raise ValueError(f"{space!r}: its external values must follow it")
+    keys: list[bytes] = []
+    values: list[bytes | object] = []
+    outside: list[tuple[bytes, bytes]] = []  # long values, emitted after the space's blocks
+    current: Blocks | None = None
+
+    def flush(final: bool) -> Iterator[tuple[bytes, bytes]]:
+        nonlocal keys, values, outside
+        blocks = rewrite([], keys, values, current.limit)[0]
+        if final:
+            keys, values = [], []
+        else:  # the last block, not full yet, continues with the next run
+            keys, values = decode(*blocks.pop())
+        yield from blocks
+        if final:
+            yield from outside
+            outside = []
+
+    for key, value in pairs:
+        if current is None or not current.start <= key < current.end:
+            if current is not None:
+                yield from flush(True)
+            current = next((space for space in spaces if space.start <= key < space.end), None)
+        if current is None:
+            yield key, value
+            continue
+        keys.append(key)
+        if len(value) > EXTERNAL_VALUE:
+            outside.append((current.external + key, value))
+            values.append(EXTERNAL)
+        else:
+            values.append(value)
+        if len(keys) >= _RUN:
+            yield from flush(False)
+    if current is not None:
+        yield from flush(True)

@@ -1,0 +1,190 @@
+"""Keyspaces kept as prefix-compressed blocks (nstore.blocks, nstore._blocks): every read
+and write against a sorted-dict model, blocks small enough that every batch splits and
+merges them, and damaged blocks refused by name, never read past."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from nstore import okvs
+from nstore._blocks import EXTERNAL, BlockError, count, decode, find, problem, rewrite, slice_of
+from nstore.blocks import EXTERNAL_VALUE, Blocks
+from nstore.errors import CorruptStoreError
+from tests.profiles import examples
+
+START, END, OUTSIDE = b"\x91", b"\x91\xfd", b"\x91\xfd"
+LIMIT = 120  # a few entries a block: every batch splits, merges and refences blocks
+
+key_bytes = st.sampled_from([0x00, 0x01, 0x61, 0x62, 0xFC, 0xFF])
+keys = st.lists(key_bytes, min_size=0, max_size=6).map(lambda tail: START + bytes(tail)).filter(lambda k: k < END)
+small_values = st.binary(max_size=12)
+values = st.one_of(small_values, small_values, small_values, st.integers(EXTERNAL_VALUE + 1, 2000).map(lambda n: b"x" * n))
+bounds = st.none() | keys
+
+
+class BlocksMachine(RuleBasedStateMachine):
+    """One write transaction kept open (writes and reads mixed, as a commit does), checked
+    against a dict after every step, and committed and reread now and then."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db = okvs.open(tempfile.mkdtemp())
+        self.space = Blocks(START, END, external=OUTSIDE, limit=LIMIT)
+        self.model: dict[bytes, bytes] = {}
+        self.tx = self.db.transaction(write=True)
+
+    def teardown(self) -> None:
+        if not self.tx.closed:
+            self.tx.abort()
+        self.db.close()
+
+    @rule(changes=st.dictionaries(keys, st.none() | values, max_size=30))
+    def apply(self, changes: dict[bytes, bytes | None]) -> None:
+        ordered = sorted(changes)
+        added, removed = self.space.apply(self.tx, ordered, [changes[k] for k in ordered])
+        assert added == sum(1 for k in ordered if changes[k] is not None and k not in self.model)
+        assert removed == sum(1 for k in ordered if changes[k] is None and k in self.model)
+        for key in ordered:
+            if changes[key] is None:
+                self.model.pop(key, None)
+            else:
+                self.model[key] = changes[key]
+
+    @rule(key=keys, value=values)
+    def set(self, key: bytes, value: bytes) -> None:
+        self.space.set(self.tx, key, value)
+        self.model[key] = value
+
+    @rule(key=keys)
+    def delete(self, key: bytes) -> None:
+        self.space.delete(self.tx, key)
+        self.model.pop(key, None)
+
+    @rule(pairs=st.lists(st.tuples(keys, small_values), max_size=20))
+    def set_many_unsorted(self, pairs: list[tuple[bytes, bytes]]) -> None:
+        added = self.space.set_many(self.tx, pairs)
+        assert added == len({k for k, _ in pairs} - set(self.model))
+        self.model.update(pairs)
+
+    @rule(start=bounds, end=bounds)
+    def remove_range(self, start: bytes | None, end: bytes | None) -> None:
+        self.space.remove_range(self.tx, start, end)
+        for key in [k for k in self.model if (start is None or k >= start) and (end is None or k < end)]:
+            del self.model[key]
+
+    @rule(wanted=st.lists(keys, max_size=12))
+    def get(self, wanted: list[bytes]) -> None:
+        assert [self.space.get(self.tx, k) for k in wanted] == [self.model.get(k) for k in wanted]
+        assert self.space.get_many(self.tx, wanted) == [self.model.get(k) for k in wanted]
+
+    @rule(start=bounds, end=bounds, offset=st.integers(0, 3), limit=st.none() | st.integers(0, 5))
+    def scan(self, start: bytes | None, end: bytes | None, offset: int, limit: int | None) -> None:
+        expected = [(k, self.model[k]) for k in sorted(self.model)
+                    if (start is None or k >= start) and (end is None or k < end)]
+        expected = expected[offset:][:limit] if limit is not None else expected[offset:]
+        assert list(self.space.range(self.tx, start, end, offset=offset, limit=limit)) == expected
+
+    @rule(step=st.integers(1, 4))
+    def delete_while_scanning(self, step: int) -> None:
+        """Deleting keys as a scan yields them (blocks shrink and merge under the scan)
+        still yields each key once, in order."""
+        seen = []
+        for number, (key, _) in enumerate(self.space.range(self.tx)):
+            seen.append(key)
+            if number % step == 0:
+                self.space.delete(self.tx, key)
+                del self.model[key]
+        assert seen == sorted(seen) and len(seen) == len(set(seen))
+
+    @rule()
+    def commit_and_reopen(self) -> None:
+        self.tx.commit()
+        with self.db.transaction() as reader:
+            assert list(self.space.range(reader)) == sorted(self.model.items())
+        self.tx = self.db.transaction(write=True)
+
+    @invariant()
+    def blocks_are_sound(self) -> None:
+        assert list(self.space.problems(self.tx)) == []
+        assert self.space.entry_count(self.tx) == len(self.model)
+        for fence, block in self.space.blocks(self.tx):
+            assert len(fence) + len(block) <= LIMIT or count(fence, block) == 1
+
+
+BlocksMachine.TestCase.settings = settings(max_examples=examples(60), stateful_step_count=30, deadline=None,
+                                           suppress_health_check=[HealthCheck.too_slow])
+TestBlocksMachine = BlocksMachine.TestCase
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=8), min_size=1, max_size=60, unique=True), st.data())
+def test_flipped_bytes_raise_or_decode_in_order(entries: list[bytes], data: st.DataObject) -> None:
+    """A block with any byte changed either decodes (keys still ascending, starting at the
+    fence) or raises BlockError: the reader never runs past the block or out of order."""
+    entries.sort()
+    blocks, _, _, _ = rewrite([], entries, [b"v"] * len(entries), 4000)
+    fence, block = blocks[0]
+    position = data.draw(st.integers(0, len(block) - 1))
+    damaged = bytearray(block)
+    damaged[position] = data.draw(st.integers(0, 255))
+    try:
+        keys, _ = decode(fence, bytes(damaged))
+    except BlockError:
+        return
+    assert keys[0] == fence and keys == sorted(set(keys))
+
+
+def test_truncated_and_empty_blocks_are_refused() -> None:
+    blocks, _, _, _ = rewrite([], [b"a", b"ab", b"b"], [b"1", b"2", b"3"], 4000)
+    fence, block = blocks[0]
+    for cut in range(len(block)):
+        damaged = block[:cut]
+        with pytest.raises(BlockError):
+            decode(fence, damaged)
+    assert problem(fence, b"", 4000) == "an empty block"
+    assert "not the fence" in problem(b"zz", block, 4000)
+
+
+def test_codec_functions_agree_with_decode() -> None:
+    rnd = random.Random(7)
+    entries = sorted({bytes(rnd.randrange(4) for _ in range(rnd.randrange(1, 7))) for _ in range(300)})
+    values = [EXTERNAL if i % 17 == 0 else bytes([i % 256]) * (i % 5) for i in range(len(entries))]
+    blocks, added, removed, _ = rewrite([], entries, values, 200)
+    assert (added, removed) == (len(entries), 0) and len(blocks) > 5
+    assert all(len(fence) + len(block) <= 200 for fence, block in blocks)
+    merged: list[bytes] = []
+    for fence, block in blocks:
+        keys, vals = decode(fence, block)
+        merged += keys
+        for key, value in zip(keys, vals):
+            assert find(fence, block, key) == value
+        assert find(fence, block, keys[-1] + b"\x00") is None
+        assert slice_of(fence, block, keys[1], None, True)[0] == keys[2:]
+    assert merged == entries
+
+
+def test_keys_out_of_order_are_refused() -> None:
+    with pytest.raises(ValueError, match="strictly ascending"):
+        rewrite([], [b"b", b"a"], [b"", b""], 200)
+    with pytest.raises(ValueError, match="strictly ascending"):
+        rewrite([], [b"a", b"a"], [b"", b""], 200)
+
+
+def test_a_damaged_block_is_a_corrupt_store_error() -> None:
+    db = okvs.open(tempfile.mkdtemp())
+    space = Blocks(START, END, external=OUTSIDE)
+    with db.transaction(write=True) as tx:
+        space.apply(tx, [START + b"a", START + b"b"], [b"1", b"2"])
+        fence, block = next(space.blocks(tx))
+        tx.set(fence, block[:-2])
+    with db.transaction() as tx:
+        with pytest.raises(CorruptStoreError, match="block at key 9161"):
+            space.get(tx, START + b"b")
+        assert any("runs past the end" in p for p in space.problems(tx))
+    db.close()
