@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from contextlib import contextmanager
+from itertools import islice, repeat
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import Var
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["Transaction", "Staged"]
 
 _SEEN_LIMIT = 4_000_000
+_BATCH = 1 << 16  # quads packed a column at a time by intend_many
 
 
 class Staged:
@@ -54,10 +56,16 @@ class Staged:
         self.pending[b"".join(parts)] = (quad, alive, parts)
 
     def intend_many(self, quads: Iterable[Quad], alive: bool) -> None:
-        pending, parts_of, join = self.pending, self.history.parts, b"".join
-        for quad in quads:
-            parts = parts_of(quad)
-            pending[join(parts)] = (quad, alive, parts)
+        """:meth:`intend` of many quads, packed a column at a time (a batch of quads at a
+        time, so the columns never hold more than a batch)."""
+        pending, packed = self.pending, self.history.store.packed_column
+        source = iter(quads)
+        while True:
+            batch = list(islice(source, _BATCH))
+            if not batch:
+                return
+            rows = list(zip(*[packed(list(column)) for column in zip(*batch)]))
+            pending.update(zip(map(b"".join, rows), zip(batch, repeat(alive), rows)))
 
     def match(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
         pending = self.pending

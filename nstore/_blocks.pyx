@@ -18,10 +18,11 @@ what is wrong, never reads outside the block, and never returns a key out of ord
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy
 
-__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "decode", "find", "lookup", "slice_of", "rewrite", "problem", "count"]
+__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "changes", "sorted_changes", "decode", "find", "lookup", "slice_of",
+           "rewrite", "rewrite_changes", "problem", "count"]
 
 MAX_KEY = 2048  # longer than any key okvs accepts (511): a longer one is damage
 
@@ -303,7 +304,8 @@ cdef int _push(Merged* m, const unsigned char* key, Py_ssize_t key_size,
         m.entries = bigger
     _grow_arena(m, key_size + value_size)
     memcpy(m.arena + m.arena_used, key, key_size)
-    memcpy(m.arena + m.arena_used + key_size, value, value_size)
+    if value_size:
+        memcpy(m.arena + m.arena_used + key_size, value, value_size)
     m.entries[m.count].key_at = m.arena_used
     m.entries[m.count].key_size = key_size
     m.entries[m.count].value_at = m.arena_used + key_size
@@ -410,6 +412,190 @@ cdef list _split(Merged* m, Py_ssize_t limit):
     return blocks
 
 
+# -- changes: what a rewrite merges in -----------------------------------------------------
+
+cdef struct Change:
+    const unsigned char* key
+    Py_ssize_t size
+    const unsigned char* value
+    Py_ssize_t value_size
+    int kind  # _SET, _EXTERNAL or _DELETE
+
+cdef enum:
+    _SET = 0
+    _EXTERNAL = 1
+    _DELETE = 2
+
+
+cdef struct Span:
+    const char* data
+    Py_ssize_t size
+
+
+cdef int _span_order(const void* a, const void* b) noexcept nogil:
+    cdef const Span* x = <const Span*>a
+    cdef const Span* y = <const Span*>b
+    return _compare(<const unsigned char*>x.data, x.size, <const unsigned char*>y.data, y.size)
+
+
+cdef class Changes:
+    """Sets and deletes of strictly ascending keys, held in C for :func:`rewrite_changes`:
+    made by :func:`changes` (from lists) or :func:`sorted_changes` (keys built and sorted
+    here, no Python object per key)."""
+
+    cdef Change* items
+    cdef Py_ssize_t count
+    cdef char* arena
+    cdef object owners  # the Python objects items point into
+
+    def __cinit__(self):
+        self.items = NULL
+        self.arena = NULL
+        self.count = 0
+
+    def __dealloc__(self):
+        free(self.items)
+        free(self.arena)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def key(self, Py_ssize_t i) -> bytes:
+        """Key ``i``."""
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        return PyBytes_FromStringAndSize(<const char*>self.items[i].key, self.items[i].size)
+
+    def bisect(self, bytes key, Py_ssize_t lo=0) -> int:
+        """The index of the first key at or after ``key``, from ``lo``."""
+        cdef Py_ssize_t hi = self.count, middle
+        cdef const unsigned char* wanted = <const unsigned char*>PyBytes_AS_STRING(key)
+        cdef Py_ssize_t size = PyBytes_GET_SIZE(key)
+        while lo < hi:
+            middle = (lo + hi) >> 1
+            if _compare(self.items[middle].key, self.items[middle].size, wanted, size) < 0:
+                lo = middle + 1
+            else:
+                hi = middle
+        return lo
+
+
+def changes(list keys, list values) -> Changes:
+    """The changes ``keys[i] -> values[i]`` (bytes, :data:`EXTERNAL`, or None to delete),
+    keys strictly ascending (checked)."""
+    cdef Changes made = Changes()
+    cdef Py_ssize_t i, n = len(keys)
+    cdef object key, value
+    cdef Change* c
+    if len(values) != n:
+        raise ValueError(f"{n} keys but {len(values)} values")
+    made.items = <Change*>malloc((n if n else 1) * sizeof(Change))
+    if made.items == NULL:
+        raise MemoryError()
+    made.owners = (keys, values)
+    for i in range(n):
+        key = keys[i]
+        value = values[i]
+        if not PyBytes_Check(key):
+            raise TypeError(f"a key is bytes, not {type(key).__name__}")
+        c = &made.items[i]
+        c.key = <const unsigned char*>PyBytes_AS_STRING(key)
+        c.size = PyBytes_GET_SIZE(key)
+        if c.size == 0 or c.size >= MAX_KEY:
+            raise ValueError(f"a key of {c.size} bytes")
+        if i and _compare(made.items[i - 1].key, made.items[i - 1].size, c.key, c.size) >= 0:
+            raise ValueError(f"keys are not strictly ascending at {key!r:.80}")
+        c.value = NULL
+        c.value_size = 0
+        if value is None:
+            c.kind = _DELETE
+        elif value is EXTERNAL:
+            c.kind = _EXTERNAL
+        elif PyBytes_Check(value):
+            c.kind = _SET
+            c.value = <const unsigned char*>PyBytes_AS_STRING(value)
+            c.value_size = PyBytes_GET_SIZE(value)
+        else:
+            raise TypeError(f"a value is bytes, EXTERNAL or None, not {type(value).__name__}")
+        made.count = i + 1
+    return made
+
+
+def sorted_changes(bytes prefix, list columns, tuple order, object value) -> Changes:
+    """The keys ``prefix + columns[order[0]][i] + columns[order[1]][i] + ...`` of every row
+    ``i`` (each column a list of bytes, all of one length), sorted and without repeats,
+    each set to ``value`` (bytes) or deleted (None): an index's keys for a batch of tuples.
+
+    >>> made = sorted_changes(b"P", [[b"b", b"a", b"b"], [b"1", b"2", b"1"]], (1, 0), b"")
+    >>> [made.key(i) for i in range(len(made))]
+    [b'P1b', b'P2a']
+    """
+    cdef Changes made = Changes()
+    cdef Py_ssize_t width = len(order)
+    cdef Py_ssize_t rows = len(columns[0]) if width else 0
+    cdef Py_ssize_t prefix_size = PyBytes_GET_SIZE(prefix)
+    cdef Py_ssize_t total = 0, row, position, size, cursor = 0, unique = 0
+    cdef list ordered = [columns[number] for number in order]
+    cdef list column
+    cdef object item
+    cdef Span* spans
+    cdef int kind
+    cdef const unsigned char* value_data = NULL
+    cdef Py_ssize_t value_size = 0
+    if value is None:
+        kind = _DELETE
+    elif PyBytes_Check(value):
+        kind = _SET
+        value_data = <const unsigned char*>PyBytes_AS_STRING(value)
+        value_size = PyBytes_GET_SIZE(value)
+    else:
+        raise TypeError(f"a value is bytes or None, not {type(value).__name__}")
+    made.owners = value
+    for column in ordered:
+        if len(column) != rows:
+            raise ValueError(f"columns of {rows} and {len(column)} rows")
+        for item in column:
+            if not PyBytes_Check(item):
+                raise TypeError(f"a key item is bytes, not {type(item).__name__}")
+            total += PyBytes_GET_SIZE(item)
+    total += prefix_size * rows
+    made.arena = <char*>malloc(total if total else 1)
+    spans = <Span*>malloc((rows if rows else 1) * sizeof(Span))
+    made.items = <Change*>malloc((rows if rows else 1) * sizeof(Change))
+    if made.arena == NULL or spans == NULL or made.items == NULL:
+        free(spans)
+        raise MemoryError()
+    try:
+        for row in range(rows):
+            spans[row].data = made.arena + cursor
+            memcpy(made.arena + cursor, PyBytes_AS_STRING(prefix), prefix_size)
+            cursor += prefix_size
+            for position in range(width):
+                item = (<list>ordered[position])[row]
+                size = PyBytes_GET_SIZE(item)
+                memcpy(made.arena + cursor, PyBytes_AS_STRING(item), size)
+                cursor += size
+            spans[row].size = made.arena + cursor - spans[row].data
+            if spans[row].size >= MAX_KEY:
+                raise ValueError(f"a key of {spans[row].size} bytes")
+        with nogil:
+            qsort(spans, rows, sizeof(Span), _span_order)
+        for row in range(rows):
+            if unique and _compare(made.items[unique - 1].key, made.items[unique - 1].size,
+                                   <const unsigned char*>spans[row].data, spans[row].size) == 0:
+                continue
+            made.items[unique].key = <const unsigned char*>spans[row].data
+            made.items[unique].size = spans[row].size
+            made.items[unique].value = value_data
+            made.items[unique].value_size = value_size
+            made.items[unique].kind = kind
+            unique += 1
+        made.count = unique
+        return made
+    finally:
+        free(spans)
+
+
 def rewrite(list blocks, list keys, list values, Py_ssize_t limit, bint keep=False):
     """Merge sorted changes into adjacent blocks: ``keys`` strictly ascending, ``values[i]``
     the new value of ``keys[i]`` (bytes, :data:`EXTERNAL` for a value kept outside, or None
@@ -427,18 +613,21 @@ def rewrite(list blocks, list keys, list values, Py_ssize_t limit, bint keep=Fal
     >>> [decode(*block) for block in new], added, removed
     ([([b'b', b'c'], [b'v', b''])], 1, 1)
     """
+    cdef Changes made = changes(keys, values)
+    return rewrite_changes(blocks, made, 0, made.count, limit, keep)
+
+
+def rewrite_changes(list blocks, Changes made, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t limit, bint keep=False):
+    """:func:`rewrite` of the changes ``made[lo:hi]``."""
     cdef Merged m
     cdef Reader r
-    cdef Py_ssize_t i = 0, n = len(keys), size, added = 0, removed = 0, block_number = 0, n_blocks = len(blocks), checked = -1
-    cdef int more = 0, order, external
-    cdef const unsigned char* key
-    cdef const unsigned char* previous = NULL
-    cdef Py_ssize_t previous_size = 0
-    cdef object value
-    cdef bytes item, fence, block
+    cdef Py_ssize_t i = lo, added = 0, removed = 0, block_number = 0, n_blocks = len(blocks)
+    cdef int more = 0, order
+    cdef Change* c
+    cdef bytes fence, block
     cdef list dropped = []
-    if len(values) != n:
-        raise ValueError(f"{n} keys but {len(values)} values")
+    if not 0 <= lo <= hi <= made.count:
+        raise IndexError(f"changes {lo}:{hi} of {made.count}")
     if limit < 64:
         raise ValueError(f"a block limit of {limit} bytes")
     m.arena = NULL
@@ -459,19 +648,9 @@ def rewrite(list blocks, list keys, list values, Py_ssize_t limit, bint keep=Fal
                 _start(&r, fence, block)
                 more = _next(&r)
                 block_number += 1
-            if i < n:
-                item = <bytes>keys[i]
-                if not PyBytes_Check(item):
-                    raise TypeError(f"a key is bytes, not {type(item).__name__}")
-                key = <const unsigned char*>PyBytes_AS_STRING(item)
-                size = PyBytes_GET_SIZE(item)
-                if i != checked:  # first visit of change i
-                    if previous != NULL and _compare(previous, previous_size, key, size) >= 0:
-                        raise ValueError(f"keys are not strictly ascending at {item!r:.80}")
-                    if size == 0 or size >= MAX_KEY:
-                        raise ValueError(f"a key of {size} bytes")
-                    previous, previous_size, checked = key, size, i
-                order = _compare(r.key, r.key_size, key, size) if more else 1
+            if i < hi:
+                c = &made.items[i]
+                order = _compare(r.key, r.key_size, c.key, c.size) if more else 1
             elif more:
                 order = -1
             else:
@@ -480,27 +659,22 @@ def rewrite(list blocks, list keys, list values, Py_ssize_t limit, bint keep=Fal
                 _push(&m, r.key, r.key_size, r.data + r.value_at, r.value_size, r.external)
                 more = _next(&r)
                 continue
-            value = values[i]
-            if order == 0 and keep and value is not None:  # present: left as it is
-                _push(&m, r.key, r.key_size, r.data + r.value_at, r.value_size, r.external)
-                more = _next(&r)
-                i += 1
-                continue
-            if order == 0:  # the change replaces or deletes an existing entry
+            if order == 0:
+                if keep and c.kind != _DELETE:  # present: left as it is
+                    _push(&m, r.key, r.key_size, r.data + r.value_at, r.value_size, r.external)
+                    more = _next(&r)
+                    i += 1
+                    continue
+                # the change replaces or deletes an existing entry
                 if r.external:
                     dropped.append(_key(&r))
-                if value is None:
+                if c.kind == _DELETE:
                     removed += 1
                 more = _next(&r)
-            elif value is not None:
+            elif c.kind != _DELETE:
                 added += 1
-            if value is not None:
-                if value is EXTERNAL:
-                    _push(&m, key, size, NULL, 0, 1)
-                elif PyBytes_Check(value):
-                    _push(&m, key, size, <const unsigned char*>PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value), 0)
-                else:
-                    raise TypeError(f"a value is bytes, EXTERNAL or None, not {type(value).__name__}")
+            if c.kind != _DELETE:
+                _push(&m, c.key, c.size, c.value, c.value_size, c.kind == _EXTERNAL)
             i += 1
         return _split(&m, limit), added, removed, dropped
     finally:

@@ -34,7 +34,7 @@ from bisect import bisect_left
 from itertools import islice
 from typing import Iterable, Iterator, Protocol, Sequence
 
-from ._blocks import EXTERNAL, BlockError, count, decode, find, lookup, problem, rewrite, slice_of
+from ._blocks import EXTERNAL, BlockError, Changes, changes, count, decode, find, lookup, problem, rewrite, rewrite_changes, slice_of
 from .errors import CorruptStoreError
 from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
 
@@ -236,19 +236,32 @@ class Blocks:
         ``(keys added, keys deleted)``."""
         if not keys:
             return 0, 0
-        if keys[0] < self.start or keys[-1] >= self.end:
-            raise ValueError(f"keys {keys[0][:40].hex()}..{keys[-1][:40].hex()} leave {self!r}")
         values = list(values)
+        outside: set[bytes] = set()
         for i, value in enumerate(values):
             if value is not None and len(value) > EXTERNAL_VALUE:
                 if keep and self.get(tx, keys[i]) is not None:
                     continue  # present: keeps its value (and its external copy)
                 tx.set(self.external + keys[i], value)
                 values[i] = EXTERNAL
+                outside.add(keys[i])
+        return self.write(tx, changes(list(keys), values), keep=keep, outside=outside)
+
+    def write(self, tx: Transaction, made: Changes, *, keep: bool = False, outside: set[bytes] = frozenset()) -> tuple[int, int]:
+        """Merge ``made`` (:func:`nstore._blocks.changes` or ``sorted_changes``) into the
+        blocks it falls in, each rewritten once (with ``keep``, a key present keeps its
+        value); ``outside``: the keys whose new value the caller stored externally. Returns
+        ``(keys added, keys deleted)``."""
+        n = len(made)
+        if not n:
+            return 0, 0
+        if made.key(0) < self.start or made.key(n - 1) >= self.end:
+            raise ValueError(f"keys {made.key(0)[:40].hex()}..{made.key(n - 1)[:40].hex()} leave {self!r}")
         added = removed = 0
-        i, n = 0, len(keys)
+        i = 0
         while i < n:
-            found = tx.floor(keys[i], self.start) or tx.after(keys[i], self.end)
+            key = made.key(i)
+            found = tx.floor(key, self.start) or tx.after(key, self.end)
             olds: list[tuple[bytes, bytes]] = []
             following = None
             j = n
@@ -256,28 +269,26 @@ class Blocks:
                 olds.append(found)
                 following = tx.after(found[0], self.end)
                 if following is not None:
-                    j = bisect_left(keys, following[0], i)
-            new, more, fewer, dropped = self._rewrite(olds, keys[i:j], values[i:j], keep)
+                    j = made.bisect(following[0], i)
+            new, more, fewer, dropped = self._rewrite(olds, made, i, j, keep)
             if following is not None and len(new) == 1 and len(new[0][0]) + len(new[0][1]) < self.limit // 4:
                 # a crumb: take the next block in, so deletes do not leave a trail of tiny blocks
                 olds.append(following)
                 beyond = tx.after(following[0], self.end)
-                j = n if beyond is None else bisect_left(keys, beyond[0], i)
-                new, more, fewer, dropped = self._rewrite(olds, keys[i:j], values[i:j], keep)
+                j = n if beyond is None else made.bisect(beyond[0], i)
+                new, more, fewer, dropped = self._rewrite(olds, made, i, j, keep)
             self._replace(tx, olds, new)
-            if dropped:
-                kept = {key for key, value in zip(keys[i:j], values[i:j]) if value is EXTERNAL}
-                for key in dropped:
-                    if key not in kept:
-                        tx.delete(self.external + key)
+            for gone in dropped:
+                if gone not in outside:
+                    tx.delete(self.external + gone)
             added += more
             removed += fewer
             i = j
         return added, removed
 
-    def _rewrite(self, olds: list[tuple[bytes, bytes]], keys: Sequence[bytes], values: Sequence, keep: bool) -> tuple:
+    def _rewrite(self, olds: list[tuple[bytes, bytes]], made: Changes, lo: int, hi: int, keep: bool) -> tuple:
         try:
-            return rewrite(olds, list(keys), list(values), self.limit, keep)
+            return rewrite_changes(olds, made, lo, hi, self.limit, keep)
         except BlockError as exc:
             raise self._damaged(olds[0][0], exc) from None
 

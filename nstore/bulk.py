@@ -39,6 +39,7 @@ from itertools import compress, groupby, islice, repeat
 from operator import eq, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 
+from ._blocks import sorted_changes
 from ._keysort import sorted_keys
 from .blocks import Blocks
 from .pack import BLOBREF_CODE, BlobRef, Packed
@@ -200,6 +201,11 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
     added = 0
     duplicates = False
     for number in range(len(indices)):
+        if blocked:  # the keys sorted in C, merged into the blocks with no object per key
+            new = store.space.write(tx, sorted_changes(prefixes[number], columns, indices[number], payload), keep=True)[0]
+            if number == 0:
+                added = new
+            continue
         if number == 0 and first is not None:
             keys = first
             keys.sort()
@@ -210,12 +216,8 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
             duplicates = any(map(eq, keys, islice(keys, 1, None)))
         if duplicates:
             keys = _unique_sorted(keys)
-        if blocked:
-            new = store.space.apply(tx, keys, [payload] * len(keys), keep=True)[0]
-        else:
-            tx.set_many(keys, ascending=True, value=payload)
-            new = len(keys)
+        tx.set_many(keys, ascending=True, value=payload)
         if number == 0:
-            added = new
+            added = len(keys)
         del keys
     return added

@@ -26,6 +26,8 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .blobs import BlobStore, digest_of
+from ._blocks import sorted_changes
+from ._pack import pack_column
 from .blocks import Blocks, Keyspace, Plain
 from .bulk import bulk_add
 from .errors import PackError, PatternError
@@ -238,6 +240,11 @@ class NStore:
             cache[key] = packed
         return packed
 
+    def packed_column(self, values: list[Any]) -> list[bytes]:
+        """:meth:`packed` of each value, in one C loop (:func:`nstore._pack.pack_column`;
+        :meth:`packed` itself packs the kinds it leaves to Python, and stays its oracle)."""
+        return pack_column(values, self.packed, self._iri_cache, self._str_cache, self.inline_limit, _DECODE_CACHE_LIMIT)
+
     def decode(self, tx: Transaction, item: bytes) -> Any:
         """The value of one packed item from :meth:`raw` or :meth:`keys` (fetching it if
         it is a blob; values are cached by their bytes)."""
@@ -304,6 +311,43 @@ class NStore:
             space.delete(tx, key)
         return True
 
+    def bulk_add_items(self, tx: Transaction, columns: Sequence[list[bytes]], *, payload: bytes = b"") -> int:
+        """:meth:`bulk_add` of tuples given as columns of packed items (as keys hold them,
+        e.g. a dictionary's TermRefs; no value long enough for a blob), one list per
+        position: the keys are built and sorted in C from the columns. Returns how many
+        tuples were new."""
+        if len(columns) != self.n:
+            raise PatternError(f"{len(columns)} columns, but this store holds {self.n} items")
+        if not columns[0]:
+            return 0
+        if type(self.space) is not Blocks:
+            return self.bulk_add(tx, [tuple(map(Packed, row)) for row in zip(*columns)], payload=payload)
+        added = 0
+        for number, (prefix, perm) in enumerate(zip(self._index_prefixes, self.indices)):
+            new = self.space.write(tx, sorted_changes(prefix, list(columns), perm, payload), keep=True)[0]
+            if number == 0:
+                added = new
+        return added
+
+    def bulk_delete_items(self, tx: Transaction, columns: Sequence[list[bytes]]) -> int:
+        """:meth:`bulk_delete` of tuples given as columns of packed items (see
+        :meth:`bulk_add_items`). Returns how many were present."""
+        if len(columns) != self.n:
+            raise PatternError(f"{len(columns)} columns, but this store holds {self.n} items")
+        if not columns[0]:
+            return 0
+        removed = 0
+        for number, (prefix, perm) in enumerate(zip(self._index_prefixes, self.indices)):
+            made = sorted_changes(prefix, list(columns), perm, None)
+            if type(self.space) is Blocks:
+                gone = self.space.write(tx, made, keep=False)[1]
+            else:
+                keys = [made.key(i) for i in range(len(made))]
+                gone = self.space.apply(tx, keys, [None] * len(keys))[1]
+            if number == 0:
+                removed = gone
+        return removed
+
     def bulk_delete(self, tx: Transaction, tuples: Iterable[Sequence[Any]]) -> int:
         """Remove many tuples at once (absent ones are skipped); returns how many were
         present. Each index's keys are sorted and deleted in one pass over its blocks."""
@@ -313,13 +357,9 @@ class NStore:
         encoded = [[self._encode(v) for v in values] for values in rows]
         if self.blob_refs_made and any(item[0] == BLOBREF_CODE for items in encoded for item in items):
             return sum(self.delete(tx, *values) for values in rows)  # each blob reference released once
-        removed = 0
-        for number, (prefix, perm) in enumerate(zip(self._index_prefixes, self.indices)):
-            keys = sorted({prefix + b"".join([items[i] for i in perm]) for items in encoded})
-            gone = self.space.apply(tx, keys, [None] * len(keys))[1]
-            if number == 0:
-                removed = gone
-        return removed
+        if not encoded:
+            return 0
+        return self.bulk_delete_items(tx, [list(column) for column in zip(*encoded)])
 
     def bulk_add(self, tx: Transaction, tuples: Iterable[Sequence[Any]], *, payload: bytes = b"") -> int:
         """Add many tuples at once and return how many were new.

@@ -27,6 +27,7 @@ of history. ``docs/format.md`` gives the keys.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 import msgpack
@@ -45,7 +46,7 @@ from .ranges import NumericRange
 from .refs import BRANCH, Refs
 from nstore.terms import to_rdf
 
-__all__ = ["Heads", "Reader", "Overlay", "Records", "SNAPSHOT_INDICES", "OVERLAY_LIMIT", "repeated_vars"]
+__all__ = ["Heads", "Reader", "Overlay", "ItemChanges", "Records", "SNAPSHOT_INDICES", "OVERLAY_LIMIT", "repeated_vars"]
 
 
 class Records(Protocol):
@@ -110,6 +111,33 @@ class Overlay:
 
 
 _EMPTY = Overlay()
+
+
+class ItemChanges:
+    """The quads a commit changed in one space, as key items by column: ``columns`` (the
+    graph, subject, predicate and object items of each change) and ``alive`` (each change's
+    state after it). Columns rather than a tuple per quad: a snapshot's keys are built and
+    sorted from them in C (:func:`nstore._blocks.sorted_changes`)."""
+
+    __slots__ = ("columns", "alive")
+
+    def __init__(self, columns: Sequence[Sequence[bytes]], alive: Sequence[bool]) -> None:
+        self.columns = [list(column) for column in columns] if alive else [[], [], [], []]
+        self.alive = list(alive)
+
+    @classmethod
+    def of(cls, changes: Iterable[tuple[Sequence[bytes], bool]]) -> ItemChanges:
+        """From ``(items, alive)`` pairs."""
+        rows = list(changes)
+        return cls(list(zip(*[items for items, _ in rows])), [alive for _, alive in rows])
+
+    def __len__(self) -> int:
+        return len(self.alive)
+
+    def where(self, alive: bool) -> list[list[bytes]]:
+        """The columns of the changes to ``alive``."""
+        mask = self.alive if alive else [not state for state in self.alive]
+        return [list(compress(column, mask)) for column in self.columns]
 
 
 class Heads:
@@ -205,7 +233,7 @@ class Heads:
             self._fold(tx, number, seq, head, heir, count)
 
     def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int,
-              changes: Sequence[tuple[list[bytes], bool]] | None) -> None:
+              changes: ItemChanges | None) -> None:
         """Branch ``branch`` moved to commit ``seq`` (a commit whose parents are ``parents``
         and whose records are ``changes``, or a fast-forward: ``changes`` None). Moves its
         snapshot if it owns one, else checks that its overlay stays small."""
@@ -244,20 +272,17 @@ class Heads:
     def _apply_overlay(self, tx: Transaction, number: int, count: int, overlay: Overlay) -> int:
         changes = [(items, True) for items in overlay.born.values()]
         changes += [(split(ident, 0, 4), False) for ident in overlay.dead]
-        return self._apply(tx, number, count, changes)
+        return self._apply(tx, number, count, ItemChanges.of(changes))
 
-    def _apply(self, tx: Transaction, number: int, count: int, changes: Iterable[tuple[list[bytes], bool]]) -> int:
+    def _apply(self, tx: Transaction, number: int, count: int, changes: ItemChanges) -> int:
         """Add and remove quads (key items) in snapshot ``number``; returns its new count."""
-        born = []
-        died = []
-        snapshot = Packed(pack_value(number))
-        for items, alive in changes:
-            row = (snapshot, *[item if type(item) is Packed else Packed(item) for item in items])
-            (born if alive else died).append(row)
-        if died:
-            count -= self.store.bulk_delete(tx, died)
-        if born:
-            count += self.store.bulk_add(tx, born)
+        snapshot = pack_value(number)
+        died = changes.where(False)
+        if died[0]:
+            count -= self.store.bulk_delete_items(tx, [[snapshot] * len(died[0]), *died])
+        born = changes.where(True)
+        if born[0]:
+            count += self.store.bulk_add_items(tx, [[snapshot] * len(born[0]), *born])
         return count
 
     def _quads_of(self, tx: Transaction, number: int) -> list[list[bytes]]:
@@ -268,12 +293,14 @@ class Heads:
         return [split(key, skip, 4) for key, _ in self.store.range(tx, prefix, prefix + b"\xff")]
 
     def _copy(self, tx: Transaction, source: int, target: int) -> None:
-        snapshot = Packed(pack_value(target))
-        self.store.bulk_add(tx, [(snapshot, *map(Packed, items)) for items in self._quads_of(tx, source)])
+        quads = self._quads_of(tx, source)
+        if quads:
+            self.store.bulk_add_items(tx, [[pack_value(target)] * len(quads), *map(list, zip(*quads))])
 
     def _drop(self, tx: Transaction, number: int) -> None:
-        snapshot = Packed(pack_value(number))
-        self.store.bulk_delete(tx, [(snapshot, *map(Packed, items)) for items in self._quads_of(tx, number)])
+        quads = self._quads_of(tx, number)
+        if quads:
+            self.store.bulk_delete_items(tx, [[pack_value(number)] * len(quads), *map(list, zip(*quads))])
         tx.delete(pack(self._meta_tag, number))
 
     # -- choosing a snapshot and its overlay ----------------------------------------------

@@ -14,6 +14,7 @@ and an overlay of the few quads whose state differs (see :mod:`fstore.core.heads
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
@@ -22,7 +23,7 @@ from nstore.okvs import Okvs, Transaction, prefix_end
 from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
 
-from .heads import Heads, repeated_vars
+from .heads import Heads, ItemChanges, repeated_vars
 from .layout import QUADS, Quad, Space
 from nstore.terms import to_rdf
 
@@ -35,6 +36,7 @@ QUAD_ITEMS = ("graph", "subject", "predicate", "object")
 RECORD_INDICES = ((0, 1, 2, 3, 4), (4, 0, 1, 2, 3))
 ALIVE = b"\x01"
 DEAD = b"\x00"
+_PAYLOAD = {True: ALIVE, False: DEAD}
 _MISSING = object()
 _CACHE_LIMIT = 1 << 18
 _REF_CODES = range(TERMREF_CODE, TERMREF_CODE + 5)
@@ -169,41 +171,60 @@ class History:
 
     # -- records --------------------------------------------------------------------------
 
-    def write(self, tx: Transaction, seq: int, changes: Iterable[tuple[Quad, bool, list[bytes] | None]]) -> tuple[list[bytes], list[tuple[list[bytes], bool]]]:
+    def write(self, tx: Transaction, seq: int, changes: Iterable[tuple[Quad, bool, Sequence[bytes] | None]]) -> tuple[list[bytes], ItemChanges]:
         """Record that commit ``seq`` set each quad to alive / dead (each change may carry
         the quad's :meth:`parts`). Returns the records as :meth:`packed_changes_of` reads
-        them back (what the commit id hashes) and the changes as key items."""
-        changes = [(quad, alive, parts or self.parts(quad)) for quad, alive, parts in changes]
+        them back (what the commit id hashes) and the changes as key items.
+
+        The work is done a column at a time (packing, dictionary look-ups, keys) in C loops,
+        not a Python step per quad."""
+        changes = list(changes)
+        if not changes:
+            return [], ItemChanges([], [])
+        quads, alive, given = zip(*changes)
+        if None in given:
+            given = [parts if parts is not None else self.parts(quad) for quad, parts in zip(quads, given)]
+        columns = list(zip(*given))
         # Each distinct packed value -> its key item: a dictionary id, the value itself if
         # inline, or None for an inline value too long for a key (the row keeps its blob).
-        items_of: dict[bytes, Packed | None] = dict(self.dictionary.encode_packed(tx, (p for _, _, parts in changes for p in parts)))
+        items_of: dict[bytes, Packed | None] = dict(self.dictionary.encode_packed(tx, chain.from_iterable(columns)))
         limit = self.store.inline_limit
-        for _, _, parts in changes:
-            for part in parts:
-                if part not in items_of:
-                    items_of[part] = Packed(part) if len(part) <= limit else None
+        for part in set(chain.from_iterable(columns)).difference(items_of):
+            items_of[part] = Packed(part) if len(part) <= limit else None
+        item_columns = [list(map(items_of.__getitem__, column)) for column in columns]
+        records = list(map(bytes.__add__, map(b"".join, given), map(_PAYLOAD.__getitem__, alive)))
+        records.sort()
+        if any(None in column for column in item_columns):
+            for position, column in enumerate(item_columns):  # a long value: its blob reference
+                item_columns[position] = [Packed(self.store.item(quad[position])) if item is None else item
+                                          for quad, item in zip(quads, column)]
+            self._write_with_blobs(tx, seq, quads, alive, item_columns)
+            return records, ItemChanges(item_columns, alive)
+        encoded = ItemChanges(item_columns, alive)
+        seq_item = pack_value(seq)
+        for state, payload in ((True, ALIVE), (False, DEAD)):
+            written = encoded.where(state)
+            if written[0]:
+                self.store.bulk_add_items(tx, [*written, [seq_item] * len(written[0])], payload=payload)
+        return records, encoded
+
+    def _write_with_blobs(self, tx: Transaction, seq: int, quads: Sequence[Quad], alive: Sequence[bool],
+                          item_columns: list[list[Packed]]) -> None:
+        """The records of a commit holding a value too long for a key: rows that name such
+        a value by itself, so the store keeps its blob and counts its references."""
         born: list[tuple] = []
         died: list[tuple] = []
-        packed: list[bytes] = []
-        encoded: list[tuple[list[bytes], bool]] = []
         seq_item = Packed(pack_value(seq))
-        lookup = items_of.__getitem__
-        for quad, alive, parts in changes:
-            items = list(map(lookup, parts))
-            if None in items:
-                items = [Packed(self.store.item(value)) if item is None else item for value, item in zip(quad, items)]
+        for quad, state, items in zip(quads, alive, zip(*item_columns)):
+            if any(item[0] == BLOBREF_CODE for item in items):
                 row = (*[value if item[0] == BLOBREF_CODE else item for value, item in zip(quad, items)], seq)
             else:
                 row = (*items, seq_item)
-            (born if alive else died).append(row)
-            packed.append(b"".join(parts) + (ALIVE if alive else DEAD))
-            encoded.append((items, alive))
+            (born if state else died).append(row)
         if born:
             self.store.bulk_add(tx, born, payload=ALIVE)
         if died:
             self.store.bulk_add(tx, died, payload=DEAD)
-        packed.sort()
-        return packed, encoded
 
     def item_records(self, tx: Transaction, items: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
         """``(packed seq, payload)`` of every record of the quad whose key items are
