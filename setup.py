@@ -4,7 +4,6 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 setup(ext_modules=cythonize([
-    Extension("nstore._keysort", ["nstore/_keysort.pyx"]),
     Extension("nstore._blocks", ["nstore/_blocks.pyx"]),
     Extension("nstore._pack", ["nstore/_pack.pyx"]),
 ], language_level=3))

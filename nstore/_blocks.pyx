@@ -18,8 +18,8 @@ what is wrong, never reads outside the block, and never returns a key out of ord
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from libc.stdlib cimport free, malloc, qsort, realloc
-from libc.string cimport memcmp, memcpy
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
 
 __all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "changes", "sorted_changes", "decode", "find", "lookup", "slice_of",
            "rewrite", "rewrite_changes", "problem", "count"]
@@ -430,12 +430,104 @@ cdef enum:
 cdef struct Span:
     const char* data
     Py_ssize_t size
+    unsigned long long chunk  # 8 bytes of the key from the depth being sorted, big-endian
 
 
-cdef int _span_order(const void* a, const void* b) noexcept nogil:
-    cdef const Span* x = <const Span*>a
-    cdef const Span* y = <const Span*>b
-    return _compare(<const unsigned char*>x.data, x.size, <const unsigned char*>y.data, y.size)
+cdef inline unsigned long long _chunk(const Span* span, Py_ssize_t depth) noexcept nogil:
+    """Bytes depth..depth+8 of a key as a big-endian number, zeros past its end."""
+    cdef unsigned long long value = 0
+    cdef Py_ssize_t i, left = span.size - depth
+    cdef const unsigned char* data = <const unsigned char*>span.data + depth
+    if left >= 8:
+        for i in range(8):
+            value = (value << 8) | data[i]
+        return value
+    for i in range(8):
+        value = (value << 8) | (data[i] if i < left else 0)
+    return value
+
+
+cdef void _insertion_sort(Span* spans, Py_ssize_t n, Py_ssize_t depth) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef Span moving
+    for i in range(1, n):
+        moving = spans[i]
+        j = i
+        while j > 0 and _compare(<const unsigned char*>spans[j - 1].data + depth, spans[j - 1].size - depth,
+                                 <const unsigned char*>moving.data + depth, moving.size - depth) > 0:
+            spans[j] = spans[j - 1]
+            j -= 1
+        spans[j] = moving
+
+
+cdef void _radix_sort(Span* spans, Span* scratch, Py_ssize_t n, Py_ssize_t depth) noexcept nogil:
+    """Sort keys that agree on their first ``depth`` bytes: a stable LSD radix sort (a
+    byte at a time, skipping bytes all keys share) on the next 8 bytes, then each run that
+    ties on them in the same way from depth + 8; keys that end inside the 8 bytes sort
+    before longer keys they begin (a prefix first, as LMDB orders keys)."""
+    cdef Py_ssize_t i, j, k, run, ended
+    cdef Py_ssize_t counts[256]
+    cdef int shift, digit
+    cdef Span* source = spans
+    cdef Span* target = scratch
+    cdef Span* swap
+    cdef Span moving
+    if n < 32:
+        _insertion_sort(spans, n, depth)
+        return
+    for i in range(n):
+        spans[i].chunk = _chunk(&spans[i], depth)
+    for shift in range(0, 64, 8):
+        memset(counts, 0, sizeof(counts))
+        for i in range(n):
+            counts[(source[i].chunk >> shift) & 0xFF] += 1
+        if counts[(source[0].chunk >> shift) & 0xFF] == n:
+            continue  # every key has this byte
+        k = 0
+        for digit in range(256):
+            j = counts[digit]
+            counts[digit] = k
+            k += j
+        for i in range(n):
+            digit = (source[i].chunk >> shift) & 0xFF
+            target[counts[digit]] = source[i]
+            counts[digit] += 1
+        swap = source
+        source = target
+        target = swap
+    if source != spans:
+        memcpy(spans, source, n * sizeof(Span))
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and spans[j].chunk == spans[i].chunk:
+            j += 1
+        run = j - i
+        if run > 1:
+            # keys that end within these 8 bytes first, shorter first (each begins the next;
+            # equal ones are repeats), then the rest sorted on from depth + 8
+            ended = 0
+            for k in range(i, j):
+                if spans[k].size <= depth + 8:
+                    scratch[ended] = spans[k]
+                    ended += 1
+            if ended:
+                for k in range(1, ended):  # insertion sort by size: equal sizes never move
+                    moving = scratch[k]
+                    digit = k
+                    while digit > 0 and scratch[digit - 1].size > moving.size:
+                        scratch[digit] = scratch[digit - 1]
+                        digit -= 1
+                    scratch[digit] = moving
+                k = ended
+                for digit in range(i, j):
+                    if spans[digit].size > depth + 8:
+                        scratch[k] = spans[digit]
+                        k += 1
+                memcpy(spans + i, scratch, run * sizeof(Span))
+            if run - ended > 1:
+                _radix_sort(spans + i + ended, scratch, run - ended, depth + 8)
+        i = j
 
 
 cdef class Changes:
@@ -465,6 +557,11 @@ cdef class Changes:
         if not 0 <= i < self.count:
             raise IndexError(i)
         return PyBytes_FromStringAndSize(<const char*>self.items[i].key, self.items[i].size)
+
+    def keys(self) -> list:
+        """Every key, in order."""
+        cdef Py_ssize_t i
+        return [PyBytes_FromStringAndSize(<const char*>self.items[i].key, self.items[i].size) for i in range(self.count)]
 
     def bisect(self, bytes key, Py_ssize_t lo=0) -> int:
         """The index of the first key at or after ``key``, from ``lo``."""
@@ -539,6 +636,7 @@ def sorted_changes(bytes prefix, list columns, tuple order, object value) -> Cha
     cdef list column
     cdef object item
     cdef Span* spans
+    cdef Span* scratch
     cdef int kind
     cdef const unsigned char* value_data = NULL
     cdef Py_ssize_t value_size = 0
@@ -578,8 +676,12 @@ def sorted_changes(bytes prefix, list columns, tuple order, object value) -> Cha
             spans[row].size = made.arena + cursor - spans[row].data
             if spans[row].size >= MAX_KEY:
                 raise ValueError(f"a key of {spans[row].size} bytes")
+        scratch = <Span*>malloc((rows if rows else 1) * sizeof(Span))
+        if scratch == NULL:
+            raise MemoryError()
         with nogil:
-            qsort(spans, rows, sizeof(Span), _span_order)
+            _radix_sort(spans, scratch, rows, 0)
+        free(scratch)
         for row in range(rows):
             if unique and _compare(made.items[unique - 1].key, made.items[unique - 1].size,
                                    <const unsigned char*>spans[row].data, spans[row].size) == 0:

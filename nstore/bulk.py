@@ -1,20 +1,19 @@
 """Bulk loading for :class:`nstore.NStore`: one sort per index, then appends.
 
 ``NStore.bulk_add`` hands its tuples here. The per-tuple work runs inside C loops
-(``map``, ``compress``, and :func:`nstore._keysort.sorted_keys`, the one compiled
-module) rather than in Python bytecode, apart from ``NStore._encode`` called once per
-value:
+(``map``, ``compress``, and :func:`nstore._blocks.sorted_changes`) rather than in Python
+bytecode, apart from ``NStore._encode`` called once per value:
 
 1. The input is cut into chunks of at most ``CHUNK`` tuples, which bounds the memory
    of the keys built below (each chunk is sorted and written before the next is read).
 2. Each column is encoded with ``NStore._encode``'s bytes (long values become blob
    references); items a dictionary packed already are taken as they are.
-3. If the store already holds tuples, the tuples present are dropped (one point lookup
-   each of their index-0 key). Duplicates inside the chunk are found once index 0 is
-   sorted (they are adjacent) and dropped from every index.
-4. Each index's keys (``prefix + items in permutation order``) are built and sorted in C
-   by ``sorted_keys`` (one buffer, ``qsort`` with ``memcmp``, 2-3x faster than
-   ``bytes.join`` then ``list.sort``) and written with one
+3. If the store already holds tuples in plain keys, the tuples present are dropped (one
+   point lookup each of their index-0 key); a store in blocks keeps what is present as it
+   merges each block instead.
+4. Each index's keys (``prefix + items in permutation order``) are built into one buffer
+   and sorted in C by ``sorted_changes`` (a radix sort eight bytes at a time, each key
+   once), then merged into the store's blocks, or written as plain keys with one
    ``set_many(ascending=True, value=payload)``: LMDB appends pages when the keys sort
    after everything stored, and no ``(key, value)`` pair is built per key.
 
@@ -35,12 +34,11 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from itertools import compress, groupby, islice, repeat
-from operator import eq, itemgetter
+from itertools import compress, islice, repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 
 from ._blocks import sorted_changes
-from ._keysort import sorted_keys
 from .blocks import Blocks
 from .pack import BLOBREF_CODE, BlobRef, Packed
 from .terms import IRI
@@ -143,10 +141,6 @@ def _encode_column(store: NStore, values: list) -> list[bytes]:
     return list(map(own, values))
 
 
-def _unique_sorted(keys: list[bytes]) -> list[bytes]:
-    return [key for key, _ in groupby(keys)]
-
-
 def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payload: bytes) -> int:
     n = store.n
     if set(map(len, rows)) != {n}:
@@ -199,25 +193,15 @@ def _add_chunk(store: NStore, tx: Transaction, rows: list[Sequence[Any]], payloa
             if any(item[0] == BLOBREF_CODE and type(value) not in _OWN_REFS for item, value in zip(encoded, values)):
                 store._store_blobs(tx, values, encoded, keep=True)
     added = 0
-    duplicates = False
     for number in range(len(indices)):
-        if blocked:  # the keys sorted in C, merged into the blocks with no object per key
-            new = store.space.write(tx, sorted_changes(prefixes[number], columns, indices[number], payload), keep=True)[0]
-            if number == 0:
-                added = new
-            continue
-        if number == 0 and first is not None:
-            keys = first
-            keys.sort()
+        # the keys built and sorted in C, each once (a tuple given twice is one key)
+        made = sorted_changes(prefixes[number], columns, indices[number], payload)
+        if blocked:  # merged into the blocks with no object per key
+            new = store.space.write(tx, made, keep=True)[0]
         else:
-            keys = sorted_keys(prefixes[number], columns, indices[number])
-        first = None
-        if number == 0:  # duplicates are adjacent once sorted
-            duplicates = any(map(eq, keys, islice(keys, 1, None)))
-        if duplicates:
-            keys = _unique_sorted(keys)
-        tx.set_many(keys, ascending=True, value=payload)
+            tx.set_many(made.keys(), ascending=True, value=payload)
+            new = len(made)
         if number == 0:
-            added = len(keys)
-        del keys
+            added = new
+        del made
     return added

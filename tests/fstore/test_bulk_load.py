@@ -1,9 +1,10 @@
-"""The bulk load path: the compiled key sort (nstore._keysort), fstore.add_many and
+"""The bulk load path: the compiled key sort (nstore._blocks.sorted_changes), fstore.add_many and
 rm_many against add and rm, and the page fill of a first load."""
 
 from __future__ import annotations
 
 import datetime as dt
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 import fstore
 from fstore import IRI, Literal, Var
-from nstore._keysort import sorted_keys
+from nstore._blocks import sorted_changes
 from nstore.errors import PackError
 from tests.profiles import examples
 
@@ -31,19 +32,34 @@ def tables(draw):
 
 @given(tables(), st.binary(max_size=3))
 @settings(max_examples=examples(300), deadline=None)
-def test_sorted_keys_is_pythons_join_then_sort(table, prefix):
+def test_sorted_changes_is_pythons_join_then_sort(table, prefix):
+    """Any bytes (items need not delimit themselves here), repeats once, a key that begins
+    another first: as Python's sort of the joined keys."""
     columns, order = table
     rows = len(columns[0])
-    expected = sorted(prefix + b"".join(columns[number][row] for number in order) for row in range(rows))
-    assert sorted_keys(prefix, columns, order) == expected
+    expected = sorted({prefix + b"".join(columns[number][row] for number in order) for row in range(rows)})
+    assert sorted_changes(prefix, columns, order, b"").keys() == expected
 
 
-def test_sorted_keys_refuses_what_is_not_a_key():
+def test_sorted_changes_at_scale_is_pythons_sort():
+    """Enough keys for the radix sort's every path (runs that tie on 8 bytes, keys ending
+    inside them), with the shapes of quads: shared prefixes, few and many distinct items."""
+    rnd = random.Random(5)
+    rows = 20_000
+    columns = [[bytes([0x50, 0, 0, 0, 0, i % 7]) for i in range(rows)],
+               [bytes([0x50, 0]) + rnd.randbytes(rnd.choice((1, 4))) for _ in range(rows)],
+               [rnd.choice([b"\x14", b"\x15\x01", b"\x02a\x00", b"\x02a\x00\xff\x00"]) for _ in range(rows)]]
+    for order in ((0, 1, 2), (2, 1, 0), (1, 2, 0)):
+        expected = sorted({b"P" + b"".join(columns[c][row] for c in order) for row in range(rows)})
+        assert sorted_changes(b"P", columns, order, b"").keys() == expected
+
+
+def test_sorted_changes_refuses_what_is_not_a_key():
     with pytest.raises(TypeError, match="bytes, not str"):
-        sorted_keys(b"P", [[b"a", "b"]], (0,))
+        sorted_changes(b"P", [[b"a", "b"]], (0,), b"")
     with pytest.raises(ValueError, match="columns of 2 and 1 rows"):
-        sorted_keys(b"P", [[b"a", b"b"], [b"c"]], (0, 1))
-    assert sorted_keys(b"P", [[]], (0,)) == []
+        sorted_changes(b"P", [[b"a", b"b"], [b"c"]], (0, 1), b"")
+    assert sorted_changes(b"P", [[]], (0,), b"").keys() == []
 
 
 def quads_of(n: int) -> list[tuple]:
