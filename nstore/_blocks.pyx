@@ -21,7 +21,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringA
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "changes", "sorted_changes", "decode", "find", "lookup", "slice_of",
+__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "changes", "sorted_changes", "pairs_changes", "decode", "find", "lookup", "slice_of",
            "rewrite", "rewrite_changes", "problem", "count"]
 
 MAX_KEY = 2048  # longer than any key okvs accepts (511): a longer one is damage
@@ -431,6 +431,7 @@ cdef struct Span:
     const char* data
     Py_ssize_t size
     unsigned long long chunk  # 8 bytes of the key from the depth being sorted, big-endian
+    Py_ssize_t row            # where the key came from (its value's position)
 
 
 cdef inline unsigned long long _chunk(const Span* span, Py_ssize_t depth) noexcept nogil:
@@ -562,6 +563,16 @@ cdef class Changes:
         """Every key, in order."""
         cdef Py_ssize_t i
         return [PyBytes_FromStringAndSize(<const char*>self.items[i].key, self.items[i].size) for i in range(self.count)]
+
+    def value(self, Py_ssize_t i):
+        """The value of key ``i``: bytes, :data:`EXTERNAL`, or None (a delete)."""
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        if self.items[i].kind == _DELETE:
+            return None
+        if self.items[i].kind == _EXTERNAL:
+            return EXTERNAL
+        return PyBytes_FromStringAndSize(<const char*>self.items[i].value, self.items[i].value_size)
 
     def bisect(self, bytes key, Py_ssize_t lo=0) -> int:
         """The index of the first key at or after ``key``, from ``lo``."""
@@ -696,6 +707,60 @@ def sorted_changes(bytes prefix, list columns, tuple order, object value) -> Cha
         return made
     finally:
         free(spans)
+
+
+def pairs_changes(list keys, list values) -> Changes:
+    """The changes ``keys[i] -> values[i]`` (bytes each) in any order, sorted here; a key
+    given twice takes its last value.
+
+    >>> made = pairs_changes([b"b", b"a", b"b"], [b"1", b"2", b"3"])
+    >>> made.keys(), [made.value(i) for i in range(len(made))]
+    ([b'a', b'b'], [b'2', b'3'])
+    """
+    cdef Changes made = Changes()
+    cdef Py_ssize_t n = len(keys), row, unique = 0
+    cdef Span* spans
+    cdef Span* scratch
+    cdef object key, value
+    if len(values) != n:
+        raise ValueError(f"{n} keys but {len(values)} values")
+    made.owners = (keys, values)
+    spans = <Span*>malloc((n + 1) * sizeof(Span))
+    scratch = <Span*>malloc((n + 1) * sizeof(Span))
+    made.items = <Change*>malloc((n + 1) * sizeof(Change))
+    if spans == NULL or scratch == NULL or made.items == NULL:
+        free(spans)
+        free(scratch)
+        raise MemoryError()
+    try:
+        for row in range(n):
+            key = keys[row]
+            value = values[row]
+            if not PyBytes_Check(key) or not PyBytes_Check(value):
+                raise TypeError(f"keys and values are bytes, not {type(key).__name__} and {type(value).__name__}")
+            spans[row].data = PyBytes_AS_STRING(key)
+            spans[row].size = PyBytes_GET_SIZE(key)
+            spans[row].row = row
+            if spans[row].size == 0 or spans[row].size >= MAX_KEY:
+                raise ValueError(f"a key of {spans[row].size} bytes")
+        with nogil:
+            _radix_sort(spans, scratch, n, 0)  # stable: a repeated key's rows stay in order
+        for row in range(n):
+            if unique and _compare(made.items[unique - 1].key, made.items[unique - 1].size,
+                                   <const unsigned char*>spans[row].data, spans[row].size) == 0:
+                unique -= 1  # the later row wins
+            value = values[spans[row].row]
+            made.items[unique].key = <const unsigned char*>spans[row].data
+            made.items[unique].size = spans[row].size
+            made.items[unique].value = <const unsigned char*>PyBytes_AS_STRING(value)
+            made.items[unique].value_size = PyBytes_GET_SIZE(value)
+            made.items[unique].kind = _SET
+            unique += 1
+        made.count = unique
+        return made
+    finally:
+        free(spans)
+        free(scratch)
 
 
 def rewrite(list blocks, list keys, list values, Py_ssize_t limit, bint keep=False):

@@ -9,7 +9,7 @@ the two on every kind of value). IRIs and strings are cached by their text as
 ``NStore.packed`` caches them, in the same dicts.
 """
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport isnan
@@ -17,7 +17,7 @@ from libc.string cimport memchr, memcpy
 
 from .terms import IRI
 
-__all__ = ["pack_column"]
+__all__ = ["pack_column", "term_refs", "term_parts"]
 
 cdef object _IRI = IRI
 
@@ -147,3 +147,65 @@ def pack_column(list values, object slow, dict iris, dict strings, Py_ssize_t li
             packed = slow(value)
         out[i] = packed
     return out
+
+
+def term_refs(list parts, unsigned long long first) -> list:
+    """The TermRef item of each packed term, numbered from ``first`` in turn: the type code
+    ``0x50 + kind`` (kind by the term's own type code: IRI 0, blank node 1, string 2,
+    literal 3, bytes 4) then the id in 5 bytes big-endian (``docs/format.md``, "Items").
+
+    >>> term_refs([b"\\x40urn:a\\x00", b"\\x02x\\x00"], 7)
+    [b'P\\x00\\x00\\x00\\x00\\x07', b'R\\x00\\x00\\x00\\x00\\x08']
+    """
+    cdef Py_ssize_t n = len(parts), i, j
+    cdef list out = [None] * n
+    cdef bytes part, item
+    cdef unsigned char* target
+    cdef unsigned long long number
+    cdef int kind, code
+    if first + n > (<unsigned long long>1) << 40:
+        raise OverflowError(f"term ids past 2^40 ({first} + {n})")
+    for i in range(n):
+        part = <bytes>parts[i]
+        code = part[0] if len(part) else -1
+        if code == 0x40:
+            kind = 0
+        elif code == 0x41:
+            kind = 1
+        elif code == 0x02:
+            kind = 2
+        elif code == 0x42:
+            kind = 3
+        elif code == 0x01:
+            kind = 4
+        else:
+            raise ValueError(f"{part[:40]!r} is not a packed term the dictionary holds")
+        item = PyBytes_FromStringAndSize(NULL, 6)
+        target = <unsigned char*>PyBytes_AS_STRING(item)
+        target[0] = 0x50 + kind
+        number = first + i
+        for j in range(5, 0, -1):
+            target[j] = number & 0xFF
+            number >>= 8
+        out[i] = item
+    return out
+
+
+def term_parts(object parts) -> list:
+    """The distinct packed terms the dictionary holds among ``parts`` (IRIs, blank nodes,
+    strings, literals, bytes: not the inline numbers and dates), in first-seen order.
+
+    >>> term_parts([b"\\x40a\\x00", b"\\x15\\x01", b"\\x40a\\x00", b"\\x02b\\x00"])
+    [b'@a\\x00', b'\\x02b\\x00']
+    """
+    cdef dict seen = {}
+    cdef object part
+    cdef const char* data
+    cdef unsigned char code
+    for part in parts:
+        if not PyBytes_Check(part) or PyBytes_GET_SIZE(part) == 0:
+            raise TypeError(f"a packed term is non-empty bytes, not {part!r:.40}")
+        code = <unsigned char>PyBytes_AS_STRING(part)[0]
+        if code == 0x40 or code == 0x41 or code == 0x02 or code == 0x42 or code == 0x01:
+            seen[part] = None
+    return list(seen)

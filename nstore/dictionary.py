@@ -34,10 +34,13 @@ True
 from __future__ import annotations
 
 import hashlib
+from itertools import filterfalse
 import weakref
 from typing import Any, Iterable, Iterator, Sequence
 
-from .blocks import Blocks, Keyspace, Plain
+from ._blocks import pairs_changes
+from ._pack import term_parts, term_refs
+from .blocks import EXTERNAL_VALUE, Blocks, Keyspace, Plain
 from .errors import CorruptStoreError
 from .okvs import Transaction, prefix_end
 from .pack import BNODE_CODE, BYTES, IRI_CODE, LITERAL_CODE, STRING, TERMREF_CODE, Packed, decode_item, decode_items, pack_value
@@ -88,7 +91,7 @@ class Dictionary:
         if fresh is not None:
             ref = fresh["refs"].get(packed)
             if ref is not None:
-                return ref
+                return Packed(ref)
         found = self.space.get(tx, self._key(packed))
         if found is not None:
             ref = Packed(found)
@@ -98,34 +101,31 @@ class Dictionary:
             return ABSENT
         return self._assign(tx, [packed])[packed]
 
-    def encode_packed(self, tx: Transaction, parts: Iterable[bytes]) -> dict[bytes, Packed]:
+    def encode_packed(self, tx: Transaction, parts: Iterable[bytes]) -> dict[bytes, bytes]:
         """The TermRef item of each packed term among ``parts`` (packed items, e.g. of
         ``pack_value``; those of inline types are left out), in a write transaction: terms
         not in the dictionary get ids, in one batch whose keys are written in key order.
 
         Lookups are by the packed bytes, whose hash and equality run in C: this is the
         path of a commit's many terms, where :meth:`encode` would hash each term object."""
-        found: dict[bytes, Packed] = {}
-        wanted: list[bytes] = []
         committed = self._packed
         fresh = self._fresh_state(tx)
         fresh_refs = fresh["refs"]
-        for part in dict.fromkeys(parts):  # distinct, in first-seen order (ids do not depend on hashing)
-            if part[0] not in KIND_OF_CODE:
-                continue
-            ref = committed.get(part) or fresh_refs.get(part)
-            if ref is not None:
-                found[part] = ref
-            else:
-                wanted.append(part)
+        wanted = term_parts(parts)  # distinct, in first-seen order (ids do not depend on hashing)
+        found: dict[bytes, bytes] = {}
+        for cache in (committed, fresh_refs):
+            if cache and wanted:
+                known = list(filter(cache.__contains__, wanted))
+                found.update(zip(known, map(cache.__getitem__, known)))
+                wanted = list(filterfalse(cache.__contains__, wanted))
         if wanted and not fresh["empty"]:  # else it holds only what this transaction assigned
             missing = []
             for part, stored in zip(wanted, self.space.get_many(tx, [self._key(part) for part in wanted])):
                 if stored is None:
                     missing.append(part)
                 else:
-                    found[part] = ref = Packed(stored)
-                    self._remember(committed, part, ref)
+                    found[part] = stored
+                    self._remember(committed, part, stored)
             wanted = missing
         if wanted:
             found.update(self._assign(tx, wanted))
@@ -154,29 +154,35 @@ class Dictionary:
             tx.on_commit(lambda: self._publish(fresh))
         return fresh
 
-    def _assign(self, tx: Transaction, parts: list[bytes]) -> dict[bytes, Packed]:
-        """Give new ids to packed terms none of which the dictionary holds; their keys
-        are written as one ascending batch ("h" < "i" < "t" keys), which LMDB appends
-        whole into a new dictionary."""
+    def _assign(self, tx: Transaction, parts: list[bytes]) -> dict[bytes, bytes]:
+        """Give new ids to packed terms none of which the dictionary holds (a C loop makes
+        their items, :func:`nstore._pack.term_refs`); their keys are sorted in C and merged
+        into the dictionary's blocks as one batch, appended whole into a new dictionary."""
         fresh = self._fresh_state(tx)
         number = fresh["next"]
-        refs, terms = fresh["refs"], fresh["terms"]
-        by_term, by_id = [], []
-        assigned: dict[bytes, Packed] = {}
-        for part in parts:
-            item = Packed(bytes((TERMREF_CODE + KIND_OF_CODE[part[0]],)) + number.to_bytes(5, "big"))
-            number += 1
-            by_term.append((self._key(part), item))
-            by_id.append((self._id_key + item, part))
-            assigned[part] = refs[part] = item
-            terms[item] = part
-        fresh["next"] = number
-        self.space.set_many(tx, sorted([*by_term, *by_id, (self._next_key, number.to_bytes(8, "big"))]), ascending=True)
+        items = term_refs(parts, number)
+        fresh["next"] = number + len(items)
+        assigned = dict(zip(parts, items))
+        fresh["refs"].update(assigned)
+        fresh["terms"].update(zip(items, parts))
+        term_keys = list(map(self._key, parts)) if any(len(part) > INLINE_TERM for part in parts) \
+            else list(map(self._term_key.__add__, parts))
+        keys = [*term_keys, *map(self._id_key.__add__, items), self._next_key]
+        values = [*items, *parts, fresh["next"].to_bytes(8, "big")]
+        if isinstance(self.space, Blocks):
+            long = {key for key, value in zip(keys, values) if len(value) > EXTERNAL_VALUE}
+            if long:  # values kept outside their blocks (a long term's id -> term)
+                self.space.set_many(tx, [(key, value) for key, value in zip(keys, values) if key in long])
+                keys, values = zip(*[(key, value) for key, value in zip(keys, values) if key not in long])
+            self.space.write(tx, pairs_changes(list(keys), list(values)))
+        else:
+            self.space.set_many(tx, list(zip(keys, values)))
         return assigned
 
     def _publish(self, fresh: dict) -> None:
-        for part, ref in fresh["refs"].items():
-            self._remember(self._packed, part, ref)
+        if len(self._packed) + len(fresh["refs"]) > _CACHE_LIMIT:
+            self._packed.clear()
+        self._packed.update(fresh["refs"])
 
     @staticmethod
     def _remember(cache: dict, key: Any, ref: Packed) -> None:

@@ -217,9 +217,9 @@ class History:
         seq_item = Packed(pack_value(seq))
         for quad, state, items in zip(quads, alive, zip(*item_columns)):
             if any(item[0] == BLOBREF_CODE for item in items):
-                row = (*[value if item[0] == BLOBREF_CODE else item for value, item in zip(quad, items)], seq)
+                row = (*[value if item[0] == BLOBREF_CODE else Packed(item) for value, item in zip(quad, items)], seq)
             else:
-                row = (*items, seq_item)
+                row = (*map(Packed, items), seq_item)
             (born if state else died).append(row)
         if born:
             self.store.bulk_add(tx, born, payload=ALIVE)
