@@ -22,15 +22,20 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from nstore import Var
 from nstore.errors import DataeError
 from nstore.lmdbfile import DATA_FILE
 
 from ..core.commits import commit_hash
-from ..core.counts import count_problems
+from ..core.counts import count_problems, record_counts
+from ..core.digest import EMPTY, MODULUS, PackedItems, as_hex, identity_sum
+from ..core.history import ALIVE, DEAD
 from ..core.storage import Snapshot
 from ..core.refs import BRANCH, TAG
 
 __all__ = ["verify"]
+
+_EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
 
 
 def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> list[str]:
@@ -45,10 +50,13 @@ def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> lis
     if trees is None:  # not known to be damaged: every other check still runs
         problems.append(f"{DATA_FILE}: its B-trees could not be checked: writes kept replacing the "
                         "state read before its walk began; run verify again")
-    ids = _commit_problems(snapshot, problems)
+    # Every pass below reads tuples as key items; each item's packed value is made once.
+    items = {space.space.name: PackedItems(space, snapshot.tx) for space in snapshot.spaces}
+    counts: dict[int, tuple[int, int]] = {}
+    ids = _commit_problems(snapshot, problems, items, counts)
     if quick:
         return problems
-    problems += count_problems(snapshot)  # the counts are not in the id
+    problems += count_problems(snapshot, counts)  # the counts are not in the id
     heads: dict[int, list[str]] = {}
     for kind in (BRANCH, TAG) if tags else (BRANCH,):
         for name, seq in snapshot.refs(kind, skip_damaged=True):  # refs.problems names those
@@ -57,7 +65,7 @@ def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> lis
     for seq, names in sorted(heads.items()):
         try:
             stored = snapshot.commit(seq).digest
-            held = snapshot.state_digest(seq)
+            held = _state_digest(snapshot, seq, items)
         except DataeError as exc:  # a damaged blob or dictionary entry
             problems.append(f"commit #{seq} ({', '.join(names)}): its state cannot be read: {exc}")
             continue
@@ -74,10 +82,14 @@ def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> lis
     return problems
 
 
-def _commit_problems(snapshot: Snapshot, problems: list[str]) -> dict[int, str]:
+def _commit_problems(snapshot: Snapshot, problems: list[str], items: dict[str, PackedItems],
+                     counts: dict[int, tuple[int, int]]) -> dict[int, str]:
     """Recompute every commit id from its parents' ids and its records, adding each
-    mismatch to ``problems``; returns the ids by seq."""
+    mismatch to ``problems``; returns the ids by seq. The counts of each commit of at
+    most one parent, which its records give (:func:`fstore.core.counts.record_counts`),
+    go to ``counts``."""
     ids: dict[int, str] = {}
+    tx = snapshot.tx
     for seq, record in snapshot.all_commits():
         parents = []
         for parent in record["parents"]:
@@ -85,8 +97,12 @@ def _commit_problems(snapshot: Snapshot, problems: list[str]) -> dict[int, str]:
                 problems.append(f"commit {record['id']}: parent #{parent} missing or not earlier")
             parents.append(ids.get(parent, ""))
         time = _dt.datetime.fromisoformat(record["time"])
+        rows = [(space.space.mark, items[space.space.name], row, payload)
+                for space in snapshot.spaces for row, payload in space.raw_changes_of(tx, seq)]
+        if len(record["parents"]) < 2:
+            counts[seq] = record_counts(payload for _, _, _, payload in rows)
         try:
-            changes = snapshot.packed_records(seq)
+            changes = _packed_records(rows)
         except DataeError as exc:  # a damaged blob or dictionary entry
             problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
             ids[seq] = record["id"]
@@ -98,3 +114,23 @@ def _commit_problems(snapshot: Snapshot, problems: list[str]) -> dict[int, str]:
             problems.append(f"commit {record['id']}: id index does not point at #{seq}")
         ids[seq] = record["id"]
     return ids
+
+
+def _packed_records(rows: list[tuple[bytes, PackedItems, list[bytes], bytes]]) -> list[bytes]:
+    """A commit's records as its id hashes them (:meth:`fstore.core.storage.Storage.packed_records`,
+    this one's test oracle), from ``(space mark, its items, key items, payload)`` rows: the
+    same bytes, made from the key items without a term object per value."""
+    join = b"".join
+    return sorted(mark + join(map(packed.__getitem__, row)) + (ALIVE if payload == ALIVE else DEAD)
+                  for mark, packed, row, payload in rows)
+
+
+def _state_digest(snapshot: Snapshot, seq: int, items: dict[str, PackedItems]) -> str:
+    """The state digest of commit ``seq`` recomputed from every tuple alive at it
+    (:meth:`fstore.core.storage.Storage.state_digest`, this one's test oracle): the same
+    reads (through the nearest snapshot), summed from the key items read raw."""
+    total = EMPTY
+    for space in snapshot.spaces:
+        _, rows = space.reader(snapshot.tx, seq).packed(_EVERYTHING)
+        total += identity_sum(rows, space.space.mark, items[space.space.name])
+    return as_hex(total % MODULUS)
