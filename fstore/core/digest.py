@@ -23,7 +23,8 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from nstore.pack import BLOBREF_CODE
+from nstore.dictionary import KIND_OF
+from nstore.pack import BLOBREF_CODE, TERMREF_CODE
 
 if TYPE_CHECKING:
     from nstore.okvs import Transaction
@@ -62,6 +63,10 @@ def from_hex(text: str) -> int:
     return int(text, 16)
 
 
+_REFS = (TERMREF_CODE, TERMREF_CODE + len(KIND_OF))  # the first bytes of dictionary ids
+_BATCH = 1 << 16  # ids a batched read decodes at once: bounds its term objects
+
+
 class PackedItems(dict):
     """``items[item]``: the packed value (``pack_value``, what identities join) of one key
     item of ``space`` read in ``tx``: its term's for a dictionary id, its bytes' for a
@@ -80,6 +85,7 @@ class PackedItems(dict):
     ...     space = repo.storage.quads
     ...     (items, _), = space.raw_changes_of(snapshot.tx, snapshot.head("main"))
     ...     packed = PackedItems(space, snapshot.tx)
+    ...     packed.fill(items)  # optional: the ids among them read at once
     ...     [packed[item] for item in items] == [pack_value(value) for value in quad]
     True
     >>> repo.close()
@@ -89,8 +95,20 @@ class PackedItems(dict):
         super().__init__()
         self.tx = tx
         self.value = space.value
+        self.decode_many = space.dictionary.decode_many
         self.pack = space.store.packed
         self.limit = limit
+
+    def fill(self, items: Iterable[bytes]) -> None:
+        """Make the packed values of the dictionary ids among ``items`` in one batched
+        read (a third less time than one read an id); what else they hold is made when
+        first asked for. Missing ids raise as that read does: the first one in ``items``."""
+        refs = [item for item in dict.fromkeys(items) if item not in self and _REFS[0] <= item[0] < _REFS[1]]
+        for start in range(0, len(refs), _BATCH):
+            batch = refs[start:start + _BATCH]
+            if len(self) + len(batch) > self.limit:
+                self.clear()
+            self.update(zip(batch, map(self.pack, self.decode_many(self.tx, batch))))
 
     def __missing__(self, item: bytes) -> bytes:
         packed = self.pack(self.value(self.tx, item))

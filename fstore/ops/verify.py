@@ -97,12 +97,12 @@ def _commit_problems(snapshot: Snapshot, problems: list[str], items: dict[str, P
                 problems.append(f"commit {record['id']}: parent #{parent} missing or not earlier")
             parents.append(ids.get(parent, ""))
         time = _dt.datetime.fromisoformat(record["time"])
-        rows = [(space.space.mark, items[space.space.name], row, payload)
-                for space in snapshot.spaces for row, payload in space.raw_changes_of(tx, seq)]
+        raw = [(space.space.mark, items[space.space.name], list(space.raw_changes_of(tx, seq)))
+               for space in snapshot.spaces]
         if len(record["parents"]) < 2:
-            counts[seq] = record_counts(payload for _, _, _, payload in rows)
+            counts[seq] = record_counts(payload for _, _, rows in raw for _, payload in rows)
         try:
-            changes = _packed_records(rows)
+            changes = _packed_records(raw)
         except DataeError as exc:  # a damaged blob or dictionary entry
             problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
             ids[seq] = record["id"]
@@ -116,13 +116,17 @@ def _commit_problems(snapshot: Snapshot, problems: list[str], items: dict[str, P
     return ids
 
 
-def _packed_records(rows: list[tuple[bytes, PackedItems, list[bytes], bytes]]) -> list[bytes]:
+def _packed_records(raw: list[tuple[bytes, PackedItems, list[tuple[list[bytes], bytes]]]]) -> list[bytes]:
     """A commit's records as its id hashes them (:meth:`fstore.core.storage.Storage.packed_records`,
-    this one's test oracle), from ``(space mark, its items, key items, payload)`` rows: the
-    same bytes, made from the key items without a term object per value."""
-    join = b"".join
-    return sorted(mark + join(map(packed.__getitem__, row)) + (ALIVE if payload == ALIVE else DEAD)
-                  for mark, packed, row, payload in rows)
+    this one's test oracle) from what ``raw_changes_of`` reads in each space, given with
+    the space's mark and packed items: the same bytes, without a term object per value."""
+    join, records = b"".join, []
+    for mark, packed, rows in raw:
+        packed.fill(item for row, _ in rows for item in row)
+        item = packed.__getitem__
+        records += [mark + join(map(item, row)) + (ALIVE if payload == ALIVE else DEAD) for row, payload in rows]
+    records.sort()
+    return records
 
 
 def _state_digest(snapshot: Snapshot, seq: int, items: dict[str, PackedItems]) -> str:

@@ -7,6 +7,7 @@ histories with merges, removals, both spaces and values kept as blobs."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -74,10 +75,10 @@ def test_records_digests_and_counts_are_the_oracles(repo):
         assert merges, "the history must hold merges"
         blobs = 0
         for seq in seqs:
-            rows = [(space.space.mark, items[space.space.name], row, payload)
-                    for space in snapshot.spaces for row, payload in space.raw_changes_of(snapshot.tx, seq)]
-            blobs += sum(item[0] == BLOBREF_CODE for _, _, row, _ in rows for item in row)
-            assert _packed_records(rows) == snapshot.packed_records(seq), seq
+            raw = [(space.space.mark, items[space.space.name], list(space.raw_changes_of(snapshot.tx, seq)))
+                   for space in snapshot.spaces]
+            blobs += sum(item[0] == BLOBREF_CODE for _, _, rows in raw for row, _ in rows for item in row)
+            assert _packed_records(raw) == snapshot.packed_records(seq), seq
             assert _state_digest(snapshot, seq, items) == snapshot.state_digest(seq) == snapshot.commit(seq).digest, seq
         assert blobs, "some values must be kept as blobs"
         counts: dict[int, tuple[int, int]] = {}
@@ -106,5 +107,18 @@ def test_a_term_missing_from_the_dictionary_fails_both_alike(tmp_path):
         with pytest.raises(DataeError) as ours:
             _state_digest(snapshot, head, items_of(snapshot))
         assert str(ours.value) == str(oracle.value)
+        failed = 0
+        for seq, _ in snapshot.all_commits():
+            raw = [(space.space.mark, PackedItems(space, snapshot.tx), list(space.raw_changes_of(snapshot.tx, seq)))
+                   for space in snapshot.spaces]
+            try:
+                expected = snapshot.packed_records(seq)
+            except DataeError as exc:  # the commits that recorded the term
+                with pytest.raises(DataeError, match=re.escape(str(exc))):
+                    _packed_records(raw)  # read at once
+                failed += 1
+                continue
+            assert _packed_records(raw) == expected
+        assert failed
     assert any("cannot be read" in problem for problem in repo.verify())
     repo.close()
