@@ -100,9 +100,10 @@ class PackedItems(dict):
         self.limit = limit
 
     def fill(self, items: Iterable[bytes]) -> None:
-        """Make the packed values of the dictionary ids among ``items`` in one batched
-        read (a third less time than one read an id); what else they hold is made when
-        first asked for. Missing ids raise as that read does: the first one in ``items``."""
+        """Make the packed values of the dictionary ids among ``items`` in batched reads
+        (``Dictionary.decode_many``: a quarter less time than reading one id at a time);
+        the other items are made when first asked for. A missing id raises as that read
+        does: the first one in ``items``."""
         refs = [item for item in dict.fromkeys(items) if item not in self and _REFS[0] <= item[0] < _REFS[1]]
         for start in range(0, len(refs), _BATCH):
             batch = refs[start:start + _BATCH]

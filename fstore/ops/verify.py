@@ -21,6 +21,7 @@ ref names the commit it recorded.
 from __future__ import annotations
 
 import datetime as _dt
+from itertools import islice
 
 from nstore import Var
 from nstore.errors import DataeError
@@ -36,6 +37,7 @@ from ..core.refs import BRANCH, TAG
 __all__ = ["verify"]
 
 _EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
+_CHUNK = 1 << 16  # records of a commit read at once
 
 
 def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> list[str]:
@@ -89,7 +91,6 @@ def _commit_problems(snapshot: Snapshot, problems: list[str], items: dict[str, P
     most one parent, which its records give (:func:`fstore.core.counts.record_counts`),
     go to ``counts``."""
     ids: dict[int, str] = {}
-    tx = snapshot.tx
     for seq, record in snapshot.all_commits():
         parents = []
         for parent in record["parents"]:
@@ -97,16 +98,14 @@ def _commit_problems(snapshot: Snapshot, problems: list[str], items: dict[str, P
                 problems.append(f"commit {record['id']}: parent #{parent} missing or not earlier")
             parents.append(ids.get(parent, ""))
         time = _dt.datetime.fromisoformat(record["time"])
-        raw = [(space.space.mark, items[space.space.name], list(space.raw_changes_of(tx, seq)))
-               for space in snapshot.spaces]
-        if len(record["parents"]) < 2:
-            counts[seq] = record_counts(payload for _, _, rows in raw for _, payload in rows)
         try:
-            changes = _packed_records(raw)
+            changes, moved = _packed_records(snapshot, seq, items)
         except DataeError as exc:  # a damaged blob or dictionary entry
             problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
             ids[seq] = record["id"]
-            continue
+            continue  # its counts are recounted by count_problems
+        if len(record["parents"]) < 2:
+            counts[seq] = moved
         expected = commit_hash(parents, record["message"], record["author"], time, record["digest"], changes)
         if expected != record["id"]:
             problems.append(f"commit #{seq} is stored as {record['id']} but hashes to {expected}")
@@ -116,17 +115,25 @@ def _commit_problems(snapshot: Snapshot, problems: list[str], items: dict[str, P
     return ids
 
 
-def _packed_records(raw: list[tuple[bytes, PackedItems, list[tuple[list[bytes], bytes]]]]) -> list[bytes]:
-    """A commit's records as its id hashes them (:meth:`fstore.core.storage.Storage.packed_records`,
-    this one's test oracle) from what ``raw_changes_of`` reads in each space, given with
-    the space's mark and packed items: the same bytes, without a term object per value."""
-    join, records = b"".join, []
-    for mark, packed, rows in raw:
-        packed.fill(item for row, _ in rows for item in row)
-        item = packed.__getitem__
-        records += [mark + join(map(item, row)) + (ALIVE if payload == ALIVE else DEAD) for row, payload in rows]
+def _packed_records(snapshot: Snapshot, seq: int, items: dict[str, PackedItems]) -> tuple[list[bytes], tuple[int, int]]:
+    """Commit ``seq``'s records as its id hashes them (:meth:`fstore.core.storage.Storage.packed_records`,
+    this one's test oracle: the same bytes, made from the key items with one term object
+    per distinct term rather than one per value), and the ``(added, removed)`` they give
+    (:func:`fstore.core.counts.record_counts`). The records are read a chunk at a time, so
+    a large commit never holds its key items all at once."""
+    join, records, added, removed = b"".join, [], 0, 0
+    for space in snapshot.spaces:
+        mark, packed = space.space.mark, items[space.space.name]
+        packed_of = packed.__getitem__
+        rows = space.raw_changes_of(snapshot.tx, seq)
+        while chunk := list(islice(rows, _CHUNK)):
+            born, died = record_counts(payload for _, payload in chunk)
+            added, removed = added + born, removed + died
+            packed.fill(item for row, _ in chunk for item in row)
+            records += [mark + join(map(packed_of, row)) + (ALIVE if payload == ALIVE else DEAD)
+                        for row, payload in chunk]
     records.sort()
-    return records
+    return records, (added, removed)
 
 
 def _state_digest(snapshot: Snapshot, seq: int, items: dict[str, PackedItems]) -> str:

@@ -16,6 +16,7 @@ import fstore.tables as tables
 from fstore import IRI, Literal
 from fstore.core.counts import counts_of
 from fstore.core.digest import PackedItems
+import fstore.ops.verify as verify_module
 from fstore.ops.verify import _commit_problems, _packed_records, _state_digest
 from nstore.errors import DataeError
 from nstore.pack import BLOBREF_CODE
@@ -67,7 +68,9 @@ def items_of(snapshot):
     return {space.space.name: PackedItems(space, snapshot.tx, limit=50) for space in snapshot.spaces}  # small: it starts over
 
 
-def test_records_digests_and_counts_are_the_oracles(repo):
+@pytest.mark.parametrize("chunk", [1 << 16, 3])
+def test_records_digests_and_counts_are_the_oracles(repo, chunk, monkeypatch):
+    monkeypatch.setattr(verify_module, "_CHUNK", chunk)  # 3: a commit's records read in many chunks
     with repo.storage.read() as snapshot:
         items = items_of(snapshot)
         seqs = [seq for seq, _ in snapshot.all_commits()]
@@ -75,10 +78,12 @@ def test_records_digests_and_counts_are_the_oracles(repo):
         assert merges, "the history must hold merges"
         blobs = 0
         for seq in seqs:
-            raw = [(space.space.mark, items[space.space.name], list(space.raw_changes_of(snapshot.tx, seq)))
-                   for space in snapshot.spaces]
-            blobs += sum(item[0] == BLOBREF_CODE for _, _, rows in raw for row, _ in rows for item in row)
-            assert _packed_records(raw) == snapshot.packed_records(seq), seq
+            blobs += sum(item[0] == BLOBREF_CODE for space in snapshot.spaces
+                         for row, _ in space.raw_changes_of(snapshot.tx, seq) for item in row)
+            records, moved = _packed_records(snapshot, seq, items)
+            assert records == snapshot.packed_records(seq), seq
+            if seq not in merges:
+                assert moved == counts_of(snapshot, seq), seq
             assert _state_digest(snapshot, seq, items) == snapshot.state_digest(seq) == snapshot.commit(seq).digest, seq
         assert blobs, "some values must be kept as blobs"
         counts: dict[int, tuple[int, int]] = {}
@@ -109,16 +114,14 @@ def test_a_term_missing_from_the_dictionary_fails_both_alike(tmp_path):
         assert str(ours.value) == str(oracle.value)
         failed = 0
         for seq, _ in snapshot.all_commits():
-            raw = [(space.space.mark, PackedItems(space, snapshot.tx), list(space.raw_changes_of(snapshot.tx, seq)))
-                   for space in snapshot.spaces]
             try:
                 expected = snapshot.packed_records(seq)
             except DataeError as exc:  # the commits that recorded the term
                 with pytest.raises(DataeError, match=re.escape(str(exc))):
-                    _packed_records(raw)  # read at once
+                    _packed_records(snapshot, seq, items_of(snapshot))  # its ids read at once
                 failed += 1
                 continue
-            assert _packed_records(raw) == expected
+            assert _packed_records(snapshot, seq, items_of(snapshot))[0] == expected
         assert failed
     assert any("cannot be read" in problem for problem in repo.verify())
     repo.close()
