@@ -6,4 +6,5 @@ from setuptools import Extension, setup
 setup(ext_modules=cythonize([
     Extension("nstore._blocks", ["nstore/_blocks.pyx"]),
     Extension("nstore._pack", ["nstore/_pack.pyx"]),
+    Extension("nstore._btree", ["nstore/_btree.pyx"]),
 ], language_level=3))

@@ -49,9 +49,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from ._btree import walk as compiled_walk
 from .lmdbfile import read_meta
 
-__all__ = ["tree_problems", "MAX_PROBLEMS"]
+__all__ = ["tree_problems", "python_walk", "compiled_walk", "MAX_PROBLEMS"]
 
 MAX_PROBLEMS = 20  # a damaged page usually breaks many things: name the first ones
 _BRANCH, _LEAF, _OVERFLOW = 0x01, 0x02, 0x04
@@ -85,7 +86,8 @@ class _Walk:
             self.problems.append(text)
 
 
-def tree_problems(path: str, txn_id: int, stat: Mapping[str, int] | None = None) -> list[str] | None:
+def tree_problems(path: str, txn_id: int, stat: Mapping[str, int] | None = None, *,
+                  compiled: bool = True) -> list[str] | None:
     """Each way the trees of transaction ``txn_id``'s state in the LMDB file ``path``
     break what searches rely on (see the module doc); an empty list: none. None when
     neither meta page holds that transaction any more (two later writes replaced it:
@@ -97,7 +99,10 @@ def tree_problems(path: str, txn_id: int, stat: Mapping[str, int] | None = None)
     meta page is not protected (the write after next rewrites it), so the walk reads a
     copy taken at the start. ``stat``, LMDB's statistics of the main tree in that
     transaction (``txn.stat()``), guards the copy: a meta page caught half rewritten
-    still shows the old transaction id but no longer the counts LMDB read."""
+    still shows the old transaction id but no longer the counts LMDB read.
+
+    The walk is the compiled one (:mod:`nstore._btree`); ``compiled=False`` runs this
+    module's own, which words every problem the same and is its test oracle."""
     with open(path, "rb") as stream:
         size = os.fstat(stream.fileno()).st_size
         if size == 0:
@@ -107,12 +112,20 @@ def tree_problems(path: str, txn_id: int, stat: Mapping[str, int] | None = None)
             if meta is None:
                 return None
             page_size, last_page, records = meta
-            walk = _Walk(data, page_size, size // page_size, last_page, bytearray(last_page + 1))
-            for name, record in zip(_TREES, records):
-                _walk_tree(walk, name, record)
-            if not walk.problems:
-                _check_free_list(walk, records[0])
-            return walk.problems
+            check = compiled_walk if compiled else python_walk
+            return check(data, page_size, size // page_size, last_page, records)
+
+
+def python_walk(data: mmap.mmap | bytes, page_size: int, pages: int, last_page: int, records: list[tuple]) -> list[str]:
+    """Each problem of the free-page and the main tree of the file ``data`` (``pages``
+    pages of ``page_size``; ``last_page`` and the two tree ``records`` from the meta page
+    :func:`_meta_of` found), in Python: :func:`nstore._btree.walk`'s oracle."""
+    walk = _Walk(data, page_size, pages, last_page, bytearray(last_page + 1))
+    for name, record in zip(_TREES, records):
+        _walk_tree(walk, name, record)
+    if not walk.problems:
+        _check_free_list(walk, records[0])
+    return walk.problems
 
 
 def _meta_of(data: mmap.mmap | bytes, txn_id: int,
@@ -326,8 +339,12 @@ def _check_free_list(walk: _Walk, record: tuple) -> None:
         base = number * walk.page_size
         _, _, flags, lower, _ = _PAGE.unpack_from(walk.data, base)
         nodes = struct.unpack_from(f"={(lower - _HEADER) // 2}H", walk.data, base + _HEADER)
-        for offset in nodes:
-            key, size, node_flags, value_at = _key(walk, base, offset, level == depth)  # type: ignore[misc]
+        for index, offset in enumerate(nodes):
+            found = _key(walk, base, offset, level == depth)
+            if found is None:  # a key the walk read as bytes: the tree's record lost its integer flag
+                walk.problem(f"free-page tree page {number}: node {index} holds no valid key")
+                continue
+            key, size, node_flags, value_at = found
             if level < depth:
                 stack.append((size | node_flags << 32, level + 1))
                 continue

@@ -24,7 +24,7 @@ merge brings in)).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from nstore.errors import DataeError
 
@@ -65,15 +65,19 @@ def counts_of(snapshot: Snapshot, seq: int) -> tuple[int, int]:
     return added, removed
 
 
-def count_problems(snapshot: Snapshot) -> list[str]:
+def count_problems(snapshot: Snapshot, known: Mapping[int, tuple[int, int]] | None = None) -> list[str]:
     """Each commit whose stored counts are not what its change records give (for
-    verify; commits whose records cannot be read are verify's other checks' business)."""
+    verify; commits whose records cannot be read are verify's other checks' business).
+    ``known``: counts already taken from the records, by seq (verify counts the commits
+    of at most one parent as it hashes their records: their records are not read twice)."""
     problems = []
     for seq, record in snapshot.all_commits():
-        try:
-            counts = counts_of(snapshot, seq)
-        except DataeError:
-            continue
+        counts = known.get(seq) if known else None
+        if counts is None:
+            try:
+                counts = counts_of(snapshot, seq)
+            except DataeError:
+                continue
         if counts != (record["added"], record["removed"]):
             problems.append(f"commit #{seq} ({record['id']}): it is stored as adding {record['added']} and removing "
                             f"{record['removed']} tuples, but its change records add {counts[0]} and remove "

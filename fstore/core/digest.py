@@ -21,9 +21,17 @@ True
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-__all__ = ["EMPTY", "MODULUS", "tuple_hash", "moved", "as_hex", "from_hex"]
+from nstore.dictionary import KIND_OF
+from nstore.pack import BLOBREF_CODE, TERMREF_CODE
+
+if TYPE_CHECKING:
+    from nstore.okvs import Transaction
+
+    from .history import History
+
+__all__ = ["EMPTY", "MODULUS", "tuple_hash", "moved", "as_hex", "from_hex", "PackedItems", "identity_sum"]
 
 MODULUS = 1 << 256
 EMPTY = 0
@@ -53,3 +61,71 @@ def as_hex(digest: int) -> str:
 
 def from_hex(text: str) -> int:
     return int(text, 16)
+
+
+_REFS = (TERMREF_CODE, TERMREF_CODE + len(KIND_OF))  # the first bytes of dictionary ids
+_BATCH = 1 << 16  # ids a batched read decodes at once: bounds its term objects
+
+
+class PackedItems(dict):
+    """``items[item]``: the packed value (``pack_value``, what identities join) of one key
+    item of ``space`` read in ``tx``: its term's for a dictionary id, its bytes' for a
+    blob reference, its own value's for an inline item. For a pass over every tuple (verify):
+    a key holds items, and a term's id occurs in many keys, so each is decoded and packed
+    once. A blob is not kept (a read hash-checks it every time); at ``limit`` items the
+    memo starts over, so memory stays bounded on any store.
+
+    >>> import tempfile, fstore
+    >>> from nstore.pack import pack_value
+    >>> quad = (None, fstore.IRI("urn:s"), fstore.IRI("urn:p"), 1)
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> with repo.transaction("main", message="one") as tx:
+    ...     fstore.add(tx, *quad)
+    >>> with repo.storage.read() as snapshot:
+    ...     space = repo.storage.quads
+    ...     (items, _), = space.raw_changes_of(snapshot.tx, snapshot.head("main"))
+    ...     packed = PackedItems(space, snapshot.tx)
+    ...     packed.fill(items)  # optional: the ids among them read at once
+    ...     [packed[item] for item in items] == [pack_value(value) for value in quad]
+    True
+    >>> repo.close()
+    """
+
+    def __init__(self, space: History, tx: Transaction, limit: int = 1 << 20) -> None:
+        super().__init__()
+        self.tx = tx
+        self.value = space.value
+        self.decode_many = space.dictionary.decode_many
+        self.pack = space.store.packed
+        self.limit = limit
+
+    def fill(self, items: Iterable[bytes]) -> None:
+        """Make the packed values of the dictionary ids among ``items`` in batched reads
+        (``Dictionary.decode_many``: a quarter less time than reading one id at a time);
+        the other items are made when first asked for. A missing id raises as that read
+        does: the first one in ``items``."""
+        refs = [item for item in dict.fromkeys(items) if item not in self and _REFS[0] <= item[0] < _REFS[1]]
+        for start in range(0, len(refs), _BATCH):
+            batch = refs[start:start + _BATCH]
+            if len(self) + len(batch) > self.limit:
+                self.clear()
+            self.update(zip(batch, map(self.pack, self.decode_many(self.tx, batch))))
+
+    def __missing__(self, item: bytes) -> bytes:
+        packed = self.pack(self.value(self.tx, item))
+        if item[0] != BLOBREF_CODE:
+            if len(self) >= self.limit:
+                self.clear()
+            self[item] = packed
+        return packed
+
+
+def identity_sum(rows: Iterable[Sequence[bytes]], mark: bytes, items: PackedItems) -> int:
+    """The sum of ``h(t)`` (not yet reduced modulo :data:`MODULUS`) of the tuples whose
+    key items are ``rows`` (each in identity order: g, s, p, o) in the space of ``mark``:
+    :func:`moved` from no tuple, for rows read raw from keys."""
+    join, sha256, number, item = b"".join, hashlib.sha256, int.from_bytes, items.__getitem__
+    total = 0
+    for row in rows:
+        total += number(sha256(mark + join(map(item, row))).digest(), "big")
+    return total

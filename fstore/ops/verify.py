@@ -21,16 +21,23 @@ ref names the commit it recorded.
 from __future__ import annotations
 
 import datetime as _dt
+from itertools import islice
 
+from nstore import Var
 from nstore.errors import DataeError
 from nstore.lmdbfile import DATA_FILE
 
 from ..core.commits import commit_hash
-from ..core.counts import count_problems
+from ..core.counts import count_problems, record_counts
+from ..core.digest import EMPTY, MODULUS, PackedItems, as_hex, identity_sum
+from ..core.history import ALIVE, DEAD
 from ..core.storage import Snapshot
 from ..core.refs import BRANCH, TAG
 
 __all__ = ["verify"]
+
+_EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
+_CHUNK = 1 << 16  # records of a commit read at once
 
 
 def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> list[str]:
@@ -45,10 +52,13 @@ def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> lis
     if trees is None:  # not known to be damaged: every other check still runs
         problems.append(f"{DATA_FILE}: its B-trees could not be checked: writes kept replacing the "
                         "state read before its walk began; run verify again")
-    ids = _commit_problems(snapshot, problems)
+    # Every pass below reads tuples as key items; each item's packed value is made once.
+    items = {space.space.name: PackedItems(space, snapshot.tx) for space in snapshot.spaces}
+    counts: dict[int, tuple[int, int]] = {}
+    ids = _commit_problems(snapshot, problems, items, counts)
     if quick:
         return problems
-    problems += count_problems(snapshot)  # the counts are not in the id
+    problems += count_problems(snapshot, counts)  # the counts are not in the id
     heads: dict[int, list[str]] = {}
     for kind in (BRANCH, TAG) if tags else (BRANCH,):
         for name, seq in snapshot.refs(kind, skip_damaged=True):  # refs.problems names those
@@ -57,7 +67,7 @@ def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> lis
     for seq, names in sorted(heads.items()):
         try:
             stored = snapshot.commit(seq).digest
-            held = snapshot.state_digest(seq)
+            held = _state_digest(snapshot, seq, items)
         except DataeError as exc:  # a damaged blob or dictionary entry
             problems.append(f"commit #{seq} ({', '.join(names)}): its state cannot be read: {exc}")
             continue
@@ -74,9 +84,12 @@ def verify(snapshot: Snapshot, *, quick: bool = False, tags: bool = True) -> lis
     return problems
 
 
-def _commit_problems(snapshot: Snapshot, problems: list[str]) -> dict[int, str]:
+def _commit_problems(snapshot: Snapshot, problems: list[str], items: dict[str, PackedItems],
+                     counts: dict[int, tuple[int, int]]) -> dict[int, str]:
     """Recompute every commit id from its parents' ids and its records, adding each
-    mismatch to ``problems``; returns the ids by seq."""
+    mismatch to ``problems``; returns the ids by seq. The counts of each commit of at
+    most one parent, which its records give (:func:`fstore.core.counts.record_counts`),
+    go to ``counts``."""
     ids: dict[int, str] = {}
     for seq, record in snapshot.all_commits():
         parents = []
@@ -86,11 +99,13 @@ def _commit_problems(snapshot: Snapshot, problems: list[str]) -> dict[int, str]:
             parents.append(ids.get(parent, ""))
         time = _dt.datetime.fromisoformat(record["time"])
         try:
-            changes = snapshot.packed_records(seq)
+            changes, moved = _packed_records(snapshot, seq, items)
         except DataeError as exc:  # a damaged blob or dictionary entry
             problems.append(f"commit #{seq} ({record['id']}): its records cannot be read: {exc}")
             ids[seq] = record["id"]
-            continue
+            continue  # its counts are recounted by count_problems
+        if len(record["parents"]) < 2:
+            counts[seq] = moved
         expected = commit_hash(parents, record["message"], record["author"], time, record["digest"], changes)
         if expected != record["id"]:
             problems.append(f"commit #{seq} is stored as {record['id']} but hashes to {expected}")
@@ -98,3 +113,35 @@ def _commit_problems(snapshot: Snapshot, problems: list[str]) -> dict[int, str]:
             problems.append(f"commit {record['id']}: id index does not point at #{seq}")
         ids[seq] = record["id"]
     return ids
+
+
+def _packed_records(snapshot: Snapshot, seq: int, items: dict[str, PackedItems]) -> tuple[list[bytes], tuple[int, int]]:
+    """Commit ``seq``'s records as its id hashes them (:meth:`fstore.core.storage.Storage.packed_records`,
+    this one's test oracle: the same bytes, made from the key items with one term object
+    per distinct term rather than one per value), and the ``(added, removed)`` they give
+    (:func:`fstore.core.counts.record_counts`). The records are read a chunk at a time, so
+    a large commit never holds its key items all at once."""
+    join, records, added, removed = b"".join, [], 0, 0
+    for space in snapshot.spaces:
+        mark, packed = space.space.mark, items[space.space.name]
+        packed_of = packed.__getitem__
+        rows = space.raw_changes_of(snapshot.tx, seq)
+        while chunk := list(islice(rows, _CHUNK)):
+            born, died = record_counts(payload for _, payload in chunk)
+            added, removed = added + born, removed + died
+            packed.fill(item for row, _ in chunk for item in row)
+            records += [mark + join(map(packed_of, row)) + (ALIVE if payload == ALIVE else DEAD)
+                        for row, payload in chunk]
+    records.sort()
+    return records, (added, removed)
+
+
+def _state_digest(snapshot: Snapshot, seq: int, items: dict[str, PackedItems]) -> str:
+    """The state digest of commit ``seq`` recomputed from every tuple alive at it
+    (:meth:`fstore.core.storage.Storage.state_digest`, this one's test oracle): the same
+    reads (through the nearest snapshot), summed from the key items read raw."""
+    total = EMPTY
+    for space in snapshot.spaces:
+        _, rows = space.reader(snapshot.tx, seq).packed(_EVERYTHING)
+        total += identity_sum(rows, space.space.mark, items[space.space.name])
+    return as_hex(total % MODULUS)
