@@ -17,7 +17,7 @@ from libc.string cimport memchr, memcpy
 
 from .terms import IRI
 
-__all__ = ["pack_column", "term_refs", "term_parts"]
+__all__ = ["pack_column", "term_refs", "term_parts", "split_items", "canonical_sum"]
 
 cdef object _IRI = IRI
 
@@ -209,3 +209,152 @@ def term_parts(object parts) -> list:
         if code == 0x40 or code == 0x41 or code == 0x02 or code == 0x42 or code == 0x01:
             seen[part] = None
     return list(seen)
+
+
+cdef extern from "Python.h":
+    Py_hash_t _Py_HashBytes(const void* data, Py_ssize_t size)
+
+
+cdef Py_ssize_t _escaped_end(const unsigned char* data, Py_ssize_t pos, Py_ssize_t size) except -2:
+    """Just past the 00 that ends the escaped string starting at ``pos`` (-1: none)."""
+    while pos < size:
+        if data[pos] == 0:
+            if pos + 1 < size and data[pos + 1] == 0xFF:
+                pos += 2
+                continue
+            return pos + 1
+        pos += 1
+    return -1
+
+
+cdef Py_ssize_t _item_end(const unsigned char* data, Py_ssize_t pos, Py_ssize_t size) except -2:
+    """Just past the packed item starting at ``pos`` (-1: it does not end inside
+    ``size`` bytes, or its type code is not one keys hold)."""
+    cdef unsigned char code
+    cdef Py_ssize_t length, i, end
+    if pos >= size:
+        return -1
+    code = data[pos]
+    if code == 0x01 or code == 0x02 or code == 0x40 or code == 0x41:
+        end = _escaped_end(data, pos + 1, size)
+    elif 0x14 <= code <= 0x1C:
+        end = pos + 1 + code - 0x14
+    elif 0x0C <= code <= 0x13:
+        end = pos + 1 + 0x14 - code
+    elif code == 0x00 or code == 0x26 or code == 0x27 or code == 0x44:
+        end = pos + 1
+    elif code == 0x21:
+        end = pos + 9
+    elif code == 0x20:
+        end = pos + 5
+    elif code == 0x30:
+        end = pos + 17
+    elif code == 0x4F:
+        end = pos + 33
+    elif 0x50 <= code <= 0x54:
+        end = pos + 6
+    elif code == 0x42:
+        end = _escaped_end(data, pos + 1, size)
+        if end >= 0:
+            end = _escaped_end(data, end, size)
+        if end >= 0:
+            end = _escaped_end(data, end, size)
+    elif code == 0x1D or code == 0x0B:  # an integer of more than 8 bytes, its length first
+        if pos + 1 >= size:
+            return -1
+        length = data[pos + 1] if code == 0x1D else data[pos + 1] ^ 0xFF
+        if length == 0xFF:  # past 254 bytes: the length in the next 8 bytes
+            if pos + 10 > size:
+                return -1
+            length = 0
+            for i in range(8):
+                length = (length << 8) | (data[pos + 2 + i] if code == 0x1D else data[pos + 2 + i] ^ 0xFF)
+            end = pos + 10 + length
+        else:
+            end = pos + 2 + length
+    elif code == 0x46 or code == 0x47:  # a date or naive datetime: one integer
+        end = _item_end(data, pos + 1, size)
+    elif code == 0x48:  # an aware datetime: two integers
+        end = _item_end(data, pos + 1, size)
+        if end >= 0:
+            end = _item_end(data, end, size)
+    elif code == 0x43 or code == 0x45:  # a decimal: its exponent, then digits up to ff / 00
+        end = _item_end(data, pos + 1, size)
+        while end >= 0 and end < size and data[end] != (0xFF if code == 0x43 else 0x00):
+            end += 1
+        end = end + 1 if 0 <= end < size else -1
+    else:
+        return -1
+    return end if 0 <= end <= size else -1
+
+
+def split_items(bytes key, Py_ssize_t skip, Py_ssize_t count) -> list:
+    """The packed items of ``key`` after ``skip`` bytes, ``count`` of them (as
+    :func:`nstore.pack.split` gives them; ValueError if they do not fill the key).
+
+    >>> split_items(b"P\\x15\\x07\\x02ab\\x00\\x14", 1, 3)
+    [b'\\x15\\x07', b'\\x02ab\\x00', b'\\x14']
+    """
+    cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(key)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(key), pos = skip, end, i
+    cdef list items = []
+    for i in range(count):
+        end = _item_end(data, pos, size)
+        if end < 0:
+            raise ValueError(f"item {i} at byte {pos} of {key[:60].hex()} is not a packed item")
+        items.append(key[pos:end])
+        pos = end
+    if pos != size:
+        raise ValueError(f"{size - pos} bytes after the {count} items of {key[:60].hex()}")
+    return items
+
+
+def canonical_sum(list keys, list values, Py_ssize_t skip, tuple perm, object blob_refs):
+    """For keys of one index (``skip`` bytes of prefix, then the items of a tuple in the
+    order ``perm``): the sum modulo 2^64 of a hash of each tuple's items in tuple order and
+    its value, so that every index of an intact store sums the same; or ``(key, what is
+    wrong)`` for the first key that is not such a tuple. ``blob_refs`` (a list, or None)
+    gets each blob reference item (verify counts them).
+
+    >>> canonical_sum([b"P\\x15\\x01\\x15\\x02"], [b""], 1, (0, 1), None) == canonical_sum([b"Q\\x15\\x02\\x15\\x01"], [b""], 1, (1, 0), None)
+    True
+    """
+    cdef Py_ssize_t n = len(perm), row, slot, pos, end, size, total_size, value_size
+    cdef Py_ssize_t starts[64]
+    cdef Py_ssize_t ends[64]
+    cdef Py_ssize_t order[64]
+    cdef unsigned char buffer[4096]
+    cdef const unsigned char* data
+    cdef unsigned long long total = 0
+    cdef object key, value
+    if n > 64:
+        raise ValueError(f"{n} items")
+    for slot in range(n):
+        order[slot] = perm[slot]
+    for row in range(len(keys)):
+        key = keys[row]
+        value = values[row]
+        data = <const unsigned char*>PyBytes_AS_STRING(key)
+        size = PyBytes_GET_SIZE(key)
+        pos = skip
+        for slot in range(n):
+            end = _item_end(data, pos, size)
+            if end < 0:
+                return key, f"not packed items at byte {pos}"
+            starts[order[slot]] = pos
+            ends[order[slot]] = end
+            if blob_refs is not None and data[pos] == 0x4F:
+                blob_refs.append(key[pos:end])
+            pos = end
+        if pos != size:
+            return key, f"{size - pos} bytes after its {n} items"
+        value_size = PyBytes_GET_SIZE(value)
+        if size - skip + value_size > 4096:
+            return key, "longer than a key"
+        total_size = 0
+        for slot in range(n):
+            memcpy(buffer + total_size, data + starts[slot], ends[slot] - starts[slot])
+            total_size += ends[slot] - starts[slot]
+        memcpy(buffer + total_size, PyBytes_AS_STRING(value), value_size)
+        total += <unsigned long long>_Py_HashBytes(buffer, total_size + value_size)
+    return total

@@ -58,6 +58,8 @@ class Keyspace(Protocol):
     def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
               offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]: ...
 
+    def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]: ...
+
     def set(self, tx: Transaction, key: bytes, value: bytes) -> None: ...
 
     def delete(self, tx: Transaction, key: bytes) -> None: ...
@@ -80,6 +82,16 @@ class Plain:
     def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
               offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]:
         return tx.range(start, end, offset=offset, limit=limit)
+
+    def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]:
+        """The pairs of ``[start, end)`` as ``(keys, values)`` lists of up to 4,096 pairs."""
+        pairs = tx.range(start, end)
+        while True:
+            batch = list(islice(pairs, 4096))
+            if not batch:
+                return
+            keys, values = zip(*batch)
+            yield list(keys), list(values)
 
     def set(self, tx: Transaction, key: bytes, value: bytes) -> None:
         tx.set(key, value)
@@ -187,6 +199,26 @@ class Blocks:
         while found is not None:
             yield found
             found = tx.after(found[0], self.end)
+
+    def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]:
+        """The pairs of ``[start, end)`` as ``(keys, values)`` lists, a block at a time (for
+        compiled readers: no pair object is made; a read transaction only)."""
+        low = max(start, self.start)
+        high = self.end if end is None else min(end, self.end)
+        found = tx.floor(low, self.start) or tx.after(low, high)
+        while found is not None:
+            fence, block = found
+            try:
+                keys, values, ended = slice_of(fence, block, low, high, False)
+            except BlockError as exc:
+                raise self._damaged(fence, exc) from None
+            if EXTERNAL in values:
+                values = [tx.get(self.external + key) if value is EXTERNAL else value for key, value in zip(keys, values)]
+            if keys:
+                yield keys, values
+            if ended:
+                return
+            found = tx.after(fence, high)
 
     def entry_count(self, tx: Transaction) -> int:
         """How many pairs the range holds (O(blocks), nothing decoded into objects)."""

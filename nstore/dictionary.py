@@ -238,24 +238,36 @@ class Dictionary:
     def problems(self, tx: Transaction) -> Iterator[str]:
         """Each way the dictionary contradicts itself: an id whose term does not map back
         to it, an id of the wrong kind for its term, a term -> id entry with no id -> term
-        entry, ids past the next id (O(terms); for verify)."""
+        entry, ids past the next id (O(terms); for verify).
+
+        Both directions are compared as sums of the hashes of their ``(term key, id)``
+        pairs, a batch at a time; only if the sums differ is each id looked up, to name
+        the one that does not map back."""
         stored = self.space.get(tx, self._next_key)
         next_id = int.from_bytes(stored, "big") if stored else 0
-        ids = 0
-        for item, packed in self.space.range(tx, self._id_key, prefix_end(self._id_key)):
-            item = item[len(self._id_key):]
-            ids += 1
-            kind = KIND_OF_CODE.get(packed[0]) if packed else None
-            if len(item) != 6 or kind is None or item[0] != TERMREF_CODE + kind:
-                yield f"dictionary: id {item.hex()} holds {packed[:40].hex()}, not a term of its kind"
-            elif int.from_bytes(item[1:], "big") >= next_id:
-                yield f"dictionary: id {item.hex()} is not below the next id {next_id}"
-            elif self.space.get(tx, self._key(packed)) != item:
-                yield f"dictionary: the term of id {item.hex()} ({packed[:40].hex()}) does not map back to it"
-        terms = sum(1 for start in (self._hash_key, self._term_key)
-                    for _ in self.space.range(tx, start, prefix_end(start)))  # a hash may start with ff
-        if terms != ids:
-            yield f"dictionary: {terms} term -> id entries but {ids} id -> term entries"
+        ids = forward = 0
+        skip = len(self._id_key)
+        for keys, terms in self.space.batches(tx, self._id_key, prefix_end(self._id_key)):
+            items = [key[skip:] for key in keys]
+            ids += len(items)
+            for item, packed in zip(items, terms):
+                kind = KIND_OF_CODE.get(packed[0]) if packed else None
+                if len(item) != 6 or kind is None or item[0] != TERMREF_CODE + kind:
+                    yield f"dictionary: id {item.hex()} holds {packed[:40].hex()}, not a term of its kind"
+                elif int.from_bytes(item[1:], "big") >= next_id:
+                    yield f"dictionary: id {item.hex()} is not below the next id {next_id}"
+            forward += sum(map(hash, zip(map(self._key, terms), items)))
+        entries = backward = 0
+        for start in (self._hash_key, self._term_key):  # a hash may start with ff: the whole span
+            for keys, items in self.space.batches(tx, start, prefix_end(start)):
+                entries += len(keys)
+                backward += sum(map(hash, zip(keys, items)))
+        if forward % (1 << 64) != backward % (1 << 64):
+            for item, packed in self.space.range(tx, self._id_key, prefix_end(self._id_key)):
+                if self.space.get(tx, self._key(packed)) != item[skip:]:
+                    yield f"dictionary: the term of id {item[skip:].hex()} ({packed[:40].hex()}) does not map back to it"
+        if entries != ids:
+            yield f"dictionary: {entries} term -> id entries but {ids} id -> term entries"
 
     def entries(self, tx: Transaction) -> Iterator[tuple[bytes, Any]]:
         """Every ``(TermRef item, term)`` stored, in id-key order (for verify and stats)."""
