@@ -17,14 +17,14 @@ import io
 import os
 from itertools import islice
 from xml.parsers import expat
-from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Union
+from typing import IO, Any, Iterable, Iterator, Mapping, Union
 
 import pyoxigraph as ox
 
 from nstore import Var
 from nstore.bulk import gc_paused
 from nstore.pack import pack
-from nstore.terms import XSD_STRING, IRI, TermSyntaxError, from_oxigraph, quad_line, to_oxigraph
+from nstore.terms import IRI, TermSyntaxError, oxigraph_converter, quad_line, to_oxigraph
 
 from .api import add_many, from_, rm_many
 from .files import GZIP_DAMAGE, open_input, without_gz
@@ -77,31 +77,9 @@ def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
         raise RdfFormatError(f"{where}unknown RDF format {key!r}; use one of {', '.join(FORMAT_NAMES)}") from None
 
 
-_OX_XSD_STRING = ox.NamedNode(XSD_STRING.value)
-_IRI_MEMO = 1 << 18
-
-
-def _converter() -> Callable[[Any], Any]:
-    """:func:`from_oxigraph` for one file's terms: an IRI met again is the same object
-    (a file repeats its graphs, predicates and subjects; building an IRI twice costs
-    more than finding it), and a plain string is read without building a Literal."""
-    iris: dict[str, IRI] = {}
-
-    def convert(term: Any) -> Any:
-        kind = type(term)
-        if kind is ox.NamedNode:
-            value = term.value
-            iri = iris.get(value)
-            if iri is None:
-                if len(iris) >= _IRI_MEMO:
-                    iris.clear()
-                iri = iris[value] = IRI(value)
-            return iri
-        if kind is ox.Literal and term.datatype == _OX_XSD_STRING:
-            return term.value
-        return from_oxigraph(term)
-
-    return convert
+# Quads converted at a time: large enough that the Python work per batch is nothing, small
+# enough that a batch of terms stays in the CPU's caches and memory does not grow with a file.
+_BATCH = 4096
 
 
 def _open(source: Source) -> tuple[IO[bytes], str, bool]:
@@ -128,15 +106,25 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
     Quads keep their graphs (triples: the default graph, None) unless ``graph`` is given:
     then every quad goes to that graph. ``progress`` hears ``("read", quads so far, None)``.
     """
+    for batch in _batches(source, format, base_iri, graph, progress):
+        yield from batch
+
+
+def _batches(source: Source, format: str | None, base_iri: str | None, graph: Any,
+             progress: Progress | None) -> Iterator[list[tuple]]:
+    """:func:`parse`, a list of quads at a time (made in C by
+    :func:`nstore.terms.oxigraph_converter`); errors name the file, and the line and column
+    where pyoxigraph gives them."""
     stream, name, owned = _open(source)
     rdf_format = format_of(name, format)
     keep = graph is KEEP_GRAPHS
-    convert = _converter()
+    converter = oxigraph_converter()
     try:
-        quads = ox.parse(_guarded(stream, name, rdf_format), rdf_format, base_iri=base_iri)
-        for quad in quads if progress is None else counted(quads, "read", progress, None):
-            g = convert(quad.graph_name) if keep else graph
-            yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
+        quads: Iterator[Any] = iter(ox.parse(_guarded(stream, name, rdf_format), rdf_format, base_iri=base_iri))
+        if progress is not None:
+            quads = counted(quads, "read", progress, None)
+        while batch := converter.batch(quads, _BATCH, keep, graph):
+            yield batch
     except SyntaxError as exc:
         raise RdfSyntaxError(f"{name}: {_syntax_message(exc)}", line=exc.lineno, column=exc.offset) from None
     except TermSyntaxError as exc:  # a term the store does not hold (an RDF-star triple)
@@ -197,8 +185,10 @@ def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | 
     hears the quads read (phase ``"read"``), then those staged (``"stage"``, of the total);
     the transaction's commit writes them.
     """
+    quads: list[tuple] = []
     with gc_paused():  # a file's quads are hundreds of thousands of tuples and no cycles
-        quads = list(parse(source, format, base_iri=base_iri, graph=graph, progress=progress))
+        for batch in _batches(source, format, base_iri, graph, progress):
+            quads += batch
     if replace:
         for g in {pack(q[0]): q[0] for q in quads}.values():
             rm_many(tx, [(g, old["s"], old["p"], old["o"]) for old in from_(tx, g, Var("s"), Var("p"), Var("o"))])
