@@ -24,6 +24,7 @@ __all__ = ["iri_ok", "lang_ok", "QuadCheck", "Converter"]
 cdef extern from "Python.h":
     # A tuple's item, borrowed: the quad check reads four without unpacking.
     PyObject* PyTuple_GET_ITEM(object, Py_ssize_t)
+    object PyType_GenericAlloc(type, Py_ssize_t)
     object PyLong_FromString(const char*, char**, int)
 
 
@@ -256,8 +257,11 @@ cdef class Converter:
         self.fallback = fallback
         self.error = None
 
-    cdef object _new(self, type kind):
-        return kind.__new__(kind)
+    cdef inline object _new(self, type kind):
+        # kind.__new__(kind) without the attribute look-up and the call: the empty
+        # instance object.__new__ would make (IRI, BNode and Literal define no __new__)
+        # (the tp_alloc of every class defined in Python)
+        return PyType_GenericAlloc(kind, 0)
 
     cdef object _iri(self, str value):
         iri = self.iris.get(value)
