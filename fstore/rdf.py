@@ -15,20 +15,21 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from itertools import islice
 from xml.parsers import expat
-from typing import IO, Any, Iterable, Iterator, Mapping, Union
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Union
 
 import pyoxigraph as ox
 
 from nstore import Var
 from nstore.bulk import gc_paused
 from nstore.pack import pack
-from nstore.terms import IRI, TermSyntaxError, oxigraph_converter, quad_line, to_oxigraph
+from nstore.terms import IRI, TermSyntaxError, line_reader, oxigraph_converter, quad_line, to_oxigraph
 
 from .api import add_many, from_, rm_many
 from .files import GZIP_DAMAGE, open_input, without_gz
-from .progress import Progress, counted
+from .progress import EVERY, Progress, counted
 from .rdf_depth import JsonDepthGuard, limit_xml_depth
 from .rdf_errors import RdfFormatError, RdfNestingError, RdfSyntaxError
 
@@ -118,13 +119,16 @@ def _batches(source: Source, format: str | None, base_iri: str | None, graph: An
     stream, name, owned = _open(source)
     rdf_format = format_of(name, format)
     keep = graph is KEEP_GRAPHS
-    converter = oxigraph_converter()
     try:
-        quads: Iterator[Any] = iter(ox.parse(_guarded(stream, name, rdf_format), rdf_format, base_iri=base_iri))
-        if progress is not None:
-            quads = counted(quads, "read", progress, None)
-        while batch := converter.batch(quads, _BATCH, keep, graph):
-            yield batch
+        if rdf_format in _LINE_FORMATS and base_iri is None:  # read in C, line by line
+            reader = line_reader(stream, rdf_format == ox.RdfFormat.N_QUADS, keep, graph,
+                                 _line_parser(rdf_format, keep, graph))
+            batches: Iterator[list[tuple]] = iter(lambda: reader.batch(_BATCH), [])
+        else:
+            quads = iter(ox.parse(_guarded(stream, name, rdf_format), rdf_format, base_iri=base_iri))
+            converter = oxigraph_converter()
+            batches = iter(lambda: converter.batch(quads, _BATCH, keep, graph), [])
+        yield from batches if progress is None else _counted(batches, progress)
     except SyntaxError as exc:
         raise RdfSyntaxError(f"{name}: {_syntax_message(exc)}", line=exc.lineno, column=exc.offset) from None
     except TermSyntaxError as exc:  # a term the store does not hold (an RDF-star triple)
@@ -134,6 +138,41 @@ def _batches(source: Source, format: str | None, base_iri: str | None, graph: An
     finally:
         if owned:
             stream.close()
+
+
+def _counted(batches: Iterator[list[tuple]], progress: Progress) -> Iterator[list[tuple]]:
+    """``batches``, telling ``progress`` the quads read as :func:`fstore.progress.counted`
+    tells them of an iterator of quads (every ``EVERY``, then at the end)."""
+    done = 0
+    for batch in batches:
+        before, done = done, done + len(batch)
+        for mark in range(before - before % EVERY + EVERY, done + 1, EVERY):
+            progress("read", mark, None)
+        yield batch
+    progress("read", done, None)
+
+
+def _line_parser(rdf_format: ox.RdfFormat, keep: bool, graph: Any) -> Callable[[bytes, int], list[tuple]]:
+    """The quads of one line of an N-Quads or N-Triples file, read by pyoxigraph: for the
+    lines :func:`nstore.terms.line_reader` does not read itself. An error names the line
+    of the file, not line 1 of the line alone."""
+    converter = oxigraph_converter()
+
+    def parse_line(line: bytes, number: int) -> list[tuple]:
+        made: list[tuple] = []
+        try:
+            quads = iter(ox.parse(line, rdf_format))
+            while batch := converter.batch(quads, _BATCH, keep, graph):
+                made += batch
+        except SyntaxError as exc:
+            shift = number - 1
+            message = re.sub(r"\bline (\d+)", lambda found: f"line {int(found.group(1)) + shift}", str(exc.msg))
+            where = (exc.filename, exc.lineno and exc.lineno + shift, exc.offset, exc.text,
+                     exc.end_lineno and exc.end_lineno + shift, exc.end_offset)
+            raise SyntaxError(message, where) from None
+        return made
+
+    return parse_line
 
 
 def _guarded(stream: IO[bytes], name: str, rdf_format: ox.RdfFormat) -> Any:

@@ -13,12 +13,16 @@ Nothing here imports pyoxigraph: :class:`Converter` is handed its classes by its
 so ``import nstore`` still does not load it.
 """
 
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memchr, memcmp, memcpy
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject_GenericSetAttr, PyObject_Hash
-from cpython.ref cimport PyObject
-from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH
+from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 
-__all__ = ["iri_ok", "lang_ok", "QuadCheck", "Converter"]
+__all__ = ["iri_ok", "lang_ok", "QuadCheck", "Converter", "LineReader"]
 
 
 cdef extern from "Python.h":
@@ -336,3 +340,491 @@ cdef class Converter:
                 raise
             self.error = exc
         return out
+
+
+# -- N-Quads and N-Triples read in C -------------------------------------------------------
+#
+# pyoxigraph's parser makes a Rust term, then a Python object for each term and each of its
+# strings, which the Converter then turns into another: most of an import's parse. A line
+# of N-Quads is simple enough to read here directly, finding each repeated IRI by its bytes
+# (no object made for it at all). Only lines of the common form are read here; any other
+# line (an escape in an IRI, a comment, a non-ASCII blank node label, an error) is handed to
+# ``fallback``, which parses it with pyoxigraph: what pyoxigraph takes and refuses, and its
+# error messages, stay the definition, and tests/fstore/test_rdf_lines.py compares the two.
+
+
+cdef struct Entry:
+    uint64_t hash
+    char* key  # NULL: a free slot
+    Py_ssize_t size
+    PyObject* value
+
+
+cdef inline uint64_t _fnv(const char* data, Py_ssize_t size) noexcept nogil:
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef Py_ssize_t i
+    for i in range(size):
+        h = (h ^ <unsigned char>data[i]) * 1099511628211ULL
+    return h
+
+
+cdef class _Spans:
+    """Values by the bytes that wrote them in a file (an open-addressing table in C): a
+    look-up makes no Python object. Emptied when it holds ``limit`` values, so memory stays
+    bounded whatever the file."""
+
+    cdef Entry* slots
+    cdef Py_ssize_t capacity, count, limit
+
+    def __cinit__(self, Py_ssize_t limit):
+        self.limit = limit
+        self.capacity = 1024
+        self.count = 0
+        self.slots = <Entry*>calloc(self.capacity, sizeof(Entry))
+        if self.slots == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        self._empty()
+        free(self.slots)
+
+    cdef void _empty(self) noexcept:
+        cdef Py_ssize_t i
+        for i in range(self.capacity):
+            if self.slots[i].key != NULL:
+                free(self.slots[i].key)
+                Py_XDECREF(self.slots[i].value)
+                self.slots[i].key = NULL
+        self.count = 0
+
+    cdef PyObject* find(self, const char* data, Py_ssize_t size, uint64_t h) noexcept:
+        cdef Py_ssize_t mask = self.capacity - 1, i = <Py_ssize_t>(h & <uint64_t>mask)
+        cdef Entry* entry
+        while True:
+            entry = &self.slots[i]
+            if entry.key == NULL:
+                return NULL
+            if entry.hash == h and entry.size == size and memcmp(entry.key, data, size) == 0:
+                return entry.value
+            i = (i + 1) & mask
+
+    cdef int _place(self, Entry* slots, Py_ssize_t capacity, Entry entry) noexcept:
+        cdef Py_ssize_t mask = capacity - 1, i = <Py_ssize_t>(entry.hash & <uint64_t>mask)
+        while slots[i].key != NULL:
+            i = (i + 1) & mask
+        slots[i] = entry
+        return 0
+
+    cdef int put(self, const char* data, Py_ssize_t size, uint64_t h, object value) except -1:
+        cdef Entry entry
+        cdef Entry* grown
+        cdef Py_ssize_t i
+        if self.count >= self.limit:
+            self._empty()
+        if (self.count + 1) * 2 > self.capacity:
+            grown = <Entry*>calloc(self.capacity * 2, sizeof(Entry))
+            if grown == NULL:
+                raise MemoryError()
+            for i in range(self.capacity):
+                if self.slots[i].key != NULL:
+                    self._place(grown, self.capacity * 2, self.slots[i])
+            free(self.slots)
+            self.slots = grown
+            self.capacity *= 2
+        entry.key = <char*>malloc(size + 1)
+        if entry.key == NULL:
+            raise MemoryError()
+        memcpy(entry.key, data, size)
+        entry.hash = h
+        entry.size = size
+        entry.value = <PyObject*>value
+        Py_INCREF(value)
+        self._place(self.slots, self.capacity, entry)
+        self.count += 1
+        return 0
+
+
+cdef object _NO = object()  # a line this reader leaves to the fallback
+cdef bytes _XSD_STRING_BYTES = b"http://www.w3.org/2001/XMLSchema#string"
+cdef bytes _XSD_INTEGER_BYTES = b"http://www.w3.org/2001/XMLSchema#integer"
+cdef Py_ssize_t _CHUNK = 1 << 20
+
+
+cdef inline bint _blank(char c) noexcept nogil:
+    return c == b' ' or c == b'\t'
+
+
+cdef inline bint _label_char(char c) noexcept nogil:
+    return (b'a' <= c <= b'z') or (b'A' <= c <= b'Z') or (b'0' <= c <= b'9') or c == b'_' or c == b'-' or c == b'.'
+
+
+cdef inline int _hex_value(char c) noexcept nogil:
+    if 0x30 <= c <= 0x39:  # 0-9
+        return c - 0x30
+    if 0x61 <= c <= 0x66:  # a-f
+        return c - 0x61 + 10
+    if 0x41 <= c <= 0x46:  # A-F
+        return c - 0x41 + 10
+    return -1
+
+
+cdef class LineReader:
+    """The quads of an N-Quads (``dataset``) or N-Triples file, read from the binary
+    ``stream`` a batch at a time, as pyoxigraph then :class:`Converter` would give them.
+
+    ``make`` is ``(iri, bnode, lang, typed)``, each called once per distinct text: ``iri``
+    the IRI of a text (None if pyoxigraph refuses it), ``bnode`` the blank node of a label,
+    ``lang`` the lower-cased tag (None if refused), ``typed`` the value of a lexical form
+    and a datatype IRI (None if refused). ``fallback(line, number)`` gives the quads of
+    one line this reader leaves to pyoxigraph (or raises its error). ``Literal`` is the
+    class of language-tagged literals; each quad is in ``graph`` unless ``keep_graphs``.
+    """
+
+    cdef object stream, fallback, graph, make_iri, make_bnode, make_lang, make_typed, error
+    cdef type literal_type
+    cdef bint dataset, keep, eof
+    cdef bytes data
+    cdef Py_ssize_t pos, end, line
+    cdef _Spans iris, bnodes, langs, typed
+    cdef char* text  # a literal's lexical form with its escapes resolved
+    cdef Py_ssize_t text_size
+
+    def __init__(self, stream, bint dataset, bint keep_graphs, graph, tuple make, type literal_type, fallback,
+                 Py_ssize_t memo):
+        self.stream = stream
+        self.dataset = dataset
+        self.keep = keep_graphs
+        self.graph = graph
+        self.make_iri, self.make_bnode, self.make_lang, self.make_typed = make
+        self.literal_type = literal_type
+        self.fallback = fallback
+        self.error = None
+        self.eof = False
+        self.data = b""
+        self.pos = self.end = 0
+        self.line = 0
+        self.iris = _Spans(memo)
+        self.bnodes = _Spans(memo)
+        self.langs = _Spans(1024)
+        self.typed = _Spans(memo)
+        self.text_size = 256
+        self.text = <char*>malloc(self.text_size)
+        if self.text == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.text)
+
+    cdef bint _refill(self) except -1:
+        """Bytes ending with a whole line in ``data[pos:end]``; False at the end of the file."""
+        while True:
+            chunk = self.stream.read(_CHUNK)
+            rest = self.data[self.pos:]
+            self.pos = 0
+            if not chunk:
+                self.eof = True
+                self.data = rest
+                self.end = len(rest)
+                return self.end > 0
+            self.data = rest + chunk
+            self.end = self.data.rfind(b"\n") + 1
+            if self.end > 0:
+                return True
+
+    def batch(self, Py_ssize_t size):
+        """The next quads, at least ``size`` unless the file ends first (an empty list at
+        its end). An error after some quads of a batch is raised by the next call."""
+        cdef list out = []
+        cdef const char* base
+        cdef const char* start
+        cdef const char* stop
+        cdef const char* newline
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        try:
+            while len(out) < size:
+                if self.pos >= self.end:
+                    if self.eof or not self._refill():
+                        break
+                base = PyBytes_AS_STRING(self.data)
+                start = base + self.pos
+                newline = <const char*>memchr(start, b'\n', self.end - self.pos)
+                stop = newline if newline != NULL else base + self.end
+                self.pos = (stop - base) + 1 if newline != NULL else self.end
+                self.line += 1
+                if stop > start and (stop - 1)[0] == b"\r":
+                    stop -= 1
+                quad = self._quad(start, stop)
+                if quad is None:  # a blank line
+                    continue
+                if quad is _NO:
+                    out += self.fallback(PyBytes_FromStringAndSize(start, stop - start), self.line)
+                else:
+                    out.append(quad)
+        except Exception as exc:
+            if not out:
+                raise
+            self.error = exc
+        return out
+
+    cdef object _quad(self, const char* p, const char* e):
+        """The quad of one line, None for a blank line, _NO for one left to the fallback."""
+        cdef const char* c = p
+        while c < e and _blank(c[0]):
+            c += 1
+        if c == e:
+            return None
+        s = self._node(&c, e)
+        if s is _NO:
+            return _NO
+        pred = self._iri(&c, e) if c < e and c[0] == b'<' else _NO
+        if pred is _NO or not self._gap(&c, e):
+            return _NO
+        o = self._object(&c, e)
+        if o is _NO:
+            return _NO
+        g = None
+        if self.dataset and c < e and c[0] != b'.':
+            g = self._node(&c, e)
+            if g is _NO:
+                return _NO
+        while c < e and _blank(c[0]):
+            c += 1
+        if c == e or c[0] != b'.':
+            return _NO
+        c += 1
+        while c < e and _blank(c[0]):
+            c += 1
+        if c != e:
+            return _NO  # a comment, or more after the dot
+        return (g if self.keep else self.graph, s, pred, o)
+
+    cdef bint _gap(self, const char** c, const char* e) noexcept:
+        """Past the blanks after a term: False if there are none before the next term."""
+        cdef const char* q = c[0]
+        while q < e and _blank(q[0]):
+            q += 1
+        if q == c[0] and q < e and q[0] != b'<' and q[0] != b'"' and q[0] != b'_' and q[0] != b'.':
+            return False
+        c[0] = q
+        return True
+
+    cdef object _node(self, const char** c, const char* e):
+        """An IRI or a blank node (a subject or a graph), the cursor past it and its blanks."""
+        if c[0] < e and c[0][0] == b'<':
+            node = self._iri(c, e)
+        elif c[0] + 2 < e and c[0][0] == b'_' and c[0][1] == b':':
+            node = self._bnode(c, e)
+        else:
+            return _NO
+        if node is not _NO and not self._gap(c, e):
+            return _NO
+        return node
+
+    cdef object _iri(self, const char** c, const char* e):
+        cdef const char* start = c[0] + 1
+        cdef const char* close = <const char*>memchr(start, b'>', e - start)
+        cdef PyObject* found
+        if close == NULL or memchr(start, b'\\', close - start) != NULL:
+            return _NO  # an escape: pyoxigraph resolves it
+        h = _fnv(start, close - start)
+        found = self.iris.find(start, close - start, h)
+        if found != NULL:
+            c[0] = close + 1
+            return <object>found
+        try:
+            text = PyUnicode_DecodeUTF8(start, close - start, NULL)
+        except UnicodeDecodeError:
+            return _NO
+        iri = self.make_iri(text)
+        if iri is None:
+            return _NO
+        self.iris.put(start, close - start, h, iri)
+        c[0] = close + 1
+        return iri
+
+    cdef object _bnode(self, const char** c, const char* e):
+        cdef const char* start = c[0] + 2
+        cdef const char* q = start
+        cdef PyObject* found
+        if not (_label_char(q[0]) and q[0] != b'-' and q[0] != b'.'):
+            return _NO
+        while q < e and _label_char(q[0]):
+            q += 1
+        if q < e and <unsigned char>q[0] >= 0x80:
+            return _NO  # a non-ASCII label character: pyoxigraph reads the label
+        while (q - 1)[0] == b'.':  # a label does not end with '.': that dot ends the statement
+            q -= 1
+        h = _fnv(start, q - start)
+        found = self.bnodes.find(start, q - start, h)
+        if found != NULL:
+            node = <object>found
+        else:
+            node = self.make_bnode(PyUnicode_DecodeUTF8(start, q - start, NULL))
+            self.bnodes.put(start, q - start, h, node)
+        c[0] = q
+        return node
+
+    cdef object _object(self, const char** c, const char* e):
+        cdef const char* q
+        cdef const char* token
+        cdef const char* dt
+        cdef PyObject* found
+        if c[0] < e and c[0][0] != b'"':
+            return self._node(c, e)
+        token = c[0]
+        lexical = self._string(c, e)
+        if lexical is _NO:
+            return _NO
+        q = c[0]
+        if q < e and q[0] == b'@':
+            q += 1
+            start = q
+            while q < e and (_alnum(q[0]) or q[0] == b'-'):
+                q += 1
+            h = _fnv(start, q - start)
+            found = self.langs.find(start, q - start, h)
+            if found != NULL:
+                lang = <object>found
+            else:
+                lang = self.make_lang(PyUnicode_DecodeUTF8(start, q - start, NULL))
+                if lang is None:
+                    return _NO
+                self.langs.put(start, q - start, h, lang)
+            c[0] = q
+            literal = PyType_GenericAlloc(self.literal_type, 0)
+            PyObject_GenericSetAttr(literal, _LEXICAL, lexical)
+            PyObject_GenericSetAttr(literal, _DATATYPE, None)
+            PyObject_GenericSetAttr(literal, _LANG, lang)
+            PyObject_GenericSetAttr(literal, _HASH, None)
+            value = literal
+        elif q + 2 < e and q[0] == b'^' and q[1] == b'^' and q[2] == b'<':
+            dt = q + 3
+            c[0] = q + 2
+            datatype = self._iri(c, e)
+            if datatype is _NO:
+                return _NO
+            size = c[0] - 1 - dt
+            if size == len(_XSD_STRING_BYTES) and memcmp(dt, PyBytes_AS_STRING(_XSD_STRING_BYTES), size) == 0:
+                value = lexical
+            else:
+                value = None
+                if size == len(_XSD_INTEGER_BYTES) and memcmp(dt, PyBytes_AS_STRING(_XSD_INTEGER_BYTES), size) == 0:
+                    value = _canonical_int(lexical)
+                if value is None:
+                    h = _fnv(token, c[0] - token)
+                    found = self.typed.find(token, c[0] - token, h)
+                    if found != NULL:
+                        value = <object>found
+                    else:
+                        value = self.make_typed(lexical, datatype)
+                        if value is None:
+                            return _NO
+                        self.typed.put(token, c[0] - token, h, value)
+        else:
+            value = lexical
+        if not self._gap(c, e):
+            return _NO
+        return value
+
+    cdef object _string(self, const char** c, const char* e):
+        """The lexical form of a quoted literal, escapes resolved (_NO for a form the
+        fallback is to read), the cursor past its closing quote."""
+        cdef const char* q = c[0] + 1
+        cdef const char* start = q
+        cdef Py_ssize_t n = 0, digits, k
+        cdef int d
+        cdef unsigned int code
+        cdef char x
+        while q < e and q[0] != b'"' and q[0] != b'\\' and q[0] != b'\r':
+            q += 1
+        if q < e and q[0] == b'"':  # no escape: decoded where it stands
+            c[0] = q + 1
+            try:
+                return PyUnicode_DecodeUTF8(start, q - start, NULL)
+            except UnicodeDecodeError:
+                return _NO
+        q = start
+        while q < e and q[0] != b'"':
+            if n + 4 > self.text_size:
+                self._grow(n + 4)
+            x = q[0]
+            if x == b'\r':
+                return _NO
+            if x != b'\\':
+                self.text[n] = x
+                n += 1
+                q += 1
+                continue
+            if q + 1 >= e:
+                return _NO
+            x = q[1]
+            q += 2
+            if x == b't':
+                self.text[n] = b'\t'
+            elif x == b'b':
+                self.text[n] = b'\b'
+            elif x == b'n':
+                self.text[n] = b'\n'
+            elif x == b'r':
+                self.text[n] = b'\r'
+            elif x == b'f':
+                self.text[n] = b'\f'
+            elif x == b'"' or x == b"'" or x == b'\\':
+                self.text[n] = x
+            elif x == b'u' or x == b'U':
+                digits = 4 if x == b'u' else 8
+                if q + digits > e:
+                    return _NO
+                code = 0
+                for k in range(digits):
+                    d = _hex_value(q[k])
+                    if d < 0:
+                        return _NO
+                    code = code * 16 + d
+                q += digits
+                if (0xD800 <= code <= 0xDFFF) or code > 0x10FFFF:
+                    return _NO
+                n += _utf8(code, self.text + n)
+                continue
+            else:
+                return _NO
+            n += 1
+        if q >= e:
+            return _NO
+        c[0] = q + 1
+        try:
+            return PyUnicode_DecodeUTF8(self.text, n, NULL)
+        except UnicodeDecodeError:
+            return _NO
+
+    cdef int _grow(self, Py_ssize_t need) except -1:
+        cdef char* grown
+        while self.text_size < need:
+            self.text_size *= 2
+        grown = <char*>realloc(self.text, self.text_size)
+        if grown == NULL:
+            raise MemoryError()
+        self.text = grown
+        return 0
+
+
+cdef inline Py_ssize_t _utf8(unsigned int code, char* out) noexcept nogil:
+    if code < 0x80:
+        out[0] = <char>code
+        return 1
+    if code < 0x800:
+        out[0] = <char>(0xC0 | (code >> 6))
+        out[1] = <char>(0x80 | (code & 0x3F))
+        return 2
+    if code < 0x10000:
+        out[0] = <char>(0xE0 | (code >> 12))
+        out[1] = <char>(0x80 | ((code >> 6) & 0x3F))
+        out[2] = <char>(0x80 | (code & 0x3F))
+        return 3
+    out[0] = <char>(0xF0 | (code >> 18))
+    out[1] = <char>(0x80 | ((code >> 12) & 0x3F))
+    out[2] = <char>(0x80 | ((code >> 6) & 0x3F))
+    out[3] = <char>(0x80 | (code & 0x3F))
+    return 4

@@ -31,7 +31,7 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Union
 
-from ._terms import Converter, QuadCheck, iri_ok, lang_ok
+from ._terms import Converter, LineReader, QuadCheck, iri_ok, lang_ok
 from .errors import DataeError, InvalidTermError, PackError
 
 __all__ = [
@@ -52,7 +52,7 @@ __all__ = [
     "MAX_DIGITS",
     # N-Triples syntax and pyoxigraph terms
     "TermSyntaxError", "term_to_ntriples", "quad_line", "parse_term", "format_term", "to_oxigraph", "from_oxigraph",
-    "oxigraph_converter",
+    "oxigraph_converter", "line_reader",
 ]
 
 
@@ -1003,6 +1003,49 @@ def oxigraph_converter(memo: int = 1 << 18) -> Converter:
     [(None, IRI('urn:s'), IRI('urn:p'), 1)]
     """
     return Converter(_ox or _pyoxigraph(), (IRI, BNode, Literal), from_oxigraph, memo)
+
+
+# Datatypes pyoxigraph's parsers refuse on a literal without a language tag (and direction).
+_TAGGED_ONLY = frozenset({RDF_NS + "langString", RDF_NS + "dirLangString"})
+
+
+def line_reader(stream: Any, dataset: bool, keep_graphs: bool, graph: Any,
+                fallback: Callable[[bytes, int], list], memo: int = 1 << 18) -> LineReader:
+    """The quads of an N-Quads (``dataset``) or N-Triples binary ``stream``, read in C a
+    batch at a time (``.batch(size)``): what pyoxigraph's parser and
+    :func:`oxigraph_converter` would give, for a fraction of the time. Each distinct IRI,
+    language tag and typed literal is checked once with pyoxigraph's own constructors; a
+    line of another form (an escape in an IRI, a comment, an error...) is handed to
+    ``fallback(line, line_number)``, which parses it with pyoxigraph. Each quad is in
+    ``graph`` unless ``keep_graphs``.
+
+    >>> import io
+    >>> reader = line_reader(io.BytesIO(b'<urn:s> <urn:p> "chat"@FR <urn:g> .\\n'), True, True, None, None)
+    >>> reader.batch(100), reader.batch(100)
+    ([(IRI('urn:g'), IRI('urn:s'), IRI('urn:p'), Literal('chat', lang='fr'))], [])
+    """
+    ox = _ox or _pyoxigraph()
+
+    def iri(text: str) -> IRI | None:
+        try:
+            ox.NamedNode(text)  # pyoxigraph's parser checks an IRI with the same code
+        except ValueError:
+            return None
+        return IRI(text)
+
+    def lang(tag: str) -> str | None:
+        try:
+            ox.Literal("", language=tag)
+        except ValueError:  # refused, or a tag with a direction (en--ltr): the fallback reads it
+            return None
+        return tag.lower()
+
+    def typed(lexical: str, datatype: IRI) -> Any:
+        if datatype.value in _TAGGED_ONLY:
+            return None
+        return from_oxigraph(ox.Literal(lexical, datatype=ox.NamedNode(datatype.value)))
+
+    return LineReader(stream, dataset, keep_graphs, graph, (iri, BNode, lang, typed), Literal, fallback, memo)
 
 
 def to_oxigraph(value: Any) -> Any:
