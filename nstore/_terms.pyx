@@ -194,13 +194,34 @@ cdef class QuadCheck:
         return False
 
 
+cdef inline object _empty(type kind):
+    """``kind.__new__(kind)`` without the attribute look-up and the call: the empty instance
+    object.__new__ makes (IRI, BNode and Literal define no ``__new__``; PyType_GenericAlloc
+    is the tp_alloc of every class defined in Python)."""
+    return PyType_GenericAlloc(kind, 0)
+
+
+cdef object _new_iri(type iri_type, str value):
+    """``IRI(value)`` without ``IRI.__init__``'s type check (``value`` is a str) and its two
+    ``object.__setattr__`` calls: the slots set directly, the hash as ``__init__`` computes it."""
+    iri = _empty(iri_type)
+    PyObject_GenericSetAttr(iri, "value", value)
+    PyObject_GenericSetAttr(iri, "_hash", PyObject_Hash(value) ^ 0x1D1)
+    return iri
+
+
+cdef object _new_tagged(type literal_type, str lexical, str lang):
+    """``Literal(lexical, lang=lang)`` of a lower-cased tag, its slots set directly."""
+    literal = _empty(literal_type)
+    PyObject_GenericSetAttr(literal, "lexical", lexical)
+    PyObject_GenericSetAttr(literal, "datatype", None)
+    PyObject_GenericSetAttr(literal, "lang", lang)
+    PyObject_GenericSetAttr(literal, "_hash", None)
+    return literal
+
+
 cdef object _XSD_INTEGER_TEXT = "http://www.w3.org/2001/XMLSchema#integer"
 cdef object _XSD_STRING_TEXT = "http://www.w3.org/2001/XMLSchema#string"
-cdef object _VALUE = "value"
-cdef object _HASH = "_hash"
-cdef object _LEXICAL = "lexical"
-cdef object _DATATYPE = "datatype"
-cdef object _LANG = "lang"
 
 
 cdef object _canonical_int(str lexical):
@@ -261,21 +282,10 @@ cdef class Converter:
         self.fallback = fallback
         self.error = None
 
-    cdef inline object _new(self, type kind):
-        # kind.__new__(kind) without the attribute look-up and the call: the empty
-        # instance object.__new__ would make (IRI, BNode and Literal define no __new__)
-        # (the tp_alloc of every class defined in Python)
-        return PyType_GenericAlloc(kind, 0)
-
     cdef object _iri(self, str value):
         iri = self.iris.get(value)
         if iri is None:
-            # IRI(value), without IRI.__init__'s checks (value is a str from pyoxigraph)
-            # and its two object.__setattr__ calls: the slots set directly, the hash as
-            # IRI.__init__ computes it.
-            iri = self._new(self.iri_type)
-            PyObject_GenericSetAttr(iri, _VALUE, value)
-            PyObject_GenericSetAttr(iri, _HASH, PyObject_Hash(value) ^ 0x1D1)
+            iri = _new_iri(self.iri_type, value)
             if len(self.iris) >= self.memo:
                 self.iris.clear()
             self.iris[value] = iri
@@ -293,12 +303,7 @@ cdef class Converter:
                 lowered = self.langs.get(language)
                 if lowered is None:
                     lowered = self.langs[language] = language.lower()
-                literal = self._new(self.literal_type)
-                PyObject_GenericSetAttr(literal, _LEXICAL, term.value)
-                PyObject_GenericSetAttr(literal, _DATATYPE, None)
-                PyObject_GenericSetAttr(literal, _LANG, lowered)
-                PyObject_GenericSetAttr(literal, _HASH, None)
-                return literal
+                return _new_tagged(self.literal_type, term.value, lowered)
             datatype = term.datatype.value
             if datatype == _XSD_STRING_TEXT:
                 return term.value
@@ -310,7 +315,7 @@ cdef class Converter:
         if kind is self.default_graph:
             return None
         if kind is self.blank_node:
-            bnode = self._new(self.bnode_type)
+            bnode = _empty(self.bnode_type)
             PyObject_GenericSetAttr(bnode, "id", term.value)
             return bnode
         return self.fallback(term)
@@ -361,10 +366,22 @@ cdef struct Entry:
 
 
 cdef inline uint64_t _fnv(const char* data, Py_ssize_t size) noexcept nogil:
-    cdef uint64_t h = 14695981039346656037ULL
-    cdef Py_ssize_t i
-    for i in range(size):
+    """A hash of ``size`` bytes: FNV-1a over 8-byte words, then the last bytes."""
+    cdef uint64_t h = 14695981039346656037ULL ^ <uint64_t>size
+    cdef uint64_t word
+    cdef Py_ssize_t i = 0
+    while i + 8 <= size:
+        memcpy(&word, data + i, 8)
+        h = (h ^ word) * 1099511628211ULL
+        i += 8
+    while i < size:
         h = (h ^ <unsigned char>data[i]) * 1099511628211ULL
+        i += 1
+    # FNV's multiplications carry differences only upwards: mixed down (murmur3's
+    # finalizer), so that the table's low bits spread IRIs that differ in their last bytes
+    h ^= h >> 33
+    h *= 0xff51afd7ed558ccdULL
+    h ^= h >> 33
     return h
 
 
@@ -468,6 +485,63 @@ cdef inline int _hex_value(char c) noexcept nogil:
     return -1
 
 
+cdef inline bint _unreserved_or_delim(char c) noexcept nogil:
+    """RFC 3987's unreserved and sub-delims ASCII characters, ':' and '@': what a path, a
+    query and a fragment hold besides '/', '?', '%XX' (and non-ASCII characters)."""
+    return (b'a' <= c <= b'z') or (b'A' <= c <= b'Z') or (b'0' <= c <= b'9') or c == b'-' or c == b'.' \
+        or c == b'_' or c == b'~' or c == b'!' or c == b'$' or c == b'&' or c == b"'" or c == b'(' \
+        or c == b')' or c == b'*' or c == b'+' or c == b',' or c == b';' or c == b'=' or c == b':' or c == b'@'
+
+
+cdef bint _plain_iri(const char* p, Py_ssize_t n) noexcept nogil:
+    """Whether the bytes of an IRI are of a form every RFC 3987 parser takes (pyoxigraph's
+    included): ASCII, a scheme, an optional authority of a host name (letters, digits, '.'
+    and '-') and a port of digits, then path, query and fragment characters (one '#').
+    False says only "not this form": pyoxigraph then decides."""
+    cdef Py_ssize_t i = 1
+    cdef char c
+    cdef bint fragment = False
+    if n == 0 or not ((b'a' <= p[0] <= b'z') or (b'A' <= p[0] <= b'Z')):
+        return False
+    while i < n and p[i] != b':':
+        c = p[i]
+        if not ((b'a' <= c <= b'z') or (b'A' <= c <= b'Z') or (b'0' <= c <= b'9') or c == b'+' or c == b'-' or c == b'.'):
+            return False
+        i += 1
+    if i == n:
+        return False
+    i += 1
+    if i + 1 < n and p[i] == b'/' and p[i + 1] == b'/':
+        i += 2
+        if i == n or not ((b'a' <= p[i] <= b'z') or (b'A' <= p[i] <= b'Z') or (b'0' <= p[i] <= b'9')):
+            return False  # an empty host, user information, an IP literal: pyoxigraph decides
+        while i < n and ((b'a' <= p[i] <= b'z') or (b'A' <= p[i] <= b'Z') or (b'0' <= p[i] <= b'9') or p[i] == b'.' or p[i] == b'-'):
+            i += 1
+        if i < n and p[i] == b':':
+            i += 1
+            if i == n or not (b'0' <= p[i] <= b'9'):
+                return False
+            while i < n and b'0' <= p[i] <= b'9':
+                i += 1
+        if i < n and p[i] != b'/' and p[i] != b'?' and p[i] != b'#':
+            return False
+    while i < n:
+        c = p[i]
+        if c == b'%':
+            if i + 2 >= n or _hex_value(p[i + 1]) < 0 or _hex_value(p[i + 2]) < 0:
+                return False
+            i += 3
+            continue
+        if c == b'#':
+            if fragment:
+                return False
+            fragment = True
+        elif not (_unreserved_or_delim(c) or c == b'/' or c == b'?'):
+            return False
+        i += 1
+    return True
+
+
 cdef class LineReader:
     """The quads of an N-Quads (``dataset``) or N-Triples file, read from the binary
     ``stream`` a batch at a time, as pyoxigraph then :class:`Converter` would give them.
@@ -476,12 +550,12 @@ cdef class LineReader:
     the IRI of a text (None if pyoxigraph refuses it), ``bnode`` the blank node of a label,
     ``lang`` the lower-cased tag (None if refused), ``typed`` the value of a lexical form
     and a datatype IRI (None if refused). ``fallback(line, number)`` gives the quads of
-    one line this reader leaves to pyoxigraph (or raises its error). ``Literal`` is the
-    class of language-tagged literals; each quad is in ``graph`` unless ``keep_graphs``.
+    one line this reader leaves to pyoxigraph (or raises its error). ``types`` are the
+    classes ``(IRI, Literal)``; each quad is in ``graph`` unless ``keep_graphs``.
     """
 
     cdef object stream, fallback, graph, make_iri, make_bnode, make_lang, make_typed, error
-    cdef type literal_type
+    cdef type literal_type, iri_type
     cdef bint dataset, keep, eof
     cdef bytes data
     cdef Py_ssize_t pos, end, line
@@ -489,14 +563,14 @@ cdef class LineReader:
     cdef char* text  # a literal's lexical form with its escapes resolved
     cdef Py_ssize_t text_size
 
-    def __init__(self, stream, bint dataset, bint keep_graphs, graph, tuple make, type literal_type, fallback,
+    def __init__(self, stream, bint dataset, bint keep_graphs, graph, tuple make, tuple types, fallback,
                  Py_ssize_t memo):
         self.stream = stream
         self.dataset = dataset
         self.keep = keep_graphs
         self.graph = graph
         self.make_iri, self.make_bnode, self.make_lang, self.make_typed = make
-        self.literal_type = literal_type
+        self.iri_type, self.literal_type = types
         self.fallback = fallback
         self.error = None
         self.eof = False
@@ -633,13 +707,16 @@ cdef class LineReader:
         if found != NULL:
             c[0] = close + 1
             return <object>found
-        try:
-            text = PyUnicode_DecodeUTF8(start, close - start, NULL)
-        except UnicodeDecodeError:
-            return _NO
-        iri = self.make_iri(text)
-        if iri is None:
-            return _NO
+        if _plain_iri(start, close - start):
+            iri = _new_iri(self.iri_type, PyUnicode_DecodeUTF8(start, close - start, NULL))
+        else:
+            try:
+                text = PyUnicode_DecodeUTF8(start, close - start, NULL)
+            except UnicodeDecodeError:
+                return _NO
+            iri = self.make_iri(text)
+            if iri is None:
+                return _NO
         self.iris.put(start, close - start, h, iri)
         c[0] = close + 1
         return iri
@@ -693,12 +770,7 @@ cdef class LineReader:
                     return _NO
                 self.langs.put(start, q - start, h, lang)
             c[0] = q
-            literal = PyType_GenericAlloc(self.literal_type, 0)
-            PyObject_GenericSetAttr(literal, _LEXICAL, lexical)
-            PyObject_GenericSetAttr(literal, _DATATYPE, None)
-            PyObject_GenericSetAttr(literal, _LANG, lang)
-            PyObject_GenericSetAttr(literal, _HASH, None)
-            value = literal
+            value = _new_tagged(self.literal_type, lexical, lang)
         elif q + 2 < e and q[0] == b'^' and q[1] == b'^' and q[2] == b'<':
             dt = q + 3
             c[0] = q + 2

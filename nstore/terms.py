@@ -1045,7 +1045,7 @@ def line_reader(stream: Any, dataset: bool, keep_graphs: bool, graph: Any,
             return None
         return from_oxigraph(ox.Literal(lexical, datatype=ox.NamedNode(datatype.value)))
 
-    return LineReader(stream, dataset, keep_graphs, graph, (iri, BNode, lang, typed), Literal, fallback, memo)
+    return LineReader(stream, dataset, keep_graphs, graph, (iri, BNode, lang, typed), (IRI, Literal), fallback, memo)
 
 
 def to_oxigraph(value: Any) -> Any:
