@@ -121,13 +121,9 @@ def _batches(source: Source, format: str | None, base_iri: str | None, graph: An
     keep = graph is KEEP_GRAPHS
     try:
         if rdf_format in _LINE_FORMATS and base_iri is None:  # read in C, line by line
-            reader = line_reader(stream, rdf_format == ox.RdfFormat.N_QUADS, keep, graph,
-                                 _line_parser(rdf_format, keep, graph))
-            batches: Iterator[list[tuple]] = iter(lambda: reader.batch(_BATCH), [])
+            batches = _lines(stream, rdf_format, keep, graph)
         else:
-            quads = iter(ox.parse(_guarded(stream, name, rdf_format), rdf_format, base_iri=base_iri))
-            converter = oxigraph_converter()
-            batches = iter(lambda: converter.batch(quads, _BATCH, keep, graph), [])
+            batches = _oxigraph_batches(_guarded(stream, name, rdf_format), rdf_format, base_iri, keep, graph)
         yield from batches if progress is None else _counted(batches, progress)
     except SyntaxError as exc:
         raise RdfSyntaxError(f"{name}: {_syntax_message(exc)}", line=exc.lineno, column=exc.offset) from None
@@ -152,27 +148,49 @@ def _counted(batches: Iterator[list[tuple]], progress: Progress) -> Iterator[lis
     progress("read", done, None)
 
 
-def _line_parser(rdf_format: ox.RdfFormat, keep: bool, graph: Any) -> Callable[[bytes, int], list[tuple]]:
-    """The quads of one line of an N-Quads or N-Triples file, read by pyoxigraph: for the
-    lines :func:`nstore.terms.line_reader` does not read itself. An error names the line
-    of the file, not line 1 of the line alone."""
+def _oxigraph_batches(stream: Any, rdf_format: ox.RdfFormat, base_iri: str | None, keep: bool,
+                      graph: Any) -> Iterator[list[tuple]]:
+    """The quads pyoxigraph parses, made datae values in C a batch at a time."""
+    quads = iter(ox.parse(stream, rdf_format, base_iri=base_iri))
+    converter = oxigraph_converter()
+    return iter(lambda: converter.batch(quads, _BATCH, keep, graph), [])
+
+
+def _lines(stream: IO[bytes], rdf_format: ox.RdfFormat, keep: bool, graph: Any) -> Iterator[list[tuple]]:
+    """An N-Quads or N-Triples file read by :func:`nstore.terms.line_reader`, which hands
+    each line of another form than the common one to pyoxigraph. From the first such line
+    pyoxigraph refuses, pyoxigraph reads the rest of the file, so that the error is the one
+    it gives reading the whole file, its line numbers counted from the file's first line."""
     converter = oxigraph_converter()
 
-    def parse_line(line: bytes, number: int) -> list[tuple]:
-        made: list[tuple] = []
-        try:
-            quads = iter(ox.parse(line, rdf_format))
-            while batch := converter.batch(quads, _BATCH, keep, graph):
-                made += batch
-        except SyntaxError as exc:
-            shift = number - 1
-            message = re.sub(r"\bline (\d+)", lambda found: f"line {int(found.group(1)) + shift}", str(exc.msg))
-            where = (exc.filename, exc.lineno and exc.lineno + shift, exc.offset, exc.text,
-                     exc.end_lineno and exc.end_lineno + shift, exc.end_offset)
-            raise SyntaxError(message, where) from None
-        return made
+    def one_line(line: bytes, number: int) -> list[tuple]:
+        quads = iter(ox.parse(line, rdf_format))
+        return [quad for batch in iter(lambda: converter.batch(quads, _BATCH, keep, graph), []) for quad in batch]
 
-    return parse_line
+    reader = line_reader(stream, rdf_format == ox.RdfFormat.N_QUADS, keep, graph, one_line)
+    try:
+        yield from iter(lambda: reader.batch(_BATCH), [])
+        return
+    except (SyntaxError, TermSyntaxError):
+        read, number = reader.rest()
+    try:
+        yield from _oxigraph_batches(_Joined(read, stream), rdf_format, None, keep, graph)
+    except SyntaxError as exc:
+        shift = number - 1
+        message = re.sub(r"\bline (\d+)", lambda found: f"line {int(found.group(1)) + shift}", str(exc.msg))
+        raise SyntaxError(message, (exc.filename, exc.lineno and exc.lineno + shift, exc.offset, exc.text,
+                                    exc.end_lineno and exc.end_lineno + shift, exc.end_offset)) from None
+
+
+class _Joined:
+    """``first``, then the rest of ``stream``, as one binary stream."""
+
+    def __init__(self, first: bytes, stream: IO[bytes]) -> None:
+        self._first = io.BytesIO(first)
+        self._stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        return self._first.read(size) or self._stream.read(size)
 
 
 def _guarded(stream: IO[bytes], name: str, rdf_format: ox.RdfFormat) -> Any:

@@ -550,7 +550,10 @@ cdef class LineReader:
     the IRI of a text (None if pyoxigraph refuses it), ``bnode`` the blank node of a label,
     ``lang`` the lower-cased tag (None if refused), ``typed`` the value of a lexical form
     and a datatype IRI (None if refused). ``fallback(line, number)`` gives the quads of
-    one line this reader leaves to pyoxigraph (or raises its error). ``types`` are the
+    one line this reader leaves to pyoxigraph, or raises; then :meth:`rest` gives the
+    file's bytes from that line on, for pyoxigraph to read as it would have read them in
+    the whole file (its error may name a later line: a missing dot is found at the next
+    token). ``types`` are the
     classes ``(IRI, Literal)``; each quad is in ``graph`` unless ``keep_graphs``.
     """
 
@@ -558,7 +561,7 @@ cdef class LineReader:
     cdef type literal_type, iri_type
     cdef bint dataset, keep, eof
     cdef bytes data
-    cdef Py_ssize_t pos, end, line
+    cdef Py_ssize_t pos, end, line, fallback_pos, fallback_line
     cdef _Spans iris, bnodes, langs, typed
     cdef char* text  # a literal's lexical form with its escapes resolved
     cdef Py_ssize_t text_size
@@ -577,6 +580,7 @@ cdef class LineReader:
         self.data = b""
         self.pos = self.end = 0
         self.line = 0
+        self.fallback_pos = self.fallback_line = 0
         self.iris = _Spans(memo)
         self.bnodes = _Spans(memo)
         self.langs = _Spans(1024)
@@ -633,6 +637,8 @@ cdef class LineReader:
                 if quad is None:  # a blank line
                     continue
                 if quad is _NO:
+                    self.fallback_pos = start - base
+                    self.fallback_line = self.line
                     out += self.fallback(PyBytes_FromStringAndSize(start, stop - start), self.line)
                 else:
                     out.append(quad)
@@ -641,6 +647,11 @@ cdef class LineReader:
                 raise
             self.error = exc
         return out
+
+    def rest(self):
+        """``(bytes, number)``: the bytes read from the stream from the start of the last
+        line handed to the fallback on, and that line's number; the stream holds the rest."""
+        return self.data[self.fallback_pos:], self.fallback_line
 
     cdef object _quad(self, const char* p, const char* e):
         """The quad of one line, None for a blank line, _NO for one left to the fallback."""
