@@ -106,6 +106,11 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
 
     Quads keep their graphs (triples: the default graph, None) unless ``graph`` is given:
     then every quad goes to that graph. ``progress`` hears ``("read", quads so far, None)``.
+
+    N-Quads and N-Triples are read in C (:func:`nstore.terms.line_reader`), pyoxigraph
+    parsing only the lines of an uncommon form; the other syntaxes are parsed by pyoxigraph
+    and its terms made values in C (:func:`nstore.terms.oxigraph_converter`). Either way,
+    a batch of quads at a time: memory does not grow with the file.
     """
     for batch in _batches(source, format, base_iri, graph, progress):
         yield from batch

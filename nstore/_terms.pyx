@@ -302,6 +302,8 @@ cdef class Converter:
                 # Literal(value, lang=language): the tag lower-cased once per distinct tag
                 lowered = self.langs.get(language)
                 if lowered is None:
+                    if len(self.langs) >= 1024:  # a file of ever new tags keeps no more
+                        self.langs.clear()
                     lowered = self.langs[language] = language.lower()
                 return _new_tagged(self.literal_type, term.value, lowered)
             datatype = term.datatype.value
