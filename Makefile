@@ -12,7 +12,7 @@ BENCH_ARGS ?=
 
 .PHONY: demo test test-deep fuzz bench install clean
 
-$(STAMP): pyproject.toml setup.py nstore/_keysort.pyx
+$(STAMP): pyproject.toml setup.py $(wildcard nstore/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,spark,bench]'

@@ -182,9 +182,12 @@ def _lines(stream: IO[bytes], rdf_format: ox.RdfFormat, keep: bool, graph: Any) 
         yield from _oxigraph_batches(_Joined(read, stream), rdf_format, None, keep, graph)
     except SyntaxError as exc:
         shift = number - 1
-        message = re.sub(r"\bline (\d+)", lambda found: f"line {int(found.group(1)) + shift}", str(exc.msg))
-        raise SyntaxError(message, (exc.filename, exc.lineno and exc.lineno + shift, exc.offset, exc.text,
-                                    exc.end_lineno and exc.end_lineno + shift, exc.end_offset)) from None
+        # "Parser error at line 2 between columns ...: what": the lines of the place, not the text quoted after
+        place, colon, what = str(exc.msg).partition(": ")
+        place = re.sub(r"\bline (\d+)", lambda found: f"line {int(found.group(1)) + shift}", place)
+        raise SyntaxError(place + colon + what, (exc.filename, exc.lineno and exc.lineno + shift, exc.offset,
+                                                 exc.text, exc.end_lineno and exc.end_lineno + shift,
+                                                 exc.end_offset)) from None
 
 
 class _Joined:
