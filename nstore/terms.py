@@ -1013,9 +1013,10 @@ def line_reader(stream: Any, dataset: bool, keep_graphs: bool, graph: Any,
                 fallback: Callable[[bytes, int], list], memo: int = 1 << 18) -> LineReader:
     """The quads of an N-Quads (``dataset``) or N-Triples binary ``stream``, read in C a
     batch at a time (``.batch(size)``): what pyoxigraph's parser and
-    :func:`oxigraph_converter` would give, for a fraction of the time. Each distinct IRI,
-    language tag and typed literal is checked once with pyoxigraph's own constructors; a
-    line of another form (an escape in an IRI, a comment, an error...) is handed to
+    :func:`oxigraph_converter` would give, for a fraction of the time. Each distinct IRI
+    (but those of a plain form every RFC 3987 parser takes, checked in C), language tag
+    and typed literal is checked once with pyoxigraph's own constructors; a line of
+    another form (an escape in an IRI, a comment, an error...) is handed to
     ``fallback(line, line_number)``, which parses it with pyoxigraph. Each quad is in
     ``graph`` unless ``keep_graphs``.
 
