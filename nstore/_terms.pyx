@@ -1,13 +1,15 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """The compiled half of :mod:`nstore.terms`: the checks a term passes to enter the store,
-and pyoxigraph's terms made datae values, a batch at a time.
+pyoxigraph's terms made datae values a batch at a time (:class:`Converter`), and N-Quads
+and N-Triples read straight into datae values (:class:`LineReader`).
 
 An import spent most of its parse time in Python per term: an attribute read, a type test
 and a dict look-up for each of the four terms of a quad, a regex per new IRI, a call of
 ``IRI.__init__`` per new IRI. Here each of those is a C step. The pure-Python code in
 :mod:`nstore.terms` (``valid_iri``, ``valid_lang``, ``from_oxigraph``, the slow path of
-``check_quad_terms``) stays the definition, and tests/nstore/test_terms_compiled.py
-compares this module with it on generated input.
+``check_quad_terms``) and pyoxigraph's parser stay the definitions:
+tests/nstore/test_terms_compiled.py and tests/fstore/test_rdf_lines.py compare this module
+with them on generated input.
 
 Nothing here imports pyoxigraph: :class:`Converter` is handed its classes by its caller,
 so ``import nstore`` still does not load it.
