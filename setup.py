@@ -7,4 +7,5 @@ setup(ext_modules=cythonize([
     Extension("nstore._blocks", ["nstore/_blocks.pyx"]),
     Extension("nstore._pack", ["nstore/_pack.pyx"]),
     Extension("nstore._btree", ["nstore/_btree.pyx"]),
+    Extension("nstore._terms", ["nstore/_terms.pyx"]),
 ], language_level=3))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from itertools import islice
 from xml.parsers import expat
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Union
@@ -24,11 +25,11 @@ import pyoxigraph as ox
 from nstore import Var
 from nstore.bulk import gc_paused
 from nstore.pack import pack
-from nstore.terms import XSD_STRING, IRI, TermSyntaxError, from_oxigraph, quad_line, to_oxigraph
+from nstore.terms import IRI, TermSyntaxError, line_reader, oxigraph_converter, quad_line, to_oxigraph
 
 from .api import add_many, from_, rm_many
 from .files import GZIP_DAMAGE, open_input, without_gz
-from .progress import Progress, counted
+from .progress import EVERY, Progress, counted
 from .rdf_depth import JsonDepthGuard, limit_xml_depth
 from .rdf_errors import RdfFormatError, RdfNestingError, RdfSyntaxError
 
@@ -77,31 +78,9 @@ def format_of(name: str, given: str | None = None) -> ox.RdfFormat:
         raise RdfFormatError(f"{where}unknown RDF format {key!r}; use one of {', '.join(FORMAT_NAMES)}") from None
 
 
-_OX_XSD_STRING = ox.NamedNode(XSD_STRING.value)
-_IRI_MEMO = 1 << 18
-
-
-def _converter() -> Callable[[Any], Any]:
-    """:func:`from_oxigraph` for one file's terms: an IRI met again is the same object
-    (a file repeats its graphs, predicates and subjects; building an IRI twice costs
-    more than finding it), and a plain string is read without building a Literal."""
-    iris: dict[str, IRI] = {}
-
-    def convert(term: Any) -> Any:
-        kind = type(term)
-        if kind is ox.NamedNode:
-            value = term.value
-            iri = iris.get(value)
-            if iri is None:
-                if len(iris) >= _IRI_MEMO:
-                    iris.clear()
-                iri = iris[value] = IRI(value)
-            return iri
-        if kind is ox.Literal and term.datatype == _OX_XSD_STRING:
-            return term.value
-        return from_oxigraph(term)
-
-    return convert
+# Quads converted at a time: large enough that the Python work per batch is nothing, small
+# enough that a batch of terms stays in the CPU's caches and memory does not grow with a file.
+_BATCH = 4096
 
 
 def _open(source: Source) -> tuple[IO[bytes], str, bool]:
@@ -127,16 +106,30 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
 
     Quads keep their graphs (triples: the default graph, None) unless ``graph`` is given:
     then every quad goes to that graph. ``progress`` hears ``("read", quads so far, None)``.
+
+    N-Quads and N-Triples are read in C (:func:`nstore.terms.line_reader`), pyoxigraph
+    parsing only the lines of an uncommon form; the other syntaxes are parsed by pyoxigraph
+    and its terms made values in C (:func:`nstore.terms.oxigraph_converter`). Either way,
+    a batch of quads at a time: memory does not grow with the file.
     """
+    for batch in _batches(source, format, base_iri, graph, progress):
+        yield from batch
+
+
+def _batches(source: Source, format: str | None, base_iri: str | None, graph: Any,
+             progress: Progress | None) -> Iterator[list[tuple]]:
+    """:func:`parse`, a list of quads at a time (made in C by
+    :func:`nstore.terms.oxigraph_converter`); errors name the file, and the line and column
+    where pyoxigraph gives them."""
     stream, name, owned = _open(source)
     rdf_format = format_of(name, format)
     keep = graph is KEEP_GRAPHS
-    convert = _converter()
     try:
-        quads = ox.parse(_guarded(stream, name, rdf_format), rdf_format, base_iri=base_iri)
-        for quad in quads if progress is None else counted(quads, "read", progress, None):
-            g = convert(quad.graph_name) if keep else graph
-            yield (g, convert(quad.subject), convert(quad.predicate), convert(quad.object))
+        if rdf_format in _LINE_FORMATS and base_iri is None:  # read in C, line by line
+            batches = _lines(stream, rdf_format, keep, graph)
+        else:
+            batches = _oxigraph_batches(_guarded(stream, name, rdf_format), rdf_format, base_iri, keep, graph)
+        yield from batches if progress is None else _counted(batches, progress)
     except SyntaxError as exc:
         raise RdfSyntaxError(f"{name}: {_syntax_message(exc)}", line=exc.lineno, column=exc.offset) from None
     except TermSyntaxError as exc:  # a term the store does not hold (an RDF-star triple)
@@ -146,6 +139,66 @@ def parse(source: Source, format: str | None = None, *, base_iri: str | None = N
     finally:
         if owned:
             stream.close()
+
+
+def _counted(batches: Iterator[list[tuple]], progress: Progress) -> Iterator[list[tuple]]:
+    """``batches``, telling ``progress`` the quads read as :func:`fstore.progress.counted`
+    tells them of an iterator of quads (every ``EVERY``, then at the end)."""
+    done = 0
+    for batch in batches:
+        before, done = done, done + len(batch)
+        for mark in range(before - before % EVERY + EVERY, done + 1, EVERY):
+            progress("read", mark, None)
+        yield batch
+    progress("read", done, None)
+
+
+def _oxigraph_batches(stream: Any, rdf_format: ox.RdfFormat, base_iri: str | None, keep: bool,
+                      graph: Any) -> Iterator[list[tuple]]:
+    """The quads pyoxigraph parses, made datae values in C a batch at a time."""
+    quads = iter(ox.parse(stream, rdf_format, base_iri=base_iri))
+    converter = oxigraph_converter()
+    return iter(lambda: converter.batch(quads, _BATCH, keep, graph), [])
+
+
+def _lines(stream: IO[bytes], rdf_format: ox.RdfFormat, keep: bool, graph: Any) -> Iterator[list[tuple]]:
+    """An N-Quads or N-Triples file read by :func:`nstore.terms.line_reader`, which hands
+    each line of another form than the common one to pyoxigraph. From the first such line
+    pyoxigraph refuses, pyoxigraph reads the rest of the file, so that the error is the one
+    it gives reading the whole file, its line numbers counted from the file's first line."""
+    converter = oxigraph_converter()
+
+    def one_line(line: bytes, number: int) -> list[tuple]:
+        quads = iter(ox.parse(line, rdf_format))
+        return [quad for batch in iter(lambda: converter.batch(quads, _BATCH, keep, graph), []) for quad in batch]
+
+    reader = line_reader(stream, rdf_format == ox.RdfFormat.N_QUADS, keep, graph, one_line)
+    try:
+        yield from iter(lambda: reader.batch(_BATCH), [])
+        return
+    except (SyntaxError, TermSyntaxError):
+        read, number = reader.rest()
+    try:
+        yield from _oxigraph_batches(_Joined(read, stream), rdf_format, None, keep, graph)
+    except SyntaxError as exc:
+        shift = number - 1
+        # "Parser error at line 2 between columns ...: what": the lines of the place, not the text quoted after
+        place, colon, what = str(exc.msg).partition(": ")
+        place = re.sub(r"\bline (\d+)", lambda found: f"line {int(found.group(1)) + shift}", place)
+        raise SyntaxError(place + colon + what, (exc.filename, exc.lineno and exc.lineno + shift, exc.offset,
+                                                 exc.text, exc.end_lineno and exc.end_lineno + shift,
+                                                 exc.end_offset)) from None
+
+
+class _Joined:
+    """``first``, then the rest of ``stream``, as one binary stream."""
+
+    def __init__(self, first: bytes, stream: IO[bytes]) -> None:
+        self._first = io.BytesIO(first)
+        self._stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        return self._first.read(size) or self._stream.read(size)
 
 
 def _guarded(stream: IO[bytes], name: str, rdf_format: ox.RdfFormat) -> Any:
@@ -197,8 +250,10 @@ def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | 
     hears the quads read (phase ``"read"``), then those staged (``"stage"``, of the total);
     the transaction's commit writes them.
     """
+    quads: list[tuple] = []
     with gc_paused():  # a file's quads are hundreds of thousands of tuples and no cycles
-        quads = list(parse(source, format, base_iri=base_iri, graph=graph, progress=progress))
+        for batch in _batches(source, format, base_iri, graph, progress):
+            quads += batch
     if replace:
         for g in {pack(q[0]): q[0] for q in quads}.values():
             rm_many(tx, [(g, old["s"], old["p"], old["o"]) for old in from_(tx, g, Var("s"), Var("p"), Var("o"))])
