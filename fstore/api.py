@@ -21,7 +21,7 @@ gives stored values).
 
 from __future__ import annotations
 
-from itertools import islice
+from itertools import chain, islice
 from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 
 from nstore import Var, select
@@ -30,11 +30,19 @@ from nstore.store import Bindings, Param, Step
 from .errors import ReadOnlyViewError
 from .core.history import Quad
 from .core.ranges import NumericRange
-from .patterns import check_cap, check_within, params_checked, prepare_new_quad, prepare_pattern, prepare_quad
+from .patterns import check_cap, check_within, params_checked, prepare_new_quad, prepare_new_quads, prepare_pattern, prepare_quad
 from .transaction import Transaction
 from .view import View
 
 __all__ = ["add", "add_many", "rm", "rm_many", "ask", "from_", "quads", "prepare", "Param", "where", "select", "count", "estimate", "graphs", "Var", "Readable"]
+
+_BATCH = 1 << 16  # quads checked at a time by add_many
+
+
+def _batches(quads: Iterable[Sequence[Any]]) -> Iterator[list[Any]]:
+    source = iter(quads)
+    while batch := list(islice(source, _BATCH)):
+        yield batch
 
 Readable = Union[View, Transaction]
 
@@ -61,9 +69,9 @@ def add(tx: Transaction, graph: Any, subject: Any, predicate: Any, object: Any) 
 def add_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:
     """Add many quads ``(graph, subject, predicate, object)`` at once: :func:`add` of each,
     without a call per quad (the bulk path of an import). Each quad is checked as
-    :func:`add` checks it, before it is staged; on a bad one, the transaction holds those
-    staged before it (abort it by leaving the ``with`` block with the exception, as an
-    uncaught one does).
+    :func:`add` checks it, before it is staged (a batch at a time); on a bad one, the
+    transaction may hold some of those before it (abort it by leaving the ``with`` block
+    with the exception, as an uncaught one does).
 
     >>> import tempfile, fstore
     >>> repo = fstore.open(tempfile.mkdtemp())
@@ -73,7 +81,7 @@ def add_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:
     3
     >>> repo.close()
     """
-    _writable(tx)._intend_many(map(prepare_new_quad, quads), True)
+    _writable(tx)._intend_many(chain.from_iterable(map(prepare_new_quads, _batches(quads))), True)
 
 
 def rm_many(tx: Transaction, quads: Iterable[Sequence[Any]]) -> None:

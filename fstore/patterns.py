@@ -23,12 +23,12 @@ from nstore import Var
 from nstore.errors import PatternError
 from nstore.store import Param
 from nstore.terms import ALREADY_CANONICAL as _CANONICAL
-from nstore.terms import IRI, check_quad_terms, check_value
+from nstore.terms import IRI, check_quad_terms, check_value, first_unchecked
 
 from .core.layout import Quad
 from .core.ranges import NumericRange
 
-__all__ = ["prepare_quad", "prepare_new_quad", "prepare_pattern", "check_within", "check_cap", "params_checked"]
+__all__ = ["prepare_quad", "prepare_new_quad", "prepare_new_quads", "prepare_pattern", "check_within", "check_cap", "params_checked"]
 
 _CANONICAL_OR_VAR = _CANONICAL | {Var}
 _NAMES = ("graph", "subject", "predicate", "object")
@@ -56,6 +56,24 @@ def prepare_new_quad(values: Sequence[Any], what: str = "quad") -> Quad:
     (None, IRI('urn:a'), IRI('urn:p'), 'x')
     """
     return check_quad_terms(prepare_quad(values, what), what)
+
+
+def prepare_new_quads(quads: list[Any], what: str = "quad") -> list[Quad]:
+    """:func:`prepare_new_quad` of each quad of a batch: one C loop passes the quads that
+    are canonical and valid already (:func:`nstore.terms.first_unchecked`), the others go
+    through :func:`prepare_new_quad` (which canonicalises them or names what is wrong).
+
+    >>> prepare_new_quads([(None, IRI("urn:a"), IRI("urn:p"), 1), [None, IRI("urn:a"), IRI("urn:p"), 2]])
+    [(None, IRI('urn:a'), IRI('urn:p'), 1), (None, IRI('urn:a'), IRI('urn:p'), 2)]
+    """
+    prepared = quads
+    start, end = 0, len(quads)
+    while (start := first_unchecked(quads, start)) < end:
+        if prepared is quads:
+            prepared = list(quads)
+        prepared[start] = prepare_new_quad(quads[start], what)
+        start += 1
+    return prepared
 
 
 def prepare_pattern(values: Sequence[Any], params: bool = False) -> tuple:

@@ -168,6 +168,23 @@ cdef class QuadCheck:
         self.seen.add(value)
         return True
 
+    def passing(self, list quads, Py_ssize_t start, frozenset canonical) -> int:
+        """The index of the first quad from ``start`` that is not a tuple of four values
+        of ``canonical`` types passing :meth:`check` (``len(quads)`` if all are): a batch
+        of a bulk load checked in one C loop."""
+        cdef Py_ssize_t i, n = len(quads)
+        cdef object quad
+        for i in range(start, n):
+            quad = quads[i]
+            if type(quad) is not tuple or len(<tuple>quad) != 4:
+                return i
+            if (type(<object>PyTuple_GET_ITEM(quad, 0)) not in canonical or type(<object>PyTuple_GET_ITEM(quad, 1)) not in canonical
+                    or type(<object>PyTuple_GET_ITEM(quad, 2)) not in canonical or type(<object>PyTuple_GET_ITEM(quad, 3)) not in canonical):
+                return i
+            if not self.check(quad):
+                return i
+        return n
+
     cpdef bint check(self, object quad):
         """Whether ``quad`` (a tuple of four) passes without the Python path."""
         cdef int overflow = 0

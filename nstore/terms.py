@@ -48,7 +48,8 @@ __all__ = [
     "parse_numeric", "parse_boolean", "numeric_value", "numeric_functions", "make_numeric", "to_float32", "boolean",
     "is_string_literal", "datatype_of",
     # validation
-    "is_valid_iri", "check_iri", "check_term", "check_quad_terms", "is_valid_term", "valid_iri", "valid_lang",
+    "is_valid_iri", "check_iri", "check_term", "check_quad_terms", "first_unchecked", "is_valid_term", "valid_iri",
+    "valid_lang",
     "MAX_DIGITS",
     # N-Triples syntax and pyoxigraph terms
     "TermSyntaxError", "term_to_ntriples", "quad_line", "parse_term", "format_term", "to_oxigraph", "from_oxigraph",
@@ -807,7 +808,20 @@ def check_quad_terms(quad: tuple, what: str = "quad") -> tuple:
     return quad
 
 
-_quad_passes = QuadCheck(_SEEN_IRIS, _SEEN_LIMIT, IRI, Literal, RDF_LANGSTRING.value, _ALWAYS_VALID).check
+_QUAD_CHECK = QuadCheck(_SEEN_IRIS, _SEEN_LIMIT, IRI, Literal, RDF_LANGSTRING.value, _ALWAYS_VALID)
+_quad_passes = _QUAD_CHECK.check
+
+
+def first_unchecked(quads: list, start: int = 0) -> int:
+    """The index of the first quad in ``quads[start:]`` that is not already canonical (a
+    tuple of four :data:`ALREADY_CANONICAL` values) and valid as :func:`check_quad_terms`
+    decides (``len(quads)`` if none): what a bulk load runs through the Python path, one C
+    loop deciding the rest.
+
+    >>> first_unchecked([(None, IRI("urn:a"), IRI("urn:p"), 1), (None, IRI("urn:a"), IRI("urn:p"), 1.5)])
+    1
+    """
+    return _QUAD_CHECK.passing(quads, start, ALREADY_CANONICAL)
 
 
 def is_valid_term(term: object) -> bool:
