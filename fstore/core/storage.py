@@ -34,6 +34,7 @@ import msgpack
 from nstore import Var
 from nstore import okvs as _okvs
 from nstore.dictionary import Dictionary
+from nstore.blocks import Blocks
 from nstore.errors import DataeError, FormatVersionError
 from nstore.lmdbfile import DATA_FILE
 from nstore.okvs import Transaction as OkvsTransaction, prefix_end
@@ -365,6 +366,9 @@ class Storage:
     def index_problems(self, tx: OkvsTransaction) -> list[str]:
         """Each keyspace whose indices disagree (they must hold the same tuples), and each
         contradiction in the dictionary (O(keys); for verify)."""
+        problems = [problem for keyspace in self.blocked_keyspaces() for problem in keyspace.problems(tx)]
+        if problems:  # the checks below read through the blocks
+            return problems
         problems = list(self.quads.dictionary.problems(tx))
         for space in self.spaces:
             # Records count their references to the blobs they share with the snapshots.
@@ -382,6 +386,13 @@ class Storage:
             problems += (f"{space.space.name}: {problem}" for problem in
                          space.store.blobs.reference_problems(tx, counted["records"], counted["snapshots"]))
         return problems
+
+    def blocked_keyspaces(self) -> list[Blocks]:
+        """The keyspaces this store keeps in blocks (format 4: the dictionary, and the
+        records and snapshots of each space)."""
+        stores = [store for space in self.spaces for store in (space.store, space.heads.store)]
+        found = [self.quads.dictionary.space, *(store.space for store in stores)]
+        return [keyspace for keyspace in found if isinstance(keyspace, Blocks)]
 
     def packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:
         """Every record of commit ``seq`` as its id hashes them (see :meth:`write_commit`)."""
