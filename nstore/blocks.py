@@ -164,13 +164,12 @@ class Blocks:
         found: list[bytes | None] = [None] * len(order)
         i = 0
         while i < len(order):
-            block = tx.floor(order[i], self.start)
+            block = tx.floor_and_next(order[i], self.start, self.end)
             if block is None:
                 i += 1
                 continue
-            following = tx.after(block[0], self.end)
             try:
-                i = lookup(block[0], block[1], order, i, following[0] if following else None, found)
+                i = lookup(block[0], block[1], order, i, block[2], found)
             except BlockError as exc:
                 raise self._damaged(block[0], exc) from None
         by_key = dict(zip(order, found))

@@ -651,6 +651,26 @@ class Transaction:
         except _DAMAGE as exc:
             raise self._damaged(exc) from None
 
+    def floor_and_next(self, key: bytes, low: bytes, high: bytes | None) -> tuple[bytes, bytes, bytes | None] | None:
+        """:meth:`floor` and the key after it (below ``high``, else None), in one walk of
+        the cursor and without copying that next value: a keyspace of blocks reads a block
+        and where the next one starts."""
+        cursor = self._cursor()
+        try:
+            if cursor.set_range(key):
+                if cursor.key() != key and not cursor.prev():
+                    return None
+            elif not cursor.last():
+                return None
+            found = cursor.key()
+            if found < low:
+                return None
+            value = cursor.value()
+            following = cursor.key() if cursor.next() else None
+            return found, value, (following if following is not None and (high is None or following < high) else None)
+        except _DAMAGE as exc:
+            raise self._damaged(exc) from None
+
     def after(self, key: bytes, high: bytes | None) -> tuple[bytes, bytes] | None:
         """The pair with the least key ``k`` such that ``key < k < high`` (None: no upper
         bound), or None."""

@@ -27,7 +27,7 @@ of history. ``docs/format.md`` gives the keys.
 
 from __future__ import annotations
 
-from itertools import compress
+from itertools import chain, compress, islice
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 import msgpack
@@ -77,6 +77,7 @@ OVERLAY_LIMIT = 20_000
 _ITEMS = ("snapshot", "graph", "subject", "predicate", "object")
 _AS_TERM = frozenset({type(None), Var, Param})
 _CACHED_OVERLAYS = 32
+_CHUNK = 512  # rows a scan decodes the terms of in one batch
 _MISSING = object()
 
 
@@ -505,20 +506,31 @@ class Reader:
                 yield fill(items)
             return
         cache, slow = self.history.decoding(terms)
+        prefetch = self.history.prefetch
         tx = self.tx
         count = len(free)
         slots = tuple((slot, position - 1) for slot, position in enumerate(free))
         missing = _MISSING
-        for key, _ in keys:
-            items = find_items(key, skip)
-            if len(items) != count:
-                items = split(key, skip, count)
-            values = template.copy()
-            for slot, position in slots:
-                item = items[slot]
-                value = cache.get(item, missing)
-                values[position] = slow(tx, item) if value is missing else value
-            yield tuple(values)  # type: ignore[misc]
+        first = True
+        while True:
+            # The first row at once (a LIMIT 1, an ASK), then chunks whose terms are
+            # decoded in one batch of dictionary reads before their rows are filled.
+            chunk = list(islice(keys, 1 if first else _CHUNK))
+            if not chunk:
+                return
+            rows = [find_items(key, skip) for key, _ in chunk]
+            if not first:
+                prefetch(tx, chain.from_iterable(rows), terms)
+            first = False
+            for (key, _), items in zip(chunk, rows):
+                if len(items) != count:
+                    items = split(key, skip, count)
+                values = template.copy()
+                for slot, position in slots:
+                    item = items[slot]
+                    value = cache.get(item, missing)
+                    values[position] = slow(tx, item) if value is missing else value
+                yield tuple(values)  # type: ignore[misc]
 
     def _free(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], list[tuple[int, int]]]:
         """Free positions (1-based, as in snapshot keys) and repeated Var pairs (0-based)."""

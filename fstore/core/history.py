@@ -154,6 +154,27 @@ class History:
             self._terms[item] = term
         return term
 
+    def prefetch(self, tx: Transaction, items: Iterable[bytes], terms: bool) -> None:
+        """Decode the dictionary items among ``items`` not cached yet in one batch (each
+        block of the dictionary read once, :meth:`nstore.dictionary.Dictionary.decode_many`)
+        into the caches :meth:`decoding` reads: what a scan does before it fills a chunk of
+        rows, rather than one dictionary lookup per item. In a write transaction, whose
+        fresh ids must not be cached, it does nothing."""
+        if tx.write:
+            return
+        cache = self._terms if terms else self._values
+        wanted = [item for item in set(items).difference(cache) if item[0] in _REF_CODES]
+        if not wanted:
+            return
+        values = self.dictionary.decode_many(tx, wanted)
+        if len(self._values) + len(wanted) >= _CACHE_LIMIT:
+            self._values.clear()
+        self._values.update(zip(wanted, values))
+        if terms:
+            if len(self._terms) + len(wanted) >= _CACHE_LIMIT:
+                self._terms.clear()
+            self._terms.update(zip(wanted, map(to_rdf, values)))
+
     def decoding(self, terms: bool) -> tuple[dict[bytes, Any], Callable[[Transaction, bytes], Any]]:
         """The two halves of :meth:`decoder`, for a hot loop that inlines it: the cache
         (item -> value, or RDF term if ``terms``) and the method to call on a miss."""
