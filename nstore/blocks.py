@@ -64,6 +64,9 @@ class Keyspace(Protocol):
 
     def delete(self, tx: Transaction, key: bytes) -> None: ...
 
+    def set_many(self, tx: Transaction, items: Iterable[tuple[bytes, bytes]] | Iterable[bytes], *,
+                 ascending: bool = False, value: bytes | None = None) -> int | None: ...
+
     def apply(self, tx: Transaction, keys: Sequence[bytes], values: Sequence[bytes | None], *,
               keep: bool = False) -> tuple[int, int]: ...
 
@@ -98,6 +101,10 @@ class Plain:
 
     def delete(self, tx: Transaction, key: bytes) -> None:
         tx.delete(key)
+
+    def set_many(self, tx: Transaction, items: Iterable[tuple[bytes, bytes]] | Iterable[bytes], *,
+                 ascending: bool = False, value: bytes | None = None) -> None:
+        tx.set_many(items, ascending=ascending, value=value)
 
     def apply(self, tx: Transaction, keys: Sequence[bytes], values: Sequence[bytes | None], *,
               keep: bool = False) -> tuple[int, int]:

@@ -103,7 +103,7 @@ def test_a_term_missing_from_the_dictionary_fails_both_alike(tmp_path):
         (row, _), *_ = storage.quads.raw_changes_of(snapshot.tx, head)
     term = next(item for item in row if item[0] != 0 and len(item) == 6)  # a dictionary id
     with storage.write() as writer:
-        writer.tx.delete(storage.quads.dictionary._id_key + term)
+        storage.quads.dictionary.space.delete(writer.tx, storage.quads.dictionary._id_key + term)
     repo.close()
     repo = fstore.open(tmp_path / "r")  # no term cached
     with repo.storage.read() as snapshot:
