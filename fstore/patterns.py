@@ -66,12 +66,10 @@ def prepare_new_quads(quads: list[Any], what: str = "quad") -> list[Quad]:
     >>> prepare_new_quads([(None, IRI("urn:a"), IRI("urn:p"), 1), [None, IRI("urn:a"), IRI("urn:p"), 2]])
     [(None, IRI('urn:a'), IRI('urn:p'), 1), (None, IRI('urn:a'), IRI('urn:p'), 2)]
     """
-    prepared = quads
-    start, end = 0, len(quads)
-    while (start := first_unchecked(quads, start)) < end:
-        if prepared is quads:
-            prepared = list(quads)
-        prepared[start] = prepare_new_quad(quads[start], what)
+    prepared = list(quads)  # first_unchecked puts literals in canonical form in place
+    start, end = 0, len(prepared)
+    while (start := first_unchecked(prepared, start)) < end:
+        prepared[start] = prepare_new_quad(prepared[start], what)
         start += 1
     return prepared
 

@@ -127,6 +127,36 @@ cpdef bint lang_ok(str tag):
     return run > 0
 
 
+cdef object _literal_value(object literal, object integer):
+    """The canonical form of a Literal object in the common cases, as
+    ``nstore.terms.canonical`` gives it (None: ask that function): no datatype and no
+    language, its string; a language, itself; ``xsd:integer`` with the digits Python
+    writes for a 64-bit int, that int."""
+    cdef object lexical = literal.lexical
+    cdef object datatype = literal.datatype
+    cdef Py_ssize_t size, i
+    cdef Py_UCS4 c
+    if literal.lang is not None:
+        return literal if datatype is None and type(lexical) is str else None
+    if datatype is None:
+        return lexical if type(lexical) is str else None
+    if datatype != integer or type(lexical) is not str:
+        return None
+    size = PyUnicode_GET_LENGTH(lexical)
+    if size == 0 or size > 18:
+        return None
+    i = 1 if PyUnicode_READ(PyUnicode_KIND(lexical), PyUnicode_DATA(lexical), 0) == u'-' else 0
+    if i == size or (PyUnicode_READ(PyUnicode_KIND(lexical), PyUnicode_DATA(lexical), i) == u'0' and size - i > 1):
+        return None
+    if i and size == 2 and PyUnicode_READ(PyUnicode_KIND(lexical), PyUnicode_DATA(lexical), 1) == u'0':
+        return None  # "-0" is not how 0 is written
+    for i in range(i, size):
+        c = PyUnicode_READ(PyUnicode_KIND(lexical), PyUnicode_DATA(lexical), i)
+        if c < u'0' or c > u'9':
+            return None
+    return int(lexical)
+
+
 cdef class QuadCheck:
     """The common quad of a load decided in C, as ``check_quad_terms`` decides it: IRIs
     for subject and predicate (and graph, or None), an object that is always valid, an
@@ -168,21 +198,38 @@ cdef class QuadCheck:
         self.seen.add(value)
         return True
 
-    def passing(self, list quads, Py_ssize_t start, frozenset canonical) -> int:
+    def passing(self, list quads, Py_ssize_t start, frozenset canonical, object integer) -> int:
         """The index of the first quad from ``start`` that is not a tuple of four values
         of ``canonical`` types passing :meth:`check` (``len(quads)`` if all are): a batch
-        of a bulk load checked in one C loop."""
+        of a bulk load checked in one C loop. On the way, a quad whose object is a literal
+        that stands for a Python value in the common way (no datatype: a string; the
+        datatype ``integer`` and the canonical digits of a 64-bit int: an int) is replaced
+        in ``quads`` by the quad holding that value, as ``nstore.terms.canonical`` would
+        make it; a language-tagged literal is canonical as it is."""
         cdef Py_ssize_t i, n = len(quads)
-        cdef object quad
+        cdef object quad, o, kind, value
         for i in range(start, n):
             quad = quads[i]
             if type(quad) is not tuple or len(<tuple>quad) != 4:
                 return i
             if (type(<object>PyTuple_GET_ITEM(quad, 0)) not in canonical or type(<object>PyTuple_GET_ITEM(quad, 1)) not in canonical
-                    or type(<object>PyTuple_GET_ITEM(quad, 2)) not in canonical or type(<object>PyTuple_GET_ITEM(quad, 3)) not in canonical):
+                    or type(<object>PyTuple_GET_ITEM(quad, 2)) not in canonical):
+                return i
+            o = <object>PyTuple_GET_ITEM(quad, 3)
+            kind = type(o)
+            if kind is self.literal_type:
+                value = _literal_value(o, integer)
+                if value is None:
+                    return i
+                if value is not o:
+                    quad = (<object>PyTuple_GET_ITEM(quad, 0), <object>PyTuple_GET_ITEM(quad, 1),
+                            <object>PyTuple_GET_ITEM(quad, 2), value)
+            elif kind not in canonical:
                 return i
             if not self.check(quad):
                 return i
+            if quad is not quads[i]:
+                quads[i] = quad
         return n
 
     cpdef bint check(self, object quad):

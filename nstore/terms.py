@@ -813,15 +813,17 @@ _quad_passes = _QUAD_CHECK.check
 
 
 def first_unchecked(quads: list, start: int = 0) -> int:
-    """The index of the first quad in ``quads[start:]`` that is not already canonical (a
-    tuple of four :data:`ALREADY_CANONICAL` values) and valid as :func:`check_quad_terms`
-    decides (``len(quads)`` if none): what a bulk load runs through the Python path, one C
-    loop deciding the rest.
+    """The index of the first quad in ``quads[start:]`` that is not canonical (a tuple of
+    four :data:`ALREADY_CANONICAL` values, or whose object literal the C loop puts in
+    canonical form in place: a plain string, a language-tagged literal, an ``xsd:integer``)
+    and valid as :func:`check_quad_terms` decides (``len(quads)`` if none): what a bulk load
+    runs through the Python path, one C loop deciding the rest.
 
-    >>> first_unchecked([(None, IRI("urn:a"), IRI("urn:p"), 1), (None, IRI("urn:a"), IRI("urn:p"), 1.5)])
-    1
+    >>> quads = [(None, IRI("urn:a"), IRI("urn:p"), Literal("7", XSD_INTEGER)), (None, IRI("urn:a"), IRI("urn:p"), 1.5)]
+    >>> first_unchecked(quads), quads[0]
+    (1, (None, IRI('urn:a'), IRI('urn:p'), 7))
     """
-    return _QUAD_CHECK.passing(quads, start, ALREADY_CANONICAL)
+    return _QUAD_CHECK.passing(quads, start, ALREADY_CANONICAL, XSD_INTEGER)
 
 
 def is_valid_term(term: object) -> bool:

@@ -21,10 +21,14 @@ from nstore.terms import (
     _ALWAYS_VALID,
     RDF_LANGSTRING,
     XSD,
+    XSD_DOUBLE,
+    XSD_INTEGER,
     BNode,
     IRI,
     Literal,
+    canonical,
     check_term,
+    first_unchecked,
     from_oxigraph,
     oxigraph_converter,
     to_oxigraph,
@@ -173,3 +177,27 @@ def test_the_converter_gives_a_repeated_iri_as_one_object() -> None:
     made = oxigraph_converter().batch(iter(quads), 10, True, None)
     assert made[0][1] is made[2][1] and made[0][2] is made[1][2]
     assert to_oxigraph(made[2][3]) == ox.NamedNode("urn:o2")
+
+
+_LEXICALS = st.one_of(st.text(st.sampled_from("0123456789-+ a٣"), max_size=20), st.integers().map(str))
+
+
+@settings(max_examples=examples(1500))
+@given(st.lists(st.one_of(
+    _LEXICALS.map(lambda lexical: Literal(lexical, XSD_INTEGER)),
+    _LEXICALS.map(Literal),
+    _LEXICALS.map(lambda lexical: Literal(lexical, XSD_DOUBLE)),
+    st.sampled_from(["en", "fr-CA"]).map(lambda tag: Literal("x", lang=tag)),
+    st.integers(), st.text(max_size=5), st.floats(allow_nan=False)), max_size=12))
+def test_a_batch_is_made_canonical_as_canonical_makes_each_quad(objects: list) -> None:
+    """first_unchecked puts the literals it knows in canonical form in place, as
+    canonical() would; every quad it stops at, the Python path decides."""
+    quads = [(None, IRI("urn:s"), IRI("urn:p"), value) for value in objects]
+    batch = list(quads)
+    start = 0
+    while (start := first_unchecked(batch, start)) < len(batch):
+        batch[start] = quads[start][:3] + (canonical(quads[start][3]),)
+        start += 1
+    for ours, quad in zip(batch, quads):
+        expected = canonical(quad[3])
+        assert type(ours[3]) is type(expected) and repr(ours[3]) == repr(expected), (quad, ours)
