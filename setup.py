@@ -3,4 +3,5 @@
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-setup(ext_modules=cythonize([Extension("nstore._keysort", ["nstore/_keysort.pyx"])], language_level=3))
+setup(ext_modules=cythonize([Extension("nstore._keysort", ["nstore/_keysort.pyx"]),
+                                 Extension("nstore._ntriples", ["nstore/_ntriples.pyx"])], language_level=3))
