@@ -221,7 +221,9 @@ def serialize(quads: Iterable[tuple], format: str = "nq", output: IO[bytes] | No
     b'<urn:s> <urn:p> "x" .\\n'
     """
     rdf_format = format_of("", format)
-    batches = _line_batches(quads, rdf_format, progress)
+    # The lines are the file, written as quad_line writes them; or pyoxigraph's input,
+    # where a term that would not read back as itself is refused, as its own terms refuse it.
+    batches = _line_batches(quads, rdf_format, progress, strict=rdf_format not in _LINE_FORMATS)
     if rdf_format in _LINE_FORMATS:
         if output is None:
             return b"".join(batches)
@@ -248,13 +250,14 @@ _LINE_FORMATS = (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES)
 _BATCH = EVERY
 
 
-def _line_batches(quads: Iterable[tuple], rdf_format: ox.RdfFormat, progress: Progress | None) -> Iterator[bytes]:
+def _line_batches(quads: Iterable[tuple], rdf_format: ox.RdfFormat, progress: Progress | None,
+                  strict: bool = False) -> Iterator[bytes]:
     """The N-Quads lines of ``quads``, or the N-Triples lines of a triples format (all in
-    one graph), as bytes a batch at a time, made by :class:`nstore._ntriples.LineWriter`:
-    one buffer per batch, no Python string per term. ``progress`` hears
-    ``("write", quads so far, None)`` after each batch."""
+    one graph), as bytes a batch at a time, made by :class:`nstore._ntriples.LineWriter`
+    (``strict`` as there): one buffer per batch, no Python string per term. ``progress``
+    hears ``("write", quads so far, None)`` after each batch."""
     one_graph = not rdf_format.supports_datasets
-    writer = LineWriter(graphs=not one_graph, one_graph=one_graph)
+    writer = LineWriter(graphs=not one_graph, one_graph=one_graph, strict=strict)
     rows = iter(quads)
     try:
         while batch := writer.lines(rows, _BATCH):

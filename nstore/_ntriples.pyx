@@ -28,6 +28,7 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object text)
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
+    uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t index)
     Py_ssize_t PyUnicode_GET_LENGTH(object text)
     bint PyTuple_CheckExact(object value)
     int PyUnicode_1BYTE_KIND
@@ -153,6 +154,32 @@ cdef int _text(Buffer* out, str text, bint escape) except -1:
     return 0
 
 
+# The ASCII characters a term's text cannot hold in N-Triples: an IRI (IRIREF) none of
+# ``\x00-\x20 <>"{}|^`\\``, a blank node label or a language tag nothing but letters,
+# digits and ``_ . : -``. Written raw, one of them would let a malformed term read back as
+# other terms (``IRI("urn:a> <urn:b")``, ``BNode("x <urn:g>")``): a strict writer refuses
+# the term instead.
+cdef char _NOT_IN_IRI[128]
+cdef char _NOT_IN_NAME[128]
+for _c in range(128):
+    _NOT_IN_IRI[_c] = _c <= 0x20 or chr(_c) in '<>"{}|^`\\'
+    _NOT_IN_NAME[_c] = not (chr(_c).isalnum() or chr(_c) in "_.:-")
+
+
+cdef int _check(object term, str text, const char* refused) except -1:
+    """Raise ValueError if ``text`` (part of ``term``) holds an ASCII character ``refused``
+    marks."""
+    cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text), i
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t c
+    for i in range(length):
+        c = PyUnicode_READ(kind, data, i)
+        if c < 128 and refused[c]:
+            raise ValueError(f"{term!r} cannot be written in N-Triples syntax: {chr(c)!r} at position {i} of {text!r}")
+    return 0
+
+
 cdef int _integer(Buffer* out, object value) except -1:
     cdef int overflow = 0
     cdef long long number = PyLong_AsLongLongAndOverflow(value, &overflow)
@@ -179,11 +206,14 @@ cdef int _integer(Buffer* out, object value) except -1:
     return 0
 
 
-cdef int _term(Buffer* out, object value) except -1:
-    """One term, as ``term_to_ntriples`` writes it."""
+cdef int _term(Buffer* out, object value, bint strict) except -1:
+    """One term, as ``term_to_ntriples`` writes it; ``strict`` refuses an IRI, a label or a
+    language tag that would not read back as one token (:func:`_check`)."""
     cdef object kind = type(value)
     cdef object extra
     if kind is _IRI:
+        if strict:
+            _check(value, value.value, _NOT_IN_IRI)
         _byte(out, b'<')
         _text(out, value.value, False)
         _byte(out, b'>')
@@ -197,15 +227,21 @@ cdef int _term(Buffer* out, object value) except -1:
         _byte(out, b'"')
         extra = value.lang
         if extra:
+            if strict:
+                _check(value, extra, _NOT_IN_NAME)
             _byte(out, b'@')
             _text(out, extra, False)
         else:
             extra = value.datatype
             if extra is not None:
+                if strict:
+                    _check(value, extra.value, _NOT_IN_IRI)
                 _raw(out, b"^^<", 3)
                 _text(out, extra.value, False)
                 _byte(out, b'>')
     elif kind is _BNODE:
+        if strict:
+            _check(value, value.id, _NOT_IN_NAME)
         _raw(out, b"_:", 2)
         _text(out, value.id, False)
     elif kind is int:
@@ -225,7 +261,10 @@ cdef class LineWriter:
     """N-Quads lines (``graphs``) or N-Triples lines (the graph left out) of quads
     ``(graph, subject, predicate, object)``, a batch at a time. With ``one_graph``, the
     first quad's graph is the only one allowed: a quad in another raises
-    :class:`GraphMismatch` (the lines of that batch are dropped).
+    :class:`GraphMismatch` (the lines of that batch are dropped). With ``strict``, a term
+    whose text would not read back as the one term (an IRI with a space, a label with a
+    ``<``: none that the store's checks let in) raises ValueError; without, it is written
+    as ``quad_line`` writes it.
 
     >>> writer = LineWriter(graphs=True)
     >>> quads = iter([(IRI("urn:g"), IRI("urn:s"), IRI("urn:p"), 'a "b"'), (None, BNode("x"), IRI("urn:p"), 7)])
@@ -238,13 +277,15 @@ cdef class LineWriter:
     cdef Buffer _out
     cdef readonly bint graphs
     cdef readonly bint one_graph
+    cdef readonly bint strict
     cdef readonly Py_ssize_t written  # lines made so far
     cdef object _first
     cdef bint _seen
 
-    def __cinit__(self, bint graphs=True, bint one_graph=False):
+    def __cinit__(self, bint graphs=True, bint one_graph=False, bint strict=False):
         self.graphs = graphs
         self.one_graph = one_graph
+        self.strict = strict
         self.written = 0
         self._seen = False
         self._first = None
@@ -258,6 +299,7 @@ cdef class LineWriter:
         (``b""`` once it is exhausted)."""
         cdef Buffer* out = &self._out
         cdef Py_ssize_t count = 0
+        cdef bint strict = self.strict
         cdef object quad, graph, subject, predicate, object_
         if limit < 1:
             raise ValueError(f"a batch holds at least one line, not {limit}")
@@ -275,14 +317,14 @@ cdef class LineWriter:
                     self._first, self._seen = graph, True
                 elif graph is not self._first and graph != self._first:
                     raise GraphMismatch(self._first, graph)
-            _term(out, subject)
+            _term(out, subject, strict)
             _byte(out, b' ')
-            _term(out, predicate)
+            _term(out, predicate, strict)
             _byte(out, b' ')
-            _term(out, object_)
+            _term(out, object_, strict)
             if self.graphs and graph is not None:
                 _byte(out, b' ')
-                _term(out, graph)
+                _term(out, graph, strict)
             _raw(out, b" .\n", 3)
             count += 1
             if count >= limit:
