@@ -172,3 +172,12 @@ def test_what_quad_line_refuses_is_refused_alike():
             quad_line(*row[1:]).encode("utf-8")
         with pytest.raises(type(expected.value)):
             LineWriter().lines(iter([row]), 1)
+
+
+def test_the_compiled_modules_examples_hold():
+    import doctest
+
+    import nstore._ntriples
+
+    result = doctest.testmod(nstore._ntriples)
+    assert result.attempted >= 2 and not result.failed
