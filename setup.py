@@ -8,4 +8,5 @@ setup(ext_modules=cythonize([
     Extension("nstore._pack", ["nstore/_pack.pyx"]),
     Extension("nstore._btree", ["nstore/_btree.pyx"]),
     Extension("nstore._terms", ["nstore/_terms.pyx"]),
+    Extension("nstore._ntriples", ["nstore/_ntriples.pyx"]),
 ], language_level=3))

@@ -1,6 +1,6 @@
 """RDF syntaxes in and out (issue 16): datae against pyoxigraph in each of the six syntaxes.
 
-    python -m bench.rdf_formats_bench [--sizes 20000,200000] [--repeat 3]
+    python -m bench.rdf_formats_bench [--sizes 20000,200000] [--repeat 3] [--formats nq,ttl]
 
 The quads are ``bench.data.generate_quads`` (10 graphs, half IRIs, half literals with and
 without a language); the triples formats (nt, ttl, rdf) get them all in the default graph.
@@ -11,11 +11,13 @@ For each syntax and size, best of ``--repeat`` (the collector paused, as ``load`
   the floor any wrapper of it can reach);
 * **export**: what ``datae export`` does, ``fstore.quads`` (values) at the head then
   ``fstore.rdf.serialize`` into a buffer, against ``pyoxigraph.Store.dump`` of the same
-  quads (its store read and its writer);
+  quads (its store read and its writer); split in two on datae's side: **read**, the quads
+  of ``fstore.quads`` at the head taken one by one and dropped, and **write**,
+  ``serialize`` of the quads already read (a list), each against the same ``dump``;
 * **progress**: ``fstore.rdf.load`` of the N-Quads into a transaction (aborted) with a
   progress callback against without one: what the terminal's progress line costs.
 
-Printed: seconds and quads/s for each, and the ratios datae / pyoxigraph.
+Printed: seconds for each, and the ratios datae / pyoxigraph.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import argparse
 import io
 import tempfile
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 import pyoxigraph as ox
 
@@ -35,7 +37,7 @@ from .data import generate_quads
 from .timing import timed
 
 
-def measure(size: int, repeat: int) -> None:
+def measure(size: int, repeat: int, formats: tuple[str, ...] = FORMAT_NAMES) -> None:
     quads = list(generate_quads(size))
     as_triples = [(None, s, p, o) for _, s, p, o in quads]
     with tempfile.TemporaryDirectory() as directory:
@@ -46,8 +48,9 @@ def measure(size: int, repeat: int) -> None:
                 fstore.add_many(tx, rows)
         print(f"\n{size:,} quads")
         print(f"{'syntax':<7} {'parse datae':>12} {'pyoxigraph':>11} {'ratio':>6}   {'export datae':>13} "
-              f"{'pyoxigraph':>11} {'ratio':>6}   {'MB':>6}")
-        for fmt in FORMAT_NAMES:
+              f"{'pyoxigraph':>11} {'ratio':>6}   {'read':>6} {'ratio':>6}   {'write':>6} {'ratio':>6}   {'MB':>6}")
+        pattern = (fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
+        for fmt in formats:
             rdf_format = FORMATS[fmt]
             kind = "quads" if rdf_format.supports_datasets else "triples"
             rows = quads if kind == "quads" else as_triples
@@ -58,7 +61,6 @@ def measure(size: int, repeat: int) -> None:
             datae_parse = timed(lambda: list(parse(data, fmt)), repeat)[0]
             ox_parse = timed(lambda: list(ox.parse(data, rdf_format)), repeat)[0]
             view = repos[kind].at("main")
-            pattern = (fstore.Var("g"), fstore.Var("s"), fstore.Var("p"), fstore.Var("o"))
 
             def datae_export() -> None:
                 serialize(fstore.quads(view, *pattern, terms=False), fmt, io.BytesIO())
@@ -71,8 +73,11 @@ def measure(size: int, repeat: int) -> None:
 
             datae_out = timed(datae_export, repeat)[0]
             ox_out = timed(ox_export, repeat)[0]
+            read = timed(lambda: _drain(fstore.quads(view, *pattern, terms=False)), repeat)[0]  # beside its dump
+            write = timed(lambda: serialize(rows, fmt, io.BytesIO()), repeat)[0]
             print(f"{fmt:<7} {datae_parse:>11.3f}s {ox_parse:>10.3f}s {datae_parse / ox_parse:>5.1f}x   "
-                  f"{datae_out:>12.3f}s {ox_out:>10.3f}s {datae_out / ox_out:>5.1f}x   {len(data) / 1e6:>6.1f}")
+                  f"{datae_out:>12.3f}s {ox_out:>10.3f}s {datae_out / ox_out:>5.1f}x   "
+                  f"{read:>5.3f}s {read / ox_out:>5.2f}x   {write:>5.3f}s {write / ox_out:>5.2f}x   {len(data) / 1e6:>6.1f}")
         nquads = serialize(quads, "nq")
         repo = repos["quads"]
 
@@ -95,13 +100,20 @@ def measure(size: int, repeat: int) -> None:
             repo.close()
 
 
+def _drain(items: Iterable[Any]) -> None:
+    for _ in items:
+        pass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="20000,200000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--formats", default=",".join(FORMAT_NAMES), help="the syntaxes to measure (default: all six)")
     args = parser.parse_args()
+    formats = tuple(args.formats.split(","))
     for size in (int(text) for text in args.sizes.split(",")):
-        measure(size, args.repeat)
+        measure(size, args.repeat, formats)
 
 
 if __name__ == "__main__":

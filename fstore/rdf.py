@@ -16,13 +16,14 @@ from __future__ import annotations
 import io
 import os
 import re
-from itertools import islice
+from itertools import chain
 from xml.parsers import expat
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Union
 
 import pyoxigraph as ox
 
 from nstore import Var
+from nstore._ntriples import GraphMismatch, LineWriter
 from nstore.bulk import gc_paused
 from nstore.pack import pack
 from nstore.terms import IRI, TermSyntaxError, line_reader, oxigraph_converter, quad_line, to_oxigraph
@@ -275,16 +276,20 @@ def serialize(quads: Iterable[tuple], format: str = "nq", output: IO[bytes] | No
     b'<urn:s> <urn:p> "x" .\\n'
     """
     rdf_format = format_of("", format)
-    if progress is not None:
-        quads = counted(quads, "write", progress, None)
+    # The lines are the file, written as quad_line writes them; or pyoxigraph's input,
+    # where a term that would not read back as itself is refused, as its own terms refuse it.
+    batches = _line_batches(quads, rdf_format, progress, strict=rdf_format not in _LINE_FORMATS)
     if rdf_format in _LINE_FORMATS:
-        return _write_lines(quads, rdf_format, output)
-    if rdf_format.supports_datasets:
-        terms: Iterable[Any] = (ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), to_oxigraph(g))
-                                for g, s, p, o in quads)
-    else:
-        terms = (ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for _, s, p, o in _one_graph(quads, rdf_format))
-    written = ox.serialize(terms, output, rdf_format, prefixes=dict(prefixes) if prefixes else None)
+        if output is None:
+            return b"".join(batches)
+        for batch in batches:
+            output.write(batch)
+        return None
+    try:
+        written = ox.serialize(_oxigraph_quads(batches, rdf_format), output, rdf_format,
+                               prefixes=dict(prefixes) if prefixes else None)
+    except SyntaxError as exc:  # pyoxigraph refused a term of ours (a blank node label it cannot take)
+        raise ValueError(f"a term cannot be written as {rdf_format.name}: {exc.msg}") from None
     if rdf_format in _UNTERMINATED:  # a text file ends in a newline (a shell prompt follows it)
         if output is None:
             return written + b"\n"
@@ -294,35 +299,41 @@ def serialize(quads: Iterable[tuple], format: str = "nq", output: IO[bytes] | No
 
 # The formats pyoxigraph ends without a newline.
 _UNTERMINATED = (ox.RdfFormat.JSON_LD, ox.RdfFormat.RDF_XML)
-# A line per quad: written as text here, five times faster than through pyoxigraph terms.
+# A line per quad: the compiled writer's lines are the file.
 _LINE_FORMATS = (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES)
-_LINES_PER_WRITE = 4096
+# Quads a batch of lines holds: one write and one progress call each.
+_BATCH = EVERY
 
 
-def _write_lines(quads: Iterable[tuple], rdf_format: ox.RdfFormat, output: IO[bytes] | None) -> bytes | None:
-    if rdf_format == ox.RdfFormat.N_TRIPLES:
-        lines = (quad_line(s, p, o) for _, s, p, o in _one_graph(quads, rdf_format))
-    else:
-        lines = (quad_line(s, p, o, g) for g, s, p, o in quads)
-    if output is None:
-        return "".join(lines).encode("utf-8")
-    while chunk := "".join(islice(lines, _LINES_PER_WRITE)):
-        output.write(chunk.encode("utf-8"))
-    return None
+def _line_batches(quads: Iterable[tuple], rdf_format: ox.RdfFormat, progress: Progress | None,
+                  strict: bool = False) -> Iterator[bytes]:
+    """The N-Quads lines of ``quads``, or the N-Triples lines of a triples format (all in
+    one graph), as bytes a batch at a time, made by :class:`nstore._ntriples.LineWriter`
+    (``strict`` as there): one buffer per batch, no Python string per term. ``progress``
+    hears ``("write", quads so far, None)`` after each batch."""
+    one_graph = not rdf_format.supports_datasets
+    writer = LineWriter(graphs=not one_graph, one_graph=one_graph, strict=strict)
+    rows = iter(quads)
+    try:
+        while batch := writer.lines(rows, _BATCH):
+            yield batch
+            if progress is not None:
+                progress("write", writer.written, None)
+    except GraphMismatch as exc:
+        first, other = exc.args
+        raise RdfFormatError(f"{rdf_format.name} holds the triples of one graph, but the quads are in "
+                             f"{_graph_name(first)} and {_graph_name(other)}: write one graph at a time, "
+                             f"or use N-Quads, TriG or JSON-LD") from None
+    if progress is not None and not writer.written:
+        progress("write", 0, None)
 
 
-def _one_graph(quads: Iterable[tuple], rdf_format: ox.RdfFormat) -> Iterator[tuple]:
-    """``quads``, refused at the first whose graph differs from the first quad's."""
-    first: Any = KEEP_GRAPHS
-    for quad in quads:
-        graph = quad[0]
-        if first is KEEP_GRAPHS:
-            first = graph
-        elif graph != first:
-            raise RdfFormatError(f"{rdf_format.name} holds the triples of one graph, but the quads are in "
-                                 f"{_graph_name(first)} and {_graph_name(graph)}: write one graph at a time, "
-                                 f"or use N-Quads, TriG or JSON-LD")
-        yield quad
+def _oxigraph_quads(batches: Iterable[bytes], rdf_format: ox.RdfFormat) -> Iterator[Any]:
+    """pyoxigraph's quads of the lines of :func:`_line_batches`, for its writers of the
+    other syntaxes: its parser reads the lines back five times faster than ``to_oxigraph``
+    makes the same terms one Python call at a time."""
+    lines = ox.RdfFormat.N_QUADS if rdf_format.supports_datasets else ox.RdfFormat.N_TRIPLES
+    return chain.from_iterable(ox.parse(batch, lines) for batch in batches)
 
 
 def _graph_name(graph: Any) -> str:

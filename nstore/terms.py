@@ -848,7 +848,9 @@ def is_valid_term(term: object) -> bool:
 # -- N-Triples syntax: one term as text, and back ----------------------------------------------
 #
 # Written here directly: making a pyoxigraph term for each value costs several times more
-# than the text (N-Triples and N-Quads files, SPARQL's TSV results, the command line).
+# than the text (SPARQL's TSV results, the command line). Files are written a batch of quads
+# at a time by the compiled twin of quad_line, nstore._ntriples.LineWriter; these functions
+# stay its oracle (tests/nstore/test_ntriples.py): a change here is a change there.
 
 
 class TermSyntaxError(DataeError, ValueError):
