@@ -17,7 +17,7 @@ from libc.string cimport memchr, memcpy
 
 from .terms import IRI
 
-__all__ = ["pack_column", "term_refs", "term_parts", "split_items", "canonical_sum"]
+__all__ = ["pack_column", "term_refs", "term_parts", "split_items", "split_rows", "canonical_sum"]
 
 cdef object _IRI = IRI
 
@@ -288,7 +288,7 @@ cdef Py_ssize_t _item_end(const unsigned char* data, Py_ssize_t pos, Py_ssize_t 
     return end if 0 <= end <= size else -1
 
 
-def split_items(bytes key, Py_ssize_t skip, Py_ssize_t count) -> list:
+cpdef list split_items(bytes key, Py_ssize_t skip, Py_ssize_t count):
     """The packed items of ``key`` after ``skip`` bytes, ``count`` of them (as
     :func:`nstore.pack.split` gives them; ValueError if they do not fill the key).
 
@@ -358,3 +358,17 @@ def canonical_sum(list keys, list values, Py_ssize_t skip, tuple perm, object bl
         memcpy(buffer + total_size, PyBytes_AS_STRING(value), value_size)
         total += <unsigned long long>_Py_HashBytes(buffer, total_size + value_size)
     return total
+
+
+def split_rows(list pairs, Py_ssize_t skip, Py_ssize_t count) -> list:
+    """The packed items of the key of each ``(key, value)`` pair after ``skip`` bytes, as
+    :func:`split_items` gives them, for a batch of keys a scan read.
+
+    >>> split_rows([(b"P\\x15\\x07\\x14", b"")], 1, 2)
+    [[b'\\x15\\x07', b'\\x14']]
+    """
+    cdef Py_ssize_t n = len(pairs), row
+    cdef list out = [None] * n
+    for row in range(n):
+        out[row] = split_items(<bytes>(<tuple>pairs[row])[0], skip, count)
+    return out

@@ -37,6 +37,7 @@ from nstore.dictionary import ABSENT, Dictionary
 from nstore.errors import CorruptStoreError, DataeError
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
+from nstore._pack import split_rows
 from nstore.pack import Packed, find_items, pack, pack_value, split, unpack
 from nstore.store import Param
 
@@ -518,13 +519,14 @@ class Reader:
             chunk = list(islice(keys, 1 if first else _CHUNK))
             if not chunk:
                 return
-            rows = [find_items(key, skip) for key, _ in chunk]
+            try:
+                rows = split_rows(chunk, skip, count)
+            except ValueError:  # an item the C split does not know: Python's splits or names it
+                rows = [split(key, skip, count) for key, _ in chunk]
             if not first:
                 prefetch(tx, chain.from_iterable(rows), terms)
             first = False
-            for (key, _), items in zip(chunk, rows):
-                if len(items) != count:
-                    items = split(key, skip, count)
+            for items in rows:
                 values = template.copy()
                 for slot, position in slots:
                     item = items[slot]
