@@ -4,7 +4,7 @@ one C loop (``docs/format.md``, "Tuple packing").
 
 IRIs, strings, ``None``, booleans, integers that fit 64 bits and doubles are packed here;
 every other value (literals, decimals, dates, long integers, NaN) goes to the Python
-packer ``slow``, which stays the reference (``tests/nstore/test_pack_column.py`` compares
+packer ``slow``, which stays the reference (``tests/nstore/test_pack_compiled.py`` compares
 the two on every kind of value). IRIs and strings are cached by their text as
 ``NStore.packed`` caches them, in the same dicts.
 """
@@ -95,6 +95,19 @@ cdef bytes _double(double value):
     return PyBytes_FromStringAndSize(<const char*>buffer, 9)
 
 
+cdef object _cached(dict cache, object text, unsigned char code, Py_ssize_t limit, Py_ssize_t cache_limit):
+    """The escaped packing of ``text`` under ``code`` from ``cache``, or made and kept there
+    if at most ``limit`` bytes (the cache cleared past ``cache_limit`` entries)."""
+    cdef object packed = cache.get(text)
+    if packed is None:
+        packed = _escaped(code, text)
+        if packed is not None and len(packed) <= limit:
+            if len(cache) > cache_limit:
+                cache.clear()
+            cache[text] = packed
+    return packed
+
+
 def pack_column(list values, object slow, dict iris, dict strings, Py_ssize_t limit, Py_ssize_t cache_limit) -> list:
     """The packed form of each value (``slow(value)`` for the kinds packed in Python); IRIs
     (by their text in ``iris``) and strings (in ``strings``) packing to at most ``limit``
@@ -117,22 +130,9 @@ def pack_column(list values, object slow, dict iris, dict strings, Py_ssize_t li
         if value is None:
             packed = b"\x00"
         elif kind is _IRI:
-            text = value.value
-            packed = iris.get(text)
-            if packed is None:
-                packed = _escaped(0x40, text)
-                if packed is not None and len(packed) <= limit:
-                    if len(iris) > cache_limit:
-                        iris.clear()
-                    iris[text] = packed
+            packed = _cached(iris, value.value, 0x40, limit, cache_limit)
         elif kind is str:
-            packed = strings.get(value)
-            if packed is None:
-                packed = _escaped(0x02, value)
-                if packed is not None and len(packed) <= limit:
-                    if len(strings) > cache_limit:
-                        strings.clear()
-                    strings[value] = packed
+            packed = _cached(strings, value, 0x02, limit, cache_limit)
         elif kind is bool:
             packed = b"\x27" if value else b"\x26"
         elif kind is int:

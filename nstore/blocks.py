@@ -213,18 +213,12 @@ class Blocks:
         high = self.end if end is None else min(end, self.end)
         found = tx.floor(low, self.start) or tx.after(low, high)
         while found is not None:
-            fence, block = found
-            try:
-                keys, values, ended = slice_of(fence, block, low, high, False)
-            except BlockError as exc:
-                raise self._damaged(fence, exc) from None
-            if EXTERNAL in values:
-                values = [tx.get(self.external + key) if value is EXTERNAL else value for key, value in zip(keys, values)]
+            keys, values, ended = self._slice(tx, found, low, high, False)
             if keys:
                 yield keys, values
             if ended:
                 return
-            found = tx.after(fence, high)
+            found = tx.after(found[0], high)
 
     def entry_count(self, tx: Transaction) -> int:
         """How many pairs the range holds (O(blocks), nothing decoded into objects)."""
@@ -234,13 +228,9 @@ class Blocks:
         found = tx.floor(low, self.start) or tx.after(low, high)
         after = False
         while found is not None:
-            fence, block = found
-            try:
-                keys, values, ended = slice_of(fence, block, low, high, after)
-            except BlockError as exc:
-                raise self._damaged(fence, exc) from None
-            for key, value in zip(keys, values):
-                yield key, (tx.get(self.external + key) if value is EXTERNAL else value)
+            fence = found[0]
+            keys, values, ended = self._slice(tx, found, low, high, after)
+            yield from zip(keys, values)
             if ended:
                 return
             if keys:
@@ -251,6 +241,17 @@ class Blocks:
                         found = again
                         continue
             found = tx.after(fence, high)
+
+    def _slice(self, tx: Transaction, found: tuple[bytes, bytes], low: bytes, high: bytes,
+               after: bool) -> tuple[list[bytes], list[bytes], bool]:
+        """:func:`nstore._blocks.slice_of` of one block, its external values read."""
+        try:
+            keys, values, ended = slice_of(found[0], found[1], low, high, after)
+        except BlockError as exc:
+            raise self._damaged(found[0], exc) from None
+        if EXTERNAL in values:
+            values = [tx.get(self.external + key) if value is EXTERNAL else value for key, value in zip(keys, values)]
+        return keys, values, ended
 
     def _find(self, found: tuple[bytes, bytes], key: bytes) -> bytes | None:
         try:
