@@ -9,17 +9,20 @@ an exception (or a crash) leaves the store exactly as it was.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 from contextlib import contextmanager
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import Var
 from nstore.bulk import gc_paused
 from nstore.errors import TransactionClosedError
-from nstore.pack import pack_value
+from nstore.okvs import MAX_KEY_SIZE, prefix_end
+from nstore.pack import pack_value, split, unpack
 from nstore.store import Param
 
-from .core.history import Quad, matches
-from .core.layout import QUADS, TABLES
+from .core.history import ALIVE, DEAD, Quad, matches
+from .core.layout import QUADS, SCRATCH, TABLES
 from .core.ranges import NumericRange
 from .query_source import QuerySource
 from nstore.terms import to_rdf
@@ -31,42 +34,129 @@ if TYPE_CHECKING:
     from .core.heads import Reader
     from .core.history import History
 
-__all__ = ["Transaction", "Staged"]
+__all__ = ["Transaction", "Staged", "SPILL_LIMIT"]
 
 _SEEN_LIMIT = 4_000_000
+SPILL_LIMIT = 100_000
+"""Intents a space holds in memory before they spill into the store (:class:`Staged`);
+also the size of a chunk the commit resolves and writes at a time."""
+_HASH_SIZE = 32
+
+
+def _batched(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(iterable)
+    while batch := list(islice(iterator, size)):
+        yield batch
 
 
 class Staged:
     """One space's intents (quad -> alive) in a write transaction, over the head it
-    started from: reads see the head overlaid with the intents."""
+    started from: reads see the head overlaid with the intents.
 
-    def __init__(self, history: History, reader: Reader, head: int | None) -> None:
+    Intents are held in a dict until it reaches :attr:`spill_limit`; then they **spill**
+    into a scratch key range of the same LMDB write transaction (``layout.SCRATCH``,
+    keyed by the packed quad), so a transaction's memory stays bounded however many
+    quads it stages. Reads overlay both (a newer intent in the dict wins); the commit
+    resolves the spilled intents a chunk at a time in the packed quads' byte order (this
+    object is then the :class:`~fstore.core.storage.ChangeStream` of its space), and the
+    scratch range is removed before the LMDB transaction commits: an abort or a crash
+    leaves nothing of it.
+    """
+
+    spill_limit: int = SPILL_LIMIT
+
+    def __init__(self, history: History, reader: Reader, head: int | None, tx: OkvsTransaction) -> None:
         self.history = history
         self.reader = reader
         self.head = head
+        self.tx = tx
         self.pending: dict[bytes, tuple[Quad, bool, list[bytes]]] = {}  # identity -> intent
         # Quads seen alive at the head while reading: their state needs no second lookup
         # when the commit resolves intents (replacing a graph reads it all).
         self.seen_alive: set[bytes] = set()
+        self.spilled = False  # whether the scratch range may hold intents
+        self.changed = 0  # changes that chunks() found (the commit's size, once resolved)
+        self.scratch = SCRATCH + pack_value(history.space.name)
+        self._end = prefix_end(self.scratch)
+        # An identity longer than this is cut in its key (a key holds MAX_KEY_SIZE bytes)
+        # and followed by its hash; the value then holds it whole (see _key).
+        self._room = MAX_KEY_SIZE - len(self.scratch) - _HASH_SIZE
 
     def intend(self, quad: Quad, alive: bool) -> None:
         parts = self.history.parts(quad)
         self.pending[b"".join(parts)] = (quad, alive, parts)
+        if len(self.pending) >= self.spill_limit:
+            self.spill()
 
     def intend_many(self, quads: Iterable[Quad], alive: bool) -> None:
-        pending, parts_of, join = self.pending, self.history.parts, b"".join
+        pending, parts_of, join, limit = self.pending, self.history.parts, b"".join, self.spill_limit
         for quad in quads:
             parts = parts_of(quad)
             pending[join(parts)] = (quad, alive, parts)
+            if len(pending) >= limit:
+                self.spill()
+
+    # -- the scratch range ------------------------------------------------------------
+
+    def _key(self, identity: bytes) -> bytes:
+        """The scratch key of a packed quad. Keys sort as the identities do: identities
+        are prefix-free (four self-delimiting values), so a cut one orders against any
+        other as its whole would, except against another cut to the same bytes (which
+        :meth:`records` sorts among themselves)."""
+        if len(identity) <= self._room:
+            return self.scratch + identity
+        return self.scratch + identity[:self._room] + hashlib.sha256(identity).digest()
+
+    def _entry(self, key: bytes, value: bytes) -> tuple[bytes, bool]:
+        """``(identity, alive)`` of a scratch entry (its value: the flag, then the identity
+        if its key holds it cut)."""
+        return (value[1:] if len(value) > 1 else key[len(self.scratch):]), value[:1] == ALIVE
+
+    def spill(self) -> None:
+        """Move the dict's intents into the scratch range (a newer intent for a quad
+        replaces the older there as here)."""
+        if not self.pending:
+            return
+        key = self._key
+        pairs = sorted((key(identity), (ALIVE if alive else DEAD) + (b"" if len(identity) <= self._room else identity))
+                       for identity, (_, alive, _) in self.pending.items())
+        self.tx.set_many(pairs, ascending=True)
+        self.pending.clear()
+        self.spilled = True
+
+    def _spilled_intent(self, identity: bytes) -> bool | None:
+        raw = self.tx.get(self._key(identity)) if self.spilled else None
+        return None if raw is None else raw[:1] == ALIVE
+
+    def _scratch_entries(self) -> Iterator[tuple[bytes, bool]]:
+        """Every spilled ``(identity, alive)`` in key order, read a chunk at a time (so
+        that writes between two chunks, by a reader that stages as it reads, never meet
+        an open cursor)."""
+        start: bytes | None = self.scratch
+        while start is not None:
+            batch = list(self.tx.range(start, self._end, limit=self.spill_limit))
+            start = batch[-1][0] + b"\x00" if len(batch) == self.spill_limit else None
+            for key, value in batch:
+                yield self._entry(key, value)
+
+    def drop_scratch(self) -> None:
+        """Remove the scratch range (before the LMDB transaction commits)."""
+        if self.spilled:
+            self.tx.remove_range(self.scratch, self._end)
+            self.spilled = False
+
+    # -- reads ------------------------------------------------------------------------
 
     def match(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
         pending = self.pending
         identity = self.history.identity
+        spilled = self._spilled_intent
         if not any(type(item) is Var for item in pattern):  # a point lookup: no scan of intents
             quad = tuple(pattern)
             key = identity(quad)
             intent = pending.get(key)
-            if (intent[1] if intent is not None else self.alive_at_head(key, quad)):
+            alive = intent[1] if intent is not None else spilled(key)
+            if (alive if alive is not None else self.alive_at_head(key, quad)):
                 yield quad  # type: ignore[misc]
             return
         seen = self.seen_alive
@@ -76,15 +166,25 @@ class Staged:
             if remember:
                 seen.add(key)
             intent = pending.get(key)
-            if intent is None or intent[1]:
+            if intent is None:
+                if not self.spilled or spilled(key) is not False:
+                    yield quad
+            elif intent[1]:
                 yield quad
         for key, (quad, alive, _) in list(pending.items()):
             if alive and matches(pattern, quad) and not self.alive_at_head(key, quad):
                 if within is None or within.holds(identity(quad[3:])):
                     yield quad
+        if self.spilled:
+            for key, alive in self._scratch_entries():
+                if alive and key not in pending:
+                    quad = unpack(key)
+                    if matches(pattern, quad) and not self.alive_at_head(key, quad):
+                        if within is None or within.holds(identity(quad[3:])):
+                            yield quad
 
     def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
-        if not self.pending:
+        if not self.pending and not self.spilled:
             return self.reader.count(pattern, cap)
         total = 0
         for _ in self.match(pattern, None):
@@ -94,7 +194,7 @@ class Staged:
         return total
 
     def graphs(self) -> list[Any]:
-        if not self.pending:
+        if not self.pending and not self.spilled:
             return self.reader.graphs()
         seen: dict[bytes, Any] = {}
         for quad in self.match((Var("g"), Var("s"), Var("p"), Var("o")), None):
@@ -108,9 +208,54 @@ class Staged:
             return True
         return next(iter(self.reader.match(quad)), None) is not None
 
+    # -- the commit -------------------------------------------------------------------
+
     def changes(self) -> list[tuple[Quad, bool, list[bytes]]]:
-        """The intents that change the head: ``(quad, alive, its packed values)``."""
+        """The intents that change the head: ``(quad, alive, its packed values)`` (held
+        in memory: for a transaction that never spilled)."""
         return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
+
+    def chunks(self) -> Iterator[list[tuple[Quad, bool, list[bytes]]]]:
+        """The intents that change the head, resolved a chunk at a time in the byte order
+        of the packed quads (after moving the last ones into the scratch range); those
+        that change nothing leave it, so that :meth:`records` reads the changes alone."""
+        self.spill()
+        self.changed = 0
+        for batch in _batched(self._scratch_entries(), self.spill_limit):
+            chunk, unchanged = [], []
+            for identity, alive in batch:
+                quad = unpack(identity)
+                if self.alive_at_head(identity, quad) == alive:
+                    unchanged.append(self._key(identity))
+                else:
+                    chunk.append((quad, alive, split(identity, 0, len(quad))))
+            for key in unchanged:
+                self.tx.delete(key)
+            self.changed += len(chunk)
+            yield chunk
+
+    def records(self) -> Iterator[bytes]:
+        """After :meth:`chunks`: each change as its record (the packed quad, then ``01``
+        alive or ``00`` dead) in ascending byte order. Only identities cut to the same key
+        bytes can come out of order: each such run is sorted (it is a handful at most)."""
+        run: list[bytes] = []
+        run_key = b""
+        for identity, alive in self._scratch_entries():
+            record = identity + (ALIVE if alive else DEAD)
+            if len(identity) > self._room:
+                if identity[:self._room] != run_key:
+                    run.sort()
+                    yield from run
+                    run, run_key = [], identity[:self._room]
+                run.append(record)
+                continue
+            if run:
+                run.sort()
+                yield from run
+                run, run_key = [], b""
+            yield record
+        run.sort()
+        yield from run
 
 
 class Transaction:
@@ -137,7 +282,7 @@ class Transaction:
         writer = self.repo.storage.write()
         try:
             self._head = writer.head(self.branch)
-            self._staged = {space.space.name: Staged(space, space.reader(writer.tx, self._head), self._head)
+            self._staged = {space.space.name: Staged(space, space.reader(writer.tx, self._head), self._head, writer.tx)
                             for space in writer.spaces}
         except BaseException:
             writer.tx.abort()
@@ -244,14 +389,32 @@ class Transaction:
     # -- commit -----------------------------------------------------------------------
 
     def _commit(self, writer: Writer) -> str | None:
+        parents = [] if self._head is None else [self._head]
+        if any(staged.spilled for staged in self._staged.values()):
+            return self._commit_streamed(writer, parents)
         changes = {name: staged.changes() for name, staged in self._staged.items()}
         total = sum(map(len, changes.values()))
         if not total and not (self.allow_empty and self._head is not None):
             return None
         added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
-        parents = [] if self._head is None else [self._head]
         return writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, added,
                                    total - added)
+
+    def _commit_streamed(self, writer: Writer, parents: list[int]) -> str | None:
+        """The commit of a transaction whose intents spilled: each spilled space streams
+        its changes (:meth:`Staged.chunks`), the others go as lists; the counts are those
+        the state digest moves by (the same, for a commit of one parent). Whether anything
+        changed is known only once they are written: a commit of nothing is then dropped
+        with the LMDB transaction, which ``__exit__`` aborts on None."""
+        changes: dict[str, Any] = {name: staged if staged.spilled else staged.changes()
+                                   for name, staged in self._staged.items()}
+        commit_id = writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, None, None)
+        total = sum(staged.changed if staged.spilled else len(changes[name]) for name, staged in self._staged.items())
+        for staged in self._staged.values():
+            staged.drop_scratch()
+        if not total and not (self.allow_empty and self._head is not None):
+            return None
+        return commit_id
 
     def table(self, name: str):
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:
@@ -262,7 +425,8 @@ class Transaction:
     def __repr__(self) -> str:
         state = "open" if self._writer is not None else "closed"
         pending = sum(len(staged.pending) for staged in self._staged.values())
-        return f"<fstore.Transaction on {self.branch!r} {state}, {pending} change(s) pending>"
+        spilled = " (more spilled to the store)" if any(staged.spilled for staged in self._staged.values()) else ""
+        return f"<fstore.Transaction on {self.branch!r} {state}, {pending} change(s) pending{spilled}>"
 
     def query_source(self) -> QuerySource:
         """What the query engine reads this transaction through (its own writes included):
