@@ -21,7 +21,7 @@ from nstore.okvs import MAX_KEY_SIZE, prefix_end
 from nstore.pack import pack_value, split, unpack
 from nstore.store import Param
 
-from .core.history import ALIVE, DEAD, Quad, matches
+from .core.history import ALIVE, DEAD, QUAD_ITEMS, Quad, matches
 from .core.layout import QUADS, SCRATCH, TABLES
 from .core.ranges import NumericRange
 from .query_source import QuerySource
@@ -41,6 +41,7 @@ SPILL_LIMIT = 100_000
 """Intents a space holds in memory before they spill into the store (:class:`Staged`);
 also the size of a chunk the commit resolves and writes at a time."""
 _HASH_SIZE = 32
+_ITEMS = len(QUAD_ITEMS)  # the values of a tuple of either space
 
 
 def _batched(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -215,20 +216,28 @@ class Staged:
         in memory: for a transaction that never spilled)."""
         return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
 
-    def chunks(self) -> Iterator[list[tuple[Quad, bool, list[bytes]]]]:
+    def chunks(self) -> Iterator[list[tuple[Quad | None, bool, list[bytes]]]]:
         """The intents that change the head, resolved a chunk at a time in the byte order
         of the packed quads (after moving the last ones into the scratch range); those
-        that change nothing leave it, so that :meth:`records` reads the changes alone."""
+        that change nothing leave it, so that :meth:`records` reads the changes alone.
+        The quad is None where its packed values hold all the commit needs (see
+        :class:`~fstore.core.storage.ChangeStream`)."""
         self.spill()
         self.changed = 0
+        inline_limit, head, seen = self.history.store.inline_limit, self.head, self.seen_alive
         for batch in _batched(self._scratch_entries(), self.spill_limit):
             chunk, unchanged = [], []
             for identity, alive in batch:
-                quad = unpack(identity)
-                if self.alive_at_head(identity, quad) == alive:
+                parts = split(identity, 0, _ITEMS)
+                # Decoding a quad costs more than the rest of its way here: only a lookup
+                # at the head and a value too long for a key (History.write stores its
+                # blob) need the values; the packed parts say everything else.
+                needed = (head is not None and identity not in seen) or any(len(part) > inline_limit for part in parts)
+                quad = unpack(identity) if needed else None
+                if self.alive_at_head(identity, quad) == alive:  # type: ignore[arg-type]
                     unchanged.append(self._key(identity))
                 else:
-                    chunk.append((quad, alive, split(identity, 0, len(quad))))
+                    chunk.append((quad, alive, parts))
             for key in unchanged:
                 self.tx.delete(key)
             self.changed += len(chunk)

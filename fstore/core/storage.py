@@ -530,9 +530,11 @@ class ChangeStream(Protocol):
     spilled intents: :class:`fstore.transaction.Staged`), read twice by
     :meth:`Storage.write_commit`."""
 
-    def chunks(self) -> Iterator[list[tuple[Quad, bool, list[bytes] | None]]]:
+    def chunks(self) -> Iterator[list[tuple[Quad | None, bool, list[bytes]]]]:
         """The changes ``(quad, alive, its packed values)``, a bounded chunk at a time,
-        in the byte order of the packed quads."""
+        in the byte order of the packed quads. The quad may be None when no packed value
+        is longer than a key holds: :meth:`History.write` reads the values of those alone
+        (their blobs), the packed values give it the rest."""
         ...
 
     def records(self) -> Iterator[bytes]:
