@@ -152,3 +152,28 @@ class SpillingVersionedStore(VersionedStore):
 
 SpillingVersionedStore.TestCase.settings = VersionedStore.TestCase.settings
 TestSpillingVersionedStore = SpillingVersionedStore.TestCase
+
+
+def test_a_streamed_load_stages_as_it_reads(tmp_path_factory, spill_at) -> None:
+    """fstore.rdf.load(stream=True), as `datae import` runs it, makes the commit a load
+    of the whole parsed list makes; a syntax error in the file aborts the transaction the
+    caller leaves with it, whatever was staged before the error."""
+    from fstore.rdf import RdfSyntaxError, load, serialize
+
+    text = serialize(POOL, "nq")
+    found = []
+    for stream in (False, True):
+        spill_at(3 if stream else 10 ** 9)
+        repo = fstore.open(tmp_path_factory.mktemp("store"))
+        try:
+            with repo.transaction("main", message="load", time=TIME) as tx:
+                assert load(tx, text, "nq", stream=stream) == len(POOL)
+            found.append((repo.commit(tx.commit_id), everything(repo.at("main"))))
+            with pytest.raises(RdfSyntaxError):
+                with repo.transaction("main", message="broken") as tx:
+                    load(tx, serialize([(G2, IRI(f"urn:n{i}"), IRI("urn:p"), i) for i in range(9)], "nq") + b"<oops",
+                         "nq", stream=stream)
+            assert repo.commit("main") == found[-1][0] and scratch_keys(repo) == []
+        finally:
+            repo.close()
+    assert found[0] == found[1]
