@@ -130,15 +130,22 @@ class Staged:
         return None if raw is None else raw[:1] == ALIVE
 
     def _scratch_entries(self) -> Iterator[tuple[bytes, bool]]:
-        """Every spilled ``(identity, alive)`` in key order, read a chunk at a time (so
-        that writes between two chunks, by a reader that stages as it reads, never meet
-        an open cursor)."""
+        """Every spilled ``(identity, alive)`` in key order."""
+        for key, value in self._scratch_batches(False):
+            yield self._entry(key, value)
+
+    def _scratch_batches(self, consume: bool) -> Iterator[tuple[bytes, bytes]]:
+        """The scratch range's pairs in key order, read a batch at a time (so that writes
+        between two batches, by a caller that stages or commits as it reads, never meet
+        an open cursor); with ``consume``, each batch is removed once read."""
         start: bytes | None = self.scratch
         while start is not None:
             batch = list(self.tx.range(start, self._end, limit=self.spill_limit))
             start = batch[-1][0] + b"\x00" if len(batch) == self.spill_limit else None
-            for key, value in batch:
-                yield self._entry(key, value)
+            if consume:
+                for key, _ in batch:
+                    self.tx.delete(key)
+            yield from batch
 
     def drop_scratch(self) -> None:
         """Remove the scratch range (before the LMDB transaction commits)."""
@@ -211,58 +218,66 @@ class Staged:
 
     # -- the commit -------------------------------------------------------------------
 
-    def changes(self) -> list[tuple[Quad, bool, list[bytes]]]:
+    def resolved(self) -> list[tuple[Quad, bool, list[bytes]]]:
         """The intents that change the head: ``(quad, alive, its packed values)`` (held
         in memory: for a transaction that never spilled)."""
         return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
 
-    def chunks(self) -> Iterator[list[tuple[Quad | None, bool, list[bytes]]]]:
-        """The intents that change the head, resolved a chunk at a time in the byte order
-        of the packed quads (after moving the last ones into the scratch range); those
-        that change nothing leave it, so that :meth:`records` reads the changes alone.
-        The quad is None where its packed values hold all the commit needs (see
-        :class:`~fstore.core.storage.ChangeStream`)."""
+    def resolve(self) -> int:
+        """Settle the spilled intents against the head, a chunk at a time (after moving
+        the last ones into the scratch range): those that change nothing leave it, so it
+        holds the changes alone. Returns how many (also in :attr:`changed`)."""
         self.spill()
         self.changed = 0
-        inline_limit, head, seen = self.history.store.inline_limit, self.head, self.seen_alive
+        head = self.head
         for batch in _batched(self._scratch_entries(), self.spill_limit):
-            chunk, unchanged = [], []
+            unchanged = []
             for identity, alive in batch:
-                parts = split(identity, 0, _ITEMS)
-                # Decoding a quad costs more than the rest of its way here: only a lookup
-                # at the head and a value too long for a key (History.write stores its
-                # blob) need the values; the packed parts say everything else.
-                needed = (head is not None and identity not in seen) or any(len(part) > inline_limit for part in parts)
-                quad = unpack(identity) if needed else None
+                # the values are decoded only for a lookup at the head (none without one)
+                quad = unpack(identity) if head is not None and identity not in self.seen_alive else None
                 if self.alive_at_head(identity, quad) == alive:  # type: ignore[arg-type]
                     unchanged.append(self._key(identity))
-                else:
-                    chunk.append((quad, alive, parts))
             for key in unchanged:
                 self.tx.delete(key)
-            self.changed += len(chunk)
-            yield chunk
+            self.changed += len(batch) - len(unchanged)
+        return self.changed
 
     def records(self) -> Iterator[bytes]:
-        """After :meth:`chunks`: each change as its record (the packed quad, then ``01``
-        alive or ``00`` dead) in ascending byte order. Only identities cut to the same key
-        bytes can come out of order: each such run is sorted (it is a handful at most)."""
-        run: list[bytes] = []
-        run_key = b""
-        for identity, alive in self._scratch_entries():
-            record = identity + (ALIVE if alive else DEAD)
-            if len(identity) > self._room:
-                if identity[:self._room] != run_key:
-                    run.sort()
-                    yield from run
-                    run, run_key = [], identity[:self._room]
-                run.append(record)
-                continue
-            if run:
+        """After :meth:`resolve`: each change as its record (the packed quad, then ``01``
+        alive or ``00`` dead), in ascending byte order (what the commit id hashes)."""
+        for identity, alive in self._ordered(consume=False):
+            yield identity + (ALIVE if alive else DEAD)
+
+    def changes(self) -> Iterator[tuple[Quad | None, bool, list[bytes]]]:
+        """After :meth:`resolve`: each change ``(quad, alive, its packed values)`` in the
+        order of :meth:`records`, taken out of the scratch range a chunk at a time as it is
+        read (pages a write transaction frees, it reuses for the records written next).
+        The quad is None where its packed values hold all the commit needs (see
+        :class:`~fstore.core.storage.ChangeStream`)."""
+        inline_limit = self.history.store.inline_limit
+        for identity, alive in self._ordered(consume=True):
+            parts = split(identity, 0, _ITEMS)
+            # Decoding a quad costs more than the rest of its way here: only a value too
+            # long for a key (History.write stores its blob) needs the values.
+            quad = unpack(identity) if any(len(part) > inline_limit for part in parts) else None
+            yield quad, alive, parts  # type: ignore[misc]
+
+    def _ordered(self, consume: bool) -> Iterator[tuple[bytes, bool]]:
+        """The spilled ``(identity, alive)`` in the byte order of the identities (removed
+        from the scratch range a batch at a time if ``consume``). Keys sort as identities
+        do, but for identities cut to the same key bytes (see :meth:`_key`): each such run
+        is sorted here (a handful at most)."""
+        run: list[tuple[bytes, bool]] = []
+        for key, value in self._scratch_batches(consume):
+            identity, alive = self._entry(key, value)
+            if run and (len(identity) <= self._room or identity[:self._room] != run[0][0][:self._room]):
                 run.sort()
                 yield from run
-                run, run_key = [], b""
-            yield record
+                run = []
+            if len(identity) > self._room:
+                run.append((identity, alive))
+            else:
+                yield identity, alive
         run.sort()
         yield from run
 
@@ -401,7 +416,7 @@ class Transaction:
         parents = [] if self._head is None else [self._head]
         if any(staged.spilled for staged in self._staged.values()):
             return self._commit_streamed(writer, parents)
-        changes = {name: staged.changes() for name, staged in self._staged.items()}
+        changes = {name: staged.resolved() for name, staged in self._staged.items()}
         total = sum(map(len, changes.values()))
         if not total and not (self.allow_empty and self._head is not None):
             return None
@@ -410,19 +425,19 @@ class Transaction:
                                    total - added)
 
     def _commit_streamed(self, writer: Writer, parents: list[int]) -> str | None:
-        """The commit of a transaction whose intents spilled: each spilled space streams
-        its changes (:meth:`Staged.chunks`), the others go as lists; the counts are those
-        the state digest moves by (the same, for a commit of one parent). Whether anything
-        changed is known only once they are written: a commit of nothing is then dropped
-        with the LMDB transaction, which ``__exit__`` aborts on None."""
-        changes: dict[str, Any] = {name: staged if staged.spilled else staged.changes()
+        """The commit of a transaction whose intents spilled: each spilled space, its
+        intents resolved in the scratch range (:meth:`Staged.resolve`), is the
+        :class:`~fstore.core.storage.ChangeStream` of its changes; the others go as lists.
+        The counts are those the state digest moves by (the same, for a commit of one
+        parent)."""
+        changes: dict[str, Any] = {name: staged if staged.spilled else staged.resolved()
                                    for name, staged in self._staged.items()}
-        commit_id = writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, None, None)
-        total = sum(staged.changed if staged.spilled else len(changes[name]) for name, staged in self._staged.items())
-        for staged in self._staged.values():
-            staged.drop_scratch()
+        total = sum(staged.resolve() if staged.spilled else len(changes[name]) for name, staged in self._staged.items())
         if not total and not (self.allow_empty and self._head is not None):
             return None
+        commit_id = writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, None, None)
+        for staged in self._staged.values():
+            staged.drop_scratch()  # write_commit consumed it: this removes nothing, unless it stopped early
         return commit_id
 
     def table(self, name: str):

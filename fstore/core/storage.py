@@ -40,7 +40,7 @@ from nstore.lmdbfile import DATA_FILE
 from nstore.okvs import Transaction as OkvsTransaction, prefix_end
 from nstore.pack import pack, unpack
 
-from .commits import Commit, CommitStore, commit_hash
+from .commits import Commit, CommitHasher, CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved
 from ..errors import AmbiguousRefError, UnknownRefError
 from .heads import Reader
@@ -56,8 +56,10 @@ DEFAULT_BRANCH = "main"
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{64}")
 _SEVERAL_COMMITS = -1  # no commit's seq: a prefix of several ids
-_TREE_ATTEMPTS = 5
-STREAM_CHUNK = 100_000  # records read back at a time to move a branch's snapshot (_move_streamed)  # new read transactions tried when two writes already replaced a state's meta page
+_TREE_ATTEMPTS = 5  # new read transactions tried when two writes already replaced a state's meta page
+# Changes of a streamed commit written (History.write) and read back (_move_streamed) at a time:
+# the bound of its memory, and the fewer chunks, the fewer B-tree pages each index rewrites.
+STREAM_CHUNK = 250_000
 
 
 def _now() -> _dt.datetime:
@@ -304,11 +306,12 @@ class Storage:
                          author: str, time: _dt.datetime, added: int | None,
                          removed: int | None) -> tuple[int, str, dict[str, list[tuple[list[bytes], bool]] | None]]:
         """:meth:`record_commit` of changes of which some come as a :class:`ChangeStream`,
-        in memory bounded by a chunk: each chunk's records are written
-        (:meth:`History.write`) and moved into the state digest and the counts as they
-        come; the commit id, whose header holds that digest, then hashes the records in a
-        second ordered pass (:meth:`ChangeStream.records`). A commit of one parent at most
-        (a merge's digest reads other commits' records: its changes come as lists)."""
+        in memory bounded by a chunk, in two ordered passes over each stream: the first
+        moves the state digest and the counts by its records; the second, the digest
+        known (the id's header holds it), writes its changes a chunk at a time
+        (:meth:`History.write`) and hashes the records each chunk makes. A commit of one
+        parent at most (a merge's digest reads other commits' records: its changes come
+        as lists)."""
         if len(parents) > 1:
             raise ValueError("a streamed commit has one parent at most")
         digest = from_hex(self.commits.get(tx, parents[0]).digest) if parents else EMPTY
@@ -318,31 +321,32 @@ class Storage:
         for space in self.spaces:
             name, mark = space.space.name, space.space.mark
             found = changes.get(name, [])
-            streamed = isinstance(found, ChangeStream)
-            for chunk in found.chunks() if streamed else [found]:
-                packed, items = space.write(tx, seq, chunk)
-                alive = [mark + record[:-1] for record in packed if record[-1:] == ALIVE]
-                gone = [mark + record[:-1] for record in packed if record[-1:] != ALIVE]
+            if isinstance(found, ChangeStream):
+                encoded[name] = None
+                batches = _batched(found.records(), STREAM_CHUNK)
+            else:
+                listed[name], encoded[name] = space.write(tx, seq, found)
+                batches = iter([listed[name]])
+            for records in batches:
+                alive = [mark + record[:-1] for record in records if record[-1:] == ALIVE]
+                gone = [mark + record[:-1] for record in records if record[-1:] != ALIVE]
                 digest = moved(digest, alive, gone)
                 born += len(alive)
                 dead += len(gone)
-                if not streamed:
-                    listed[name], encoded[name] = packed, items
-            if streamed:
-                encoded[name] = None
         state_digest = as_hex(digest)
-
-        def records() -> Iterator[bytes]:
-            # Spaces in the order of their marks (b"" then ff: no packed item starts with
-            # ff), so the records come in ascending byte order, as the id hashes them.
-            for space in sorted(self.spaces, key=lambda space: space.space.mark):
-                name, mark = space.space.name, space.space.mark
-                found = changes.get(name)
-                written = found.records() if isinstance(found, ChangeStream) else listed.get(name, [])
-                yield from (mark + record for record in written) if mark else written
-
-        parent_ids = [self.commits.get(tx, p).id for p in parents]
-        commit_id = commit_hash(parent_ids, message, author, time, state_digest, records())
+        hasher = CommitHasher([self.commits.get(tx, p).id for p in parents], message, author, time, state_digest)
+        # Spaces in the order of their marks (b"" then ff: no packed item starts with ff),
+        # so the records come in ascending byte order, as the id hashes them.
+        for space in sorted(self.spaces, key=lambda space: space.space.mark):
+            name, mark = space.space.name, space.space.mark
+            found = changes.get(name)
+            if isinstance(found, ChangeStream):
+                chunks = (space.write(tx, seq, chunk)[0] for chunk in _batched(found.changes(), STREAM_CHUNK))
+            else:
+                chunks = iter([listed[name]])
+            for records in chunks:
+                hasher.update((mark + record for record in records) if mark else records)
+        commit_id = hasher.hexdigest()
         added = born if added is None else added
         removed = dead if removed is None else removed
         self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed, state_digest)
@@ -527,19 +531,18 @@ class Storage:
 @runtime_checkable
 class ChangeStream(Protocol):
     """One space's changes of a commit too large to hold in memory (a big transaction's
-    spilled intents: :class:`fstore.transaction.Staged`), read twice by
-    :meth:`Storage.write_commit`."""
-
-    def chunks(self) -> Iterator[list[tuple[Quad | None, bool, list[bytes]]]]:
-        """The changes ``(quad, alive, its packed values)``, a bounded chunk at a time,
-        in the byte order of the packed quads. The quad may be None when no packed value
-        is longer than a key holds: :meth:`History.write` reads the values of those alone
-        (their blobs), the packed values give it the rest."""
-        ...
+    spilled intents, resolved: :class:`fstore.transaction.Staged`), read twice by
+    :meth:`Storage.write_commit`, in the same order: ascending bytes of the packed tuple."""
 
     def records(self) -> Iterator[bytes]:
-        """After :meth:`chunks`: the records they made (the packed quad, then ``01``
-        alive or ``00`` dead), in ascending byte order: what the commit id hashes."""
+        """Each change as its record: the packed tuple, then ``01`` alive or ``00`` dead."""
+        ...
+
+    def changes(self) -> Iterator[tuple[Quad | None, bool, list[bytes]]]:
+        """Each change ``(quad, alive, its packed values)``, once (it may free what it read).
+        The quad may be None when no packed value is longer than a key holds:
+        :meth:`History.write` reads the values of those alone (their blobs), the packed
+        values give it the rest."""
         ...
 
 

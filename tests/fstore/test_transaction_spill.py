@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import fstore
 from fstore import IRI, Literal, Var
+from fstore.core import storage
 from fstore.core.layout import SCRATCH
 from fstore.transaction import Staged
 from nstore.okvs import prefix_end
@@ -37,8 +38,11 @@ ops = st.lists(st.tuples(st.booleans(), st.sampled_from(POOL)), max_size=30)
 
 @pytest.fixture
 def spill_at(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Set the spill limit (and the commit's chunk, as small: each chunk boundary is a
+    place for a streamed commit to go wrong)."""
     def set_limit(limit: int) -> None:
         monkeypatch.setattr(Staged, "spill_limit", limit)
+        monkeypatch.setattr(storage, "STREAM_CHUNK", min(limit, storage.STREAM_CHUNK))
 
     yield set_limit
 
@@ -62,6 +66,7 @@ def run(path: Any, base: list, changes: list, limit: int) -> tuple[Any, list, li
         with repo.transaction("main", message="base", author="t", time=TIME) as tx:
             fstore.add_many(tx, base)
         Staged.spill_limit = limit
+        storage.STREAM_CHUNK = min(limit, 3)
         seen = []
         with repo.transaction("main", message="change", author="t", time=TIME) as tx:
             for alive, quad in changes:
@@ -79,7 +84,7 @@ def run(path: Any, base: list, changes: list, limit: int) -> tuple[Any, list, li
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(base=st.lists(st.sampled_from(POOL), unique=True), changes=ops, limit=st.integers(1, 4))
 def test_a_spilled_transaction_makes_the_same_commit(tmp_path_factory, spill_at, base, changes, limit) -> None:
-    spill_at(10 ** 9)  # run() sets it; the fixture puts it back after the test
+    spill_at(10 ** 9)  # run() sets them; the fixture puts them back after the test
     held = run(tmp_path_factory.mktemp("held"), base, changes, 10 ** 9)
     spilled = run(tmp_path_factory.mktemp("spilled"), base, changes, limit)
     assert spilled == held  # the same id, digest and counts, the same reads and head
@@ -142,11 +147,11 @@ class SpillingVersionedStore(VersionedStore):
 
     def __init__(self) -> None:
         super().__init__()
-        self.limit = Staged.spill_limit
-        Staged.spill_limit = 2
+        self.limits = Staged.spill_limit, storage.STREAM_CHUNK
+        Staged.spill_limit = storage.STREAM_CHUNK = 2
 
     def teardown(self) -> None:
-        Staged.spill_limit = self.limit
+        Staged.spill_limit, storage.STREAM_CHUNK = self.limits
         super().teardown()
 
 
