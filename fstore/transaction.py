@@ -37,9 +37,11 @@ if TYPE_CHECKING:
 __all__ = ["Transaction", "Staged", "SPILL_LIMIT"]
 
 _SEEN_LIMIT = 4_000_000
-SPILL_LIMIT = 100_000
-"""Intents a space holds in memory before they spill into the store (:class:`Staged`);
-also the size of a chunk the commit resolves and writes at a time."""
+SPILL_LIMIT = 1_000_000
+"""Intents a space holds in memory; past it they spill into the store (:class:`Staged`).
+A transaction of a million quads or fewer pays nothing for it; a larger one holds no more
+(spilling costs time, and the file keeps the pages the scratch range used: about 190 bytes
+an intent, reused by later commits)."""
 _HASH_SIZE = 32
 _ITEMS = len(QUAD_ITEMS)  # the values of a tuple of either space
 
@@ -86,7 +88,7 @@ class Staged:
     def intend(self, quad: Quad, alive: bool) -> None:
         parts = self.history.parts(quad)
         self.pending[b"".join(parts)] = (quad, alive, parts)
-        if len(self.pending) >= self.spill_limit:
+        if len(self.pending) > self.spill_limit:
             self.spill()
 
     def intend_many(self, quads: Iterable[Quad], alive: bool) -> None:
@@ -94,7 +96,7 @@ class Staged:
         for quad in quads:
             parts = parts_of(quad)
             pending[join(parts)] = (quad, alive, parts)
-            if len(pending) >= limit:
+            if len(pending) > limit:
                 self.spill()
 
     # -- the scratch range ------------------------------------------------------------
