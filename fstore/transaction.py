@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 from contextlib import contextmanager
-from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import Var
@@ -24,6 +23,7 @@ from nstore.store import Param
 from .core.history import ALIVE, DEAD, QUAD_ITEMS, Quad, matches
 from .core.layout import QUADS, SCRATCH, TABLES
 from .core.ranges import NumericRange
+from .core.storage import batched
 from .query_source import QuerySource
 from nstore.terms import to_rdf
 
@@ -46,17 +46,11 @@ _HASH_SIZE = 32
 _ITEMS = len(QUAD_ITEMS)  # the values of a tuple of either space
 
 
-def _batched(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    iterator = iter(iterable)
-    while batch := list(islice(iterator, size)):
-        yield batch
-
-
 class Staged:
     """One space's intents (quad -> alive) in a write transaction, over the head it
     started from: reads see the head overlaid with the intents.
 
-    Intents are held in a dict until it reaches :attr:`spill_limit`; then they **spill**
+    Intents are held in a dict until it holds more than :attr:`spill_limit`; then they **spill**
     into a scratch key range of the same LMDB write transaction (``layout.SCRATCH``,
     keyed by the packed quad), so a transaction's memory stays bounded however many
     quads it stages. Reads overlay both (a newer intent in the dict wins); the commit
@@ -78,7 +72,7 @@ class Staged:
         # when the commit resolves intents (replacing a graph reads it all).
         self.seen_alive: set[bytes] = set()
         self.spilled = False  # whether the scratch range may hold intents
-        self.changed = 0  # changes that chunks() found (the commit's size, once resolved)
+        self.changed = 0  # the spilled intents that change the head (once resolve() ran)
         self.scratch = SCRATCH + pack_value(history.space.name)
         self._end = prefix_end(self.scratch)
         # An identity longer than this is cut in its key (a key holds MAX_KEY_SIZE bytes)
@@ -105,7 +99,7 @@ class Staged:
         """The scratch key of a packed quad. Keys sort as the identities do: identities
         are prefix-free (four self-delimiting values), so a cut one orders against any
         other as its whole would, except against another cut to the same bytes (which
-        :meth:`records` sorts among themselves)."""
+        :meth:`_ordered` sorts among themselves)."""
         if len(identity) <= self._room:
             return self.scratch + identity
         return self.scratch + identity[:self._room] + hashlib.sha256(identity).digest()
@@ -232,7 +226,7 @@ class Staged:
         self.spill()
         self.changed = 0
         head = self.head
-        for batch in _batched(self._scratch_entries(), self.spill_limit):
+        for batch in batched(self._scratch_entries(), self.spill_limit):
             unchanged = []
             for identity, alive in batch:
                 # the values are decoded only for a lookup at the head (none without one)

@@ -266,7 +266,7 @@ class Storage:
         ``seq`` to itself. Otherwise the branch reads a shared snapshot through an overlay,
         which :meth:`Heads.moved` built from every record already: nothing is left to do."""
         heads = space.heads
-        chunks = _batched(((items, payload == ALIVE) for items, payload in space.raw_changes_of(tx, seq)),
+        chunks = batched(((items, payload == ALIVE) for items, payload in space.raw_changes_of(tx, seq)),
                           STREAM_CHUNK)
         heads.moved(tx, branch, parents, seq, next(chunks, []))
         number = heads.of_branch(tx, branch)
@@ -323,7 +323,7 @@ class Storage:
             found = changes.get(name, [])
             if isinstance(found, ChangeStream):
                 encoded[name] = None
-                batches = _batched(found.records(), STREAM_CHUNK)
+                batches = batched(found.records(), STREAM_CHUNK)
             else:
                 listed[name], encoded[name] = space.write(tx, seq, found)
                 batches = iter([listed[name]])
@@ -341,7 +341,7 @@ class Storage:
             name, mark = space.space.name, space.space.mark
             found = changes.get(name)
             if isinstance(found, ChangeStream):
-                chunks = (space.write(tx, seq, chunk)[0] for chunk in _batched(found.changes(), STREAM_CHUNK))
+                chunks = (space.write(tx, seq, chunk)[0] for chunk in batched(found.changes(), STREAM_CHUNK))
             else:
                 chunks = iter([listed[name]])
             for records in chunks:
@@ -797,9 +797,13 @@ def _request_key(number: int, remote: str | None) -> bytes:
     return pack(REQUEST, number) if remote is None else pack(REQUEST_MIRROR, remote, number)
 
 
-def _batched(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
+def batched(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
     """Lists of ``size`` items of ``iterable`` (the last may be shorter), each read whole
-    before the caller writes."""
+    before the caller writes (``itertools.batched`` of Python 3.12, as lists).
+
+    >>> list(batched(range(5), 2))
+    [[0, 1], [2, 3], [4]]
+    """
     iterator = iter(iterable)
     while batch := list(islice(iterator, size)):
         yield batch
