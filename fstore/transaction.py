@@ -40,8 +40,7 @@ _SEEN_LIMIT = 4_000_000
 SPILL_LIMIT = 1_000_000
 """Intents a space holds in memory; past it they spill into the store (:class:`Staged`).
 A transaction of a million quads or fewer pays nothing for it; a larger one holds no more
-(spilling costs time, and the file keeps the pages the scratch range used: about 190 bytes
-an intent, reused by later commits)."""
+(the commit then bounds its own memory by ``fstore.core.storage.STREAM_CHUNK``)."""
 _HASH_SIZE = 32
 _ITEMS = len(QUAD_ITEMS)  # the values of a tuple of either space
 
