@@ -341,6 +341,31 @@ def parse_merge_history(out: str) -> list[Figure]:
         or [Figure("merge_history", "clone", None, None)]
 
 
+def parse_scale(out: str) -> list[Figure]:
+    """Each size's loads (time, peak RSS, disk) and head lookups, the queries at the
+    last size, and how datae's figures grew from the first size to the last against
+    pyoxigraph's growth."""
+    figures = []
+    for size, section in re.findall(r"^== ([\d,]+) quads\n(.*?)(?=^== |^growth |\Z)", out, re.MULTILINE | re.DOTALL):
+        for name in ("uniform", "social"):
+            rows = {engine: (_num(seconds), _num(rss), _num(disk)) for engine, seconds, rss, disk in re.findall(
+                rf"^{name} load\s+(datae|pyoxigraph)\s+{NUMBER} s\s+{NUMBER} MB\s+{NUMBER} MB", section, re.MULTILINE)}
+            mine, theirs = rows.get("datae", (None,) * 3), rows.get("pyoxigraph", (None,) * 3)
+            for i, (what, unit) in enumerate((("load", "s"), ("peak RSS", "MB"), ("disk", "MB"))):
+                figures.append(Figure("scale", f"{name} {what}, {size} quads", mine[i], theirs[i], unit,
+                                      "pyoxigraph bulk_load"))
+        lookups = re.findall(rf"subject lookups at the head\s+datae\s+{NUMBER} ms\s+pyoxigraph\s+{NUMBER} ms", section)
+        figures.append(Figure("scale", f"subject lookups at the head, {size} quads",
+                              *((_num(lookups[0][0]), _num(lookups[0][1])) if lookups else (None, None)), "ms",
+                              "pyoxigraph"))
+    figures += _query_rows("scale", out, "query ")
+    for label, mine, theirs in re.findall(rf"^(uniform load time|social load time)\s+{NUMBER}x /\s+{NUMBER}x", out,
+                                          re.MULTILINE):
+        figures.append(Figure("scale", f"{label} growth, first size to last", _num(mine), _num(theirs), "x",
+                              "pyoxigraph's growth"))
+    return figures or [Figure("scale", "loads", None, None)]
+
+
 # The order of `make bench`, then the benchmarks it does not run. `full` is the command
 # docs/performance.md cites; `quick` takes seconds to a minute each.
 BENCHES = [
@@ -372,6 +397,7 @@ BENCHES = [
     Bench("term_check", ["--quads", "20000", "--rounds", "1"], ["--quads", "200000", "--rounds", "4"], parse_term_check),
     Bench("clone_check", ["--quads", "2000", "--commits", "4"], ["--quads", "100000"], parse_clone_check),
     Bench("merge_history", ["--merges", "50"], ["--merges", "300,1000"], parse_merge_history),
+    Bench("scale", ["--quick", "--repeat", "1"], ["--sizes", "1000000,10000000"], parse_scale),
 ]
 
 

@@ -242,15 +242,29 @@ def _syntax_message(exc: SyntaxError) -> str:
 
 
 def load(tx: Any, source: Source, format: str | None = None, *, base_iri: str | None = None,
-         graph: Any = KEEP_GRAPHS, replace: bool = False, progress: Progress | None = None) -> int:
+         graph: Any = KEEP_GRAPHS, replace: bool = False, progress: Progress | None = None,
+         stream: bool = False) -> int:
     """Add every quad of an RDF file to an open fstore transaction; returns how many were read.
 
     With ``replace``, each graph the file holds ends up with exactly the file's quads (what
     importing a new release of a dataset means). The file is parsed completely before
     anything changes, so a syntax error leaves the transaction untouched. ``progress``
     hears the quads read (phase ``"read"``), then those staged (``"stage"``, of the total);
-    the transaction's commit writes them.
+    the transaction's commit writes them. With ``stream`` (and no ``replace``), each quad
+    is staged as it is read, so memory does not grow with the file (the transaction's
+    intents spill to the store: :class:`fstore.transaction.Staged`); a syntax error then
+    leaves the quads before it staged, and the caller aborts (``datae import`` does).
     """
+    if stream and not replace:
+        read = 0
+
+        def counting(quads: Iterable[tuple]) -> Iterator[tuple]:
+            nonlocal read
+            for read, quad in enumerate(quads, 1):
+                yield quad
+
+        add_many(tx, counting(parse(source, format, base_iri=base_iri, graph=graph, progress=progress)))
+        return read
     quads: list[tuple] = []
     with gc_paused():  # a file's quads are hundreds of thousands of tuples and no cycles
         for batch in _batches(source, format, base_iri, graph, progress):

@@ -9,6 +9,7 @@ an exception (or a crash) leaves the store exactly as it was.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 from contextlib import contextmanager
 from itertools import islice, repeat
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
@@ -16,12 +17,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 from nstore import Var
 from nstore.bulk import gc_paused
 from nstore.errors import TransactionClosedError
-from nstore.pack import pack_value
+from nstore.okvs import MAX_KEY_SIZE, prefix_end
+from nstore.pack import pack_value, split, unpack
 from nstore.store import Param
 
-from .core.history import Quad, matches
-from .core.layout import QUADS, TABLES
+from .core.history import ALIVE, DEAD, QUAD_ITEMS, Quad, matches
+from .core.layout import QUADS, SCRATCH, TABLES
 from .core.ranges import NumericRange
+from .core.storage import batched
 from .query_source import QuerySource
 from nstore.terms import to_rdf
 
@@ -32,28 +35,56 @@ if TYPE_CHECKING:
     from .core.heads import Reader
     from .core.history import History
 
-__all__ = ["Transaction", "Staged"]
+__all__ = ["Transaction", "Staged", "SPILL_LIMIT"]
 
 _SEEN_LIMIT = 4_000_000
 _BATCH = 1 << 16  # quads packed a column at a time by intend_many
+SPILL_LIMIT = 1_000_000
+"""Intents a space holds in memory; past it they spill into the store (:class:`Staged`).
+A transaction of a million quads or fewer pays nothing for it; a larger one holds no more
+(the commit then bounds its own memory by ``fstore.core.storage.STREAM_CHUNK``)."""
+_HASH_SIZE = 32
+_ITEMS = len(QUAD_ITEMS)  # the values of a tuple of either space
 
 
 class Staged:
     """One space's intents (quad -> alive) in a write transaction, over the head it
-    started from: reads see the head overlaid with the intents."""
+    started from: reads see the head overlaid with the intents.
 
-    def __init__(self, history: History, reader: Reader, head: int | None) -> None:
+    Intents are held in a dict until it holds more than :attr:`spill_limit`; then they **spill**
+    into a scratch key range of the same LMDB write transaction (``layout.SCRATCH``,
+    keyed by the packed quad), so a transaction's memory stays bounded however many
+    quads it stages. Reads overlay both (a newer intent in the dict wins); the commit
+    resolves the spilled intents a chunk at a time in the packed quads' byte order (this
+    object is then the :class:`~fstore.core.storage.ChangeStream` of its space), and the
+    scratch range is removed before the LMDB transaction commits: an abort or a crash
+    leaves nothing of it.
+    """
+
+    spill_limit: int = SPILL_LIMIT
+
+    def __init__(self, history: History, reader: Reader, head: int | None, tx: OkvsTransaction) -> None:
         self.history = history
         self.reader = reader
         self.head = head
+        self.tx = tx
         self.pending: dict[bytes, tuple[Quad, bool, list[bytes]]] = {}  # identity -> intent
         # Quads seen alive at the head while reading: their state needs no second lookup
         # when the commit resolves intents (replacing a graph reads it all).
         self.seen_alive: set[bytes] = set()
+        self.spilled = False  # whether the scratch range may hold intents
+        self.changed = 0  # the spilled intents that change the head (once resolve() ran)
+        self.scratch = SCRATCH + pack_value(history.space.name)
+        self._end = prefix_end(self.scratch)
+        # An identity longer than this is cut in its key (a key holds MAX_KEY_SIZE bytes)
+        # and followed by its hash; the value then holds it whole (see _key).
+        self._room = MAX_KEY_SIZE - len(self.scratch) - _HASH_SIZE
 
     def intend(self, quad: Quad, alive: bool) -> None:
         parts = self.history.parts(quad)
         self.pending[b"".join(parts)] = (quad, alive, parts)
+        if len(self.pending) > self.spill_limit:
+            self.spill()
 
     def intend_many(self, quads: Iterable[Quad], alive: bool) -> None:
         """:meth:`intend` of many quads, packed a column at a time (a batch of quads at a
@@ -66,15 +97,77 @@ class Staged:
                 return
             rows = list(zip(*[packed(list(column)) for column in zip(*batch)]))
             pending.update(zip(map(b"".join, rows), zip(batch, repeat(alive), rows)))
+            if len(pending) > self.spill_limit:
+                self.spill()
+
+    # -- the scratch range ------------------------------------------------------------
+
+    def _key(self, identity: bytes) -> bytes:
+        """The scratch key of a packed quad. Keys sort as the identities do: identities
+        are prefix-free (four self-delimiting values), so a cut one orders against any
+        other as its whole would, except against another cut to the same bytes (which
+        :meth:`_ordered` sorts among themselves)."""
+        if len(identity) <= self._room:
+            return self.scratch + identity
+        return self.scratch + identity[:self._room] + hashlib.sha256(identity).digest()
+
+    def _entry(self, key: bytes, value: bytes) -> tuple[bytes, bool]:
+        """``(identity, alive)`` of a scratch entry (its value: the flag, then the identity
+        if its key holds it cut)."""
+        return (value[1:] if len(value) > 1 else key[len(self.scratch):]), value[:1] == ALIVE
+
+    def spill(self) -> None:
+        """Move the dict's intents into the scratch range (a newer intent for a quad
+        replaces the older there as here)."""
+        if not self.pending:
+            return
+        key = self._key
+        pairs = sorted((key(identity), (ALIVE if alive else DEAD) + (b"" if len(identity) <= self._room else identity))
+                       for identity, (_, alive, _) in self.pending.items())
+        self.tx.set_many(pairs, ascending=True)
+        self.pending.clear()
+        self.spilled = True
+
+    def _spilled_intent(self, identity: bytes) -> bool | None:
+        raw = self.tx.get(self._key(identity)) if self.spilled else None
+        return None if raw is None else raw[:1] == ALIVE
+
+    def _scratch_entries(self) -> Iterator[tuple[bytes, bool]]:
+        """Every spilled ``(identity, alive)`` in key order."""
+        for key, value in self._scratch_batches(False):
+            yield self._entry(key, value)
+
+    def _scratch_batches(self, consume: bool) -> Iterator[tuple[bytes, bytes]]:
+        """The scratch range's pairs in key order, read a batch at a time (so that writes
+        between two batches, by a caller that stages or commits as it reads, never meet
+        an open cursor); with ``consume``, each batch is removed once read."""
+        start: bytes | None = self.scratch
+        while start is not None:
+            batch = list(self.tx.range(start, self._end, limit=self.spill_limit))
+            start = batch[-1][0] + b"\x00" if len(batch) == self.spill_limit else None
+            if consume:
+                for key, _ in batch:
+                    self.tx.delete(key)
+            yield from batch
+
+    def drop_scratch(self) -> None:
+        """Remove the scratch range (before the LMDB transaction commits)."""
+        if self.spilled:
+            self.tx.remove_range(self.scratch, self._end)
+            self.spilled = False
+
+    # -- reads ------------------------------------------------------------------------
 
     def match(self, pattern: Sequence[Any], within: NumericRange | None) -> Iterator[Quad]:
         pending = self.pending
         identity = self.history.identity
+        spilled = self._spilled_intent
         if not any(type(item) is Var for item in pattern):  # a point lookup: no scan of intents
             quad = tuple(pattern)
             key = identity(quad)
             intent = pending.get(key)
-            if (intent[1] if intent is not None else self.alive_at_head(key, quad)):
+            alive = intent[1] if intent is not None else spilled(key)
+            if (alive if alive is not None else self.alive_at_head(key, quad)):
                 yield quad  # type: ignore[misc]
             return
         seen = self.seen_alive
@@ -84,15 +177,25 @@ class Staged:
             if remember:
                 seen.add(key)
             intent = pending.get(key)
-            if intent is None or intent[1]:
+            if intent is None:
+                if not self.spilled or spilled(key) is not False:
+                    yield quad
+            elif intent[1]:
                 yield quad
         for key, (quad, alive, _) in list(pending.items()):
             if alive and matches(pattern, quad) and not self.alive_at_head(key, quad):
                 if within is None or within.holds(identity(quad[3:])):
                     yield quad
+        if self.spilled:
+            for key, alive in self._scratch_entries():
+                if alive and key not in pending:
+                    quad = unpack(key)
+                    if matches(pattern, quad) and not self.alive_at_head(key, quad):
+                        if within is None or within.holds(identity(quad[3:])):
+                            yield quad
 
     def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
-        if not self.pending:
+        if not self.pending and not self.spilled:
             return self.reader.count(pattern, cap)
         total = 0
         for _ in self.match(pattern, None):
@@ -102,7 +205,7 @@ class Staged:
         return total
 
     def graphs(self) -> list[Any]:
-        if not self.pending:
+        if not self.pending and not self.spilled:
             return self.reader.graphs()
         seen: dict[bytes, Any] = {}
         for quad in self.match((Var("g"), Var("s"), Var("p"), Var("o")), None):
@@ -116,9 +219,70 @@ class Staged:
             return True
         return next(iter(self.reader.match(quad)), None) is not None
 
-    def changes(self) -> list[tuple[Quad, bool, list[bytes]]]:
-        """The intents that change the head: ``(quad, alive, its packed values)``."""
+    # -- the commit -------------------------------------------------------------------
+
+    def resolved(self) -> list[tuple[Quad, bool, list[bytes]]]:
+        """The intents that change the head: ``(quad, alive, its packed values)`` (held
+        in memory: for a transaction that never spilled)."""
         return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
+
+    def resolve(self) -> int:
+        """Settle the spilled intents against the head, a chunk at a time (after moving
+        the last ones into the scratch range): those that change nothing leave it, so it
+        holds the changes alone. Returns how many (also in :attr:`changed`)."""
+        self.spill()
+        self.changed = 0
+        head = self.head
+        for batch in batched(self._scratch_entries(), self.spill_limit):
+            unchanged = []
+            for identity, alive in batch:
+                # the values are decoded only for a lookup at the head (none without one)
+                quad = unpack(identity) if head is not None and identity not in self.seen_alive else None
+                if self.alive_at_head(identity, quad) == alive:  # type: ignore[arg-type]
+                    unchanged.append(self._key(identity))
+            for key in unchanged:
+                self.tx.delete(key)
+            self.changed += len(batch) - len(unchanged)
+        return self.changed
+
+    def records(self) -> Iterator[bytes]:
+        """After :meth:`resolve`: each change as its record (the packed quad, then ``01``
+        alive or ``00`` dead), in ascending byte order (what the commit id hashes)."""
+        for identity, alive in self._ordered(consume=False):
+            yield identity + (ALIVE if alive else DEAD)
+
+    def changes(self) -> Iterator[tuple[Quad | None, bool, list[bytes]]]:
+        """After :meth:`resolve`: each change ``(quad, alive, its packed values)`` in the
+        order of :meth:`records`, taken out of the scratch range a chunk at a time as it is
+        read (pages a write transaction frees, it reuses for the records written next).
+        The quad is None where its packed values hold all the commit needs (see
+        :class:`~fstore.core.storage.ChangeStream`)."""
+        inline_limit = self.history.store.inline_limit
+        for identity, alive in self._ordered(consume=True):
+            parts = split(identity, 0, _ITEMS)
+            # Decoding a quad costs more than the rest of its way here: only a value too
+            # long for a key (History.write stores its blob) needs the values.
+            quad = unpack(identity) if any(len(part) > inline_limit for part in parts) else None
+            yield quad, alive, parts  # type: ignore[misc]
+
+    def _ordered(self, consume: bool) -> Iterator[tuple[bytes, bool]]:
+        """The spilled ``(identity, alive)`` in the byte order of the identities (removed
+        from the scratch range a batch at a time if ``consume``). Keys sort as identities
+        do, but for identities cut to the same key bytes (see :meth:`_key`): each such run
+        is sorted here (a handful at most)."""
+        run: list[tuple[bytes, bool]] = []
+        for key, value in self._scratch_batches(consume):
+            identity, alive = self._entry(key, value)
+            if run and (len(identity) <= self._room or identity[:self._room] != run[0][0][:self._room]):
+                run.sort()
+                yield from run
+                run = []
+            if len(identity) > self._room:
+                run.append((identity, alive))
+            else:
+                yield identity, alive
+        run.sort()
+        yield from run
 
 
 class Transaction:
@@ -145,7 +309,7 @@ class Transaction:
         writer = self.repo.storage.write()
         try:
             self._head = writer.head(self.branch)
-            self._staged = {space.space.name: Staged(space, space.reader(writer.tx, self._head), self._head)
+            self._staged = {space.space.name: Staged(space, space.reader(writer.tx, self._head), self._head, writer.tx)
                             for space in writer.spaces}
         except BaseException:
             writer.tx.abort()
@@ -252,14 +416,32 @@ class Transaction:
     # -- commit -----------------------------------------------------------------------
 
     def _commit(self, writer: Writer) -> str | None:
-        changes = {name: staged.changes() for name, staged in self._staged.items()}
+        parents = [] if self._head is None else [self._head]
+        if any(staged.spilled for staged in self._staged.values()):
+            return self._commit_streamed(writer, parents)
+        changes = {name: staged.resolved() for name, staged in self._staged.items()}
         total = sum(map(len, changes.values()))
         if not total and not (self.allow_empty and self._head is not None):
             return None
         added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
-        parents = [] if self._head is None else [self._head]
         return writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, added,
                                    total - added)
+
+    def _commit_streamed(self, writer: Writer, parents: list[int]) -> str | None:
+        """The commit of a transaction whose intents spilled: each spilled space, its
+        intents resolved in the scratch range (:meth:`Staged.resolve`), is the
+        :class:`~fstore.core.storage.ChangeStream` of its changes; the others go as lists.
+        The counts are those the state digest moves by (the same, for a commit of one
+        parent)."""
+        changes: dict[str, Any] = {name: staged if staged.spilled else staged.resolved()
+                                   for name, staged in self._staged.items()}
+        total = sum(staged.resolve() if staged.spilled else len(changes[name]) for name, staged in self._staged.items())
+        if not total and not (self.allow_empty and self._head is not None):
+            return None
+        commit_id = writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, None, None)
+        for staged in self._staged.values():
+            staged.drop_scratch()  # write_commit consumed it: this removes nothing, unless it stopped early
+        return commit_id
 
     def table(self, name: str):
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:
@@ -270,7 +452,8 @@ class Transaction:
     def __repr__(self) -> str:
         state = "open" if self._writer is not None else "closed"
         pending = sum(len(staged.pending) for staged in self._staged.values())
-        return f"<fstore.Transaction on {self.branch!r} {state}, {pending} change(s) pending>"
+        spilled = " (more spilled to the store)" if any(staged.spilled for staged in self._staged.values()) else ""
+        return f"<fstore.Transaction on {self.branch!r} {state}, {pending} change(s) pending{spilled}>"
 
     def query_source(self) -> QuerySource:
         """What the query engine reads this transaction through (its own writes included):

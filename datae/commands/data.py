@@ -58,8 +58,9 @@ def cmd_import(args: argparse.Namespace) -> int:
                 for name in args.files:
                     if progress:
                         progress.file(os.path.basename(name))
+                    # streamed: memory stays flat however big the file (an error aborts it all)
                     read += load(tx, name, args.format, graph=graph, replace=args.replace, base_iri=args.base,
-                                 progress=progress.phase if progress else None)
+                                 progress=progress.phase if progress else None, stream=True)
                 if progress:
                     progress.committing(read)
         if tx.commit_id is None:

@@ -24,7 +24,7 @@ from nstore.pack import pack, unpack
 
 from ..errors import AmbiguousRefError, UnknownRefError
 
-__all__ = ["Commit", "CommitStore", "commit_hash", "MIN_PREFIX"]
+__all__ = ["Commit", "CommitStore", "CommitHasher", "commit_hash", "MIN_PREFIX"]
 
 MIN_PREFIX = 6
 _HEX = re.compile(r"[0-9a-f]+")
@@ -56,14 +56,38 @@ def commit_hash(parent_ids: Iterable[str], message: str, author: str, time: _dt.
                 records: Iterable[bytes]) -> str:
     """The id of a commit: sha256 over a msgpack header (its state digest included) and its
     change records in key order (``docs/format.md``, "Commit ids")."""
-    header = msgpack.packb([_HASH_MAGIC, list(parent_ids), message, author, time.isoformat(), state_digest])
-    digest = hashlib.sha256()
-    digest.update(len(header).to_bytes(8, "big"))
-    digest.update(header)
-    for record in records:
-        digest.update(len(record).to_bytes(4, "big"))
-        digest.update(record)
-    return digest.hexdigest()
+    hasher = CommitHasher(parent_ids, message, author, time, state_digest)
+    hasher.update(records)
+    return hasher.hexdigest()
+
+
+class CommitHasher:
+    """:func:`commit_hash` fed its records a batch at a time (a commit too large to hold
+    them all writes and hashes them chunk by chunk), in key order across the batches.
+
+    >>> when = _dt.datetime(2024, 1, 1, tzinfo=_dt.timezone.utc)
+    >>> hasher = CommitHasher([], "m", "a", when, "00" * 32)
+    >>> hasher.update([b"\\x40urn:a\\x00\\x01"]); hasher.update([b"\\x40urn:b\\x00\\x01"])
+    >>> hasher.hexdigest() == commit_hash([], "m", "a", when, "00" * 32, [b"\\x40urn:a\\x00\\x01", b"\\x40urn:b\\x00\\x01"])
+    True
+    """
+
+    def __init__(self, parent_ids: Iterable[str], message: str, author: str, time: _dt.datetime,
+                 state_digest: str) -> None:
+        header = msgpack.packb([_HASH_MAGIC, list(parent_ids), message, author, time.isoformat(), state_digest])
+        self._sha = hashlib.sha256()
+        self._sha.update(len(header).to_bytes(8, "big"))
+        self._sha.update(header)
+
+    def update(self, records: Iterable[bytes]) -> None:
+        """Hash the next records (each after every record hashed before it)."""
+        update = self._sha.update
+        for record in records:
+            update(len(record).to_bytes(4, "big"))
+            update(record)
+
+    def hexdigest(self) -> str:
+        return self._sha.hexdigest()
 
 
 _FIELDS = {"id": str, "parents": list, "message": str, "author": str, "time": str, "added": int, "removed": int,

@@ -23,8 +23,8 @@ from typing import Any
 
 from nstore.pack import pack
 
-__all__ = ["Quad", "Space", "QUADS", "TABLES", "SPACES", "BLOCKED", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY", "REQUEST",
-           "REQUEST_MIRROR", "MERGE_STATE_KEY", "MERGE_CONFLICT", "MERGE_RESOLUTION", "MERGE_PREFIX"]
+__all__ = ["Quad", "Space", "QUADS", "TABLES", "SPACES", "BLOCKED", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY",
+           "REQUEST", "REQUEST_MIRROR", "MERGE_STATE_KEY", "MERGE_CONFLICT", "MERGE_RESOLUTION", "MERGE_PREFIX", "SCRATCH"]
 
 Quad = tuple[Any, Any, Any, Any]  # (graph, subject, predicate, object), or a table tuple in the same shape
 FORMAT_KEY = pack("datae", "format")
@@ -41,6 +41,10 @@ MERGE_PREFIX = pack("merge")
 MERGE_STATE_KEY = pack("merge", "state")
 MERGE_CONFLICT = pack("merge", "conflict")
 MERGE_RESOLUTION = pack("merge", "resolution")
+# The intents of a large write transaction, spilled from memory (fstore.transaction.Staged):
+# ``SCRATCH + pack(space name) + packed quad``, written and removed inside that one LMDB write
+# transaction, so no committed state ever holds one.
+SCRATCH = pack("scratch")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ import datetime as _dt
 import os
 import re
 from collections import Counter
-from typing import Any, Iterator, Protocol
+from itertools import islice
+from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
 
 import msgpack
 
@@ -40,16 +41,16 @@ from nstore.lmdbfile import DATA_FILE
 from nstore.okvs import Transaction as OkvsTransaction, prefix_end
 from nstore.pack import pack, unpack
 
-from .commits import Commit, CommitStore, commit_hash
+from .commits import Commit, CommitHasher, CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved
 from ..errors import AmbiguousRefError, UnknownRefError
-from .heads import Reader
+from .heads import ItemChanges, Reader
 from .history import ALIVE, History, Quad, winner
 from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
                      MERGE_STATE_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES)
 from .refs import BRANCH, REMOTE, TAG, Refs, kind_name, qualified, qualify
 
-__all__ = ["Storage", "Snapshot", "Writer", "Opened", "Changes", "FORMAT_VERSION", "DEFAULT_BRANCH"]
+__all__ = ["Storage", "Snapshot", "Writer", "Opened", "Changes", "ChangeStream", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
 FORMAT_VERSION = 4
 DEFAULT_BRANCH = "main"
@@ -57,6 +58,9 @@ _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{64}")
 _SEVERAL_COMMITS = -1  # no commit's seq: a prefix of several ids
 _TREE_ATTEMPTS = 5  # new read transactions tried when two writes already replaced a state's meta page
+# Changes of a streamed commit written (History.write) and read back (_move_streamed) at a time:
+# the bound of its memory, and the fewer chunks, the fewer B-tree pages each index rewrites.
+STREAM_CHUNK = 1_000_000
 
 
 def _now() -> _dt.datetime:
@@ -240,27 +244,52 @@ class Storage:
     def commit_id(self, tx: OkvsTransaction, seq: int | None) -> str | None:
         return None if seq is None else self.commits.get(tx, seq).id
 
-    def write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int],
-                      changes: dict[str, list[tuple[Quad, bool, list[bytes] | None]]],
-                      message: str, author: str, time: _dt.datetime | None, added: int, removed: int) -> str:
-        """Write change records (``changes`` by space name), the commit and the branch
+    def write_commit(self, tx: OkvsTransaction, branch: str, parents: list[int], changes: Changes,
+                     message: str, author: str, time: _dt.datetime | None, added: int | None,
+                     removed: int | None) -> str:
+        """Write change records (``changes`` by space name: a list, or a
+        :class:`ChangeStream` for a commit too large to hold), the commit and the branch
         move; returns the new id."""
         seq, commit_id, encoded = self.record_commit(tx, parents, changes, message, author, time, added, removed)
         self.refs.set(tx, BRANCH, branch, seq)
         for space in self.spaces:
-            space.heads.moved(tx, branch, parents, seq, encoded[space.space.name])
+            found = encoded[space.space.name]
+            if found is None:
+                self._move_streamed(tx, space, branch, parents, seq)
+            else:
+                space.heads.moved(tx, branch, parents, seq, found)
         return commit_id
 
-    def record_commit(self, tx: OkvsTransaction, parents: list[int],
-                      changes: dict[str, list[tuple[Quad, bool, list[bytes] | None]]],
+    def _move_streamed(self, tx: OkvsTransaction, space: History, branch: str, parents: list[int], seq: int) -> None:
+        """Move ``branch``'s snapshot of ``space`` to commit ``seq`` whose records were
+        streamed: they are read back from the commit's records a chunk at a time. The first
+        chunk goes with the real parents; if the branch's snapshot then stands at ``seq``
+        (it applied that chunk), each further chunk is applied to it as a move from
+        ``seq`` to itself. Otherwise the branch reads a shared snapshot through an overlay,
+        which :meth:`Heads.moved` built from every record already: nothing is left to do."""
+        heads = space.heads
+        chunks = batched(((items, payload == ALIVE) for items, payload in space.raw_changes_of(tx, seq)),
+                          STREAM_CHUNK)
+        heads.moved(tx, branch, parents, seq, ItemChanges.of(next(chunks, [])))
+        number = heads.of_branch(tx, branch)
+        meta = heads.metas(tx).get(number) if number is not None else None
+        if meta is None or meta[0] != seq or meta[1] != branch:
+            return
+        for chunk in chunks:
+            heads.moved(tx, branch, [seq], seq, ItemChanges.of(chunk))
+
+    def record_commit(self, tx: OkvsTransaction, parents: list[int], changes: Changes,
                       message: str, author: str, time: _dt.datetime | None, added: int | None,
-                      removed: int | None) -> tuple[int, str, dict[str, list[tuple[list[bytes], bool]]]]:
+                      removed: int | None) -> tuple[int, str, dict[str, ItemChanges | None]]:
         """Write a commit's change records and its record, moving no ref (what a fetch
-        receives); returns its seq, its id and its changes as key items by space. Counts
-        of None are those the state digest moves by (what a receiver stores of a merge:
-        one pass gives both)."""
+        receives); returns its seq, its id and its changes as key items by space (None for
+        a space whose changes came as a :class:`ChangeStream`: its records hold them).
+        Counts of None are those the state digest moves by (what a receiver stores of a
+        merge: one pass gives both)."""
         seq = self.commits.next_seq(tx)
         time = (time or _now()).astimezone(_dt.timezone.utc)
+        if any(isinstance(found, ChangeStream) for found in changes.values()):
+            return self._record_streamed(tx, seq, parents, changes, message, author, time, added, removed)
         records: list[bytes] = []
         encoded = {}
         for space in self.spaces:
@@ -272,6 +301,56 @@ class Storage:
         removed = moves[1] if removed is None else removed
         parent_ids = [self.commits.get(tx, p).id for p in parents]
         commit_id = commit_hash(parent_ids, message, author, time, state_digest, records)
+        self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed, state_digest)
+        return seq, commit_id, encoded
+
+    def _record_streamed(self, tx: OkvsTransaction, seq: int, parents: list[int], changes: Changes, message: str,
+                         author: str, time: _dt.datetime, added: int | None,
+                         removed: int | None) -> tuple[int, str, dict[str, ItemChanges | None]]:
+        """:meth:`record_commit` of changes of which some come as a :class:`ChangeStream`,
+        in memory bounded by a chunk, in two ordered passes over each stream: the first
+        moves the state digest and the counts by its records; the second, the digest
+        known (the id's header holds it), writes its changes a chunk at a time
+        (:meth:`History.write`) and hashes the records each chunk makes. A commit of one
+        parent at most (a merge's digest reads other commits' records: its changes come
+        as lists)."""
+        if len(parents) > 1:
+            raise ValueError("a streamed commit has one parent at most")
+        digest = from_hex(self.commits.get(tx, parents[0]).digest) if parents else EMPTY
+        born = dead = 0
+        encoded: dict[str, list[tuple[list[bytes], bool]] | None] = {}
+        listed: dict[str, list[bytes]] = {}
+        for space in self.spaces:
+            name, mark = space.space.name, space.space.mark
+            found = changes.get(name, [])
+            if isinstance(found, ChangeStream):
+                encoded[name] = None
+                batches = batched(found.records(), STREAM_CHUNK)
+            else:
+                listed[name], encoded[name] = space.write(tx, seq, found)
+                batches = iter([listed[name]])
+            for records in batches:
+                alive = [mark + record[:-1] for record in records if record[-1:] == ALIVE]
+                gone = [mark + record[:-1] for record in records if record[-1:] != ALIVE]
+                digest = moved(digest, alive, gone)
+                born += len(alive)
+                dead += len(gone)
+        state_digest = as_hex(digest)
+        hasher = CommitHasher([self.commits.get(tx, p).id for p in parents], message, author, time, state_digest)
+        # Spaces in the order of their marks (b"" then ff: no packed item starts with ff),
+        # so the records come in ascending byte order, as the id hashes them.
+        for space in sorted(self.spaces, key=lambda space: space.space.mark):
+            name, mark = space.space.name, space.space.mark
+            found = changes.get(name)
+            if isinstance(found, ChangeStream):
+                chunks = (space.write(tx, seq, chunk)[0] for chunk in batched(found.changes(), STREAM_CHUNK))
+            else:
+                chunks = iter([listed[name]])
+            for records in chunks:
+                hasher.update((mark + record for record in records) if mark else records)
+        commit_id = hasher.hexdigest()
+        added = born if added is None else added
+        removed = dead if removed is None else removed
         self.commits.write(tx, seq, parents, commit_id, message, author, time, added, removed, state_digest)
         return seq, commit_id, encoded
 
@@ -461,7 +540,25 @@ class Storage:
 # transaction(|writer| ...) a StorageWriter). They live here, beside the Storage whose
 # methods they bind, so neither module imports the other.
 
-Changes = dict[str, list[tuple[Quad, bool, list[bytes] | None]]]  # by space name: (quad, alive, parts)
+@runtime_checkable
+class ChangeStream(Protocol):
+    """One space's changes of a commit too large to hold in memory (a big transaction's
+    spilled intents, resolved: :class:`fstore.transaction.Staged`), read twice by
+    :meth:`Storage.write_commit`, in the same order: ascending bytes of the packed tuple."""
+
+    def records(self) -> Iterator[bytes]:
+        """Each change as its record: the packed tuple, then ``01`` alive or ``00`` dead."""
+        ...
+
+    def changes(self) -> Iterator[tuple[Quad | None, bool, list[bytes]]]:
+        """Each change ``(quad, alive, its packed values)``, once (it may free what it read).
+        The quad may be None when no packed value is longer than a key holds:
+        :meth:`History.write` reads the values of those alone (their blobs), the packed
+        values give it the rest."""
+        ...
+
+
+Changes = dict[str, "list[tuple[Quad, bool, list[bytes] | None]] | ChangeStream"]  # by space name
 
 
 class Opened(Protocol):
@@ -636,14 +733,15 @@ class Writer(Snapshot):
     __slots__ = ()
 
     def write_commit(self, branch: str, parents: list[int], changes: Changes, message: str, author: str,
-                     time: _dt.datetime | None, added: int, removed: int) -> str:
+                     time: _dt.datetime | None, added: int | None, removed: int | None) -> str:
         """Record a commit of ``changes`` on ``branch``; returns its id
-        (:meth:`fstore.core.storage.Storage.write_commit`)."""
+        (:meth:`fstore.core.storage.Storage.write_commit`; counts of None: those the
+        state digest moves by)."""
         return self.storage.write_commit(self.tx, branch, parents, changes, message, author, time, added, removed)
 
     def record_commit(self, parents: list[int], changes: Changes, message: str, author: str,
                       time: _dt.datetime | None, added: int | None,
-                      removed: int | None) -> tuple[int, str, dict[str, list[tuple[list[bytes], bool]]]]:
+                      removed: int | None) -> tuple[int, str, dict[str, ItemChanges | None]]:
         """Record a commit moving no ref (what a fetch receives): its seq, id and encoded
         changes (:meth:`fstore.core.storage.Storage.record_commit`)."""
         return self.storage.record_commit(self.tx, parents, changes, message, author, time, added, removed)
@@ -709,6 +807,18 @@ class Writer(Snapshot):
 
 def _request_key(number: int, remote: str | None) -> bytes:
     return pack(REQUEST, number) if remote is None else pack(REQUEST_MIRROR, remote, number)
+
+
+def batched(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Lists of ``size`` items of ``iterable`` (the last may be shorter), each read whole
+    before the caller writes (``itertools.batched`` of Python 3.12, as lists).
+
+    >>> list(batched(range(5), 2))
+    [[0, 1], [2, 3], [4]]
+    """
+    iterator = iter(iterable)
+    while batch := list(islice(iterator, size)):
+        yield batch
 
 
 def _marked(space: History, records: list[bytes]) -> list[bytes]:

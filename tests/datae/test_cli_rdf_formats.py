@@ -89,8 +89,11 @@ def test_progress_counts_quads_with_a_rate_on_a_terminal(tmp_path, monkeypatch, 
     assert main(["import", "big.nq", "-m", "big"]) == 0
     seen = terminal.seen()
     assert re.search(r"reading big\.nq .*\b[\d,]+ quads [\d,]+ quads/s", seen)
-    assert re.search(r"staging big\.nq .*\b[\d,]+/20,000 quads", seen)
+    assert "staging" not in seen  # streamed: each quad is staged as it is read
     assert "committing 20,000 quads" in seen
+    terminal = terminal_stderr(monkeypatch)
+    assert main(["import", "big.nq", "--replace", "-m", "again"]) == 0  # replace reads it all first
+    assert re.search(r"staging big\.nq .*\b[\d,]+/20,000 quads", terminal.seen())
     capsys.readouterr()
     terminal = terminal_stderr(monkeypatch)
     assert main(["export"]) == 0
