@@ -318,7 +318,7 @@ class Storage:
             raise ValueError("a streamed commit has one parent at most")
         digest = from_hex(self.commits.get(tx, parents[0]).digest) if parents else EMPTY
         born = dead = 0
-        encoded: dict[str, list[tuple[list[bytes], bool]] | None] = {}
+        encoded: dict[str, ItemChanges | None] = {}
         listed: dict[str, list[bytes]] = {}
         for space in self.spaces:
             name, mark = space.space.name, space.space.mark
