@@ -201,12 +201,14 @@ def parse_load(out: str) -> list[Figure]:
         return (_num(found[-1][0]), _num(found[-1][3])) if found else (None, None)
 
     ox_s, ox_bytes = row("pyoxigraph")
-    floor_s, _ = row("py-lmdb floor")
     figures = []
     for engine in ("datae add", "datae add_many", "datae import"):
         seconds, per_quad = row(engine)
         figures.append(Figure("load", engine, seconds, ox_s, peer_name="pyoxigraph bulk_extend"))
-    figures.append(Figure("load", "py-lmdb floor of datae's keys", floor_s, ox_s, peer_name="pyoxigraph bulk_extend"))
+    figures.append(Figure("load", "datae add_many", row("datae add_many")[0], row("floor, pair a key")[0],
+                          peer_name="py-lmdb, a pair a key"))
+    figures.append(Figure("load", "add, one quad at a time", row("datae add, each")[0], row("pyoxigraph add")[0],
+                          peer_name="pyoxigraph add"))
     figures.append(Figure("load", "bytes a quad (add_many)", row("datae add_many")[1], ox_bytes, "B", "pyoxigraph"))
     return figures
 
@@ -265,11 +267,11 @@ def parse_integrity(out: str) -> list[Figure]:
     digest, plain, sqlite = (last_ms(engine) for engine in ("datae, state digest", "datae, digest off", "sqlite3 (WAL, FULL)"))
     figures = [Figure("integrity", "commit with / without the state digest", digest, plain, "ms", "digest off"),
                Figure("integrity", "commit (the last tenth of the run)", digest, sqlite, "ms", "sqlite3 (WAL, FULL)")]
-    verify = re.findall(rf"^\s*([\d,]+)\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+\(", out, re.MULTILINE)
-    for size, seconds, _, scan, _, peer in verify or [("?", None, None, None, None, None)]:
+    verify = re.findall(rf"^\s*([\d,]+)\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+\(", out, re.MULTILINE)
+    for size, seconds, _, _, scan, _, peer in verify or [("?", None, None, None, None, None, None)]:
         seconds = None if seconds is None else _num(seconds)
         figures += [Figure("integrity", f"verify, {size} quads", seconds, None if scan is None else _num(scan),
-                           peer_name="raw scan of every key"),
+                           peer_name="scan of every pair"),
                     Figure("integrity", f"verify, {size} quads", seconds, None if peer is None else _num(peer),
                            peer_name="sqlite3 integrity_check")]
     gc = _find(rf"^datae gc {NUMBER} s", out)
