@@ -217,6 +217,20 @@ class Dictionary:
             raise CorruptStoreError(f"term id {missing.hex()} is in a key but not in the dictionary")
         return decode_items(found)
 
+    def packed_many(self, tx: Transaction, items: Sequence[bytes]) -> list[bytes]:
+        """The stored packing (``pack_value``) of the term of each TermRef item, read in one
+        sorted pass over the dictionary's blocks and never decoded: what identities join,
+        for a pass that hashes them (verify). A missing id raises as :meth:`decode` does."""
+        found = self.space.get_many(tx, [self._id_key + item for item in items])
+        if tx.write and None in found:
+            fresh = self._fresh.get(tx)
+            terms = fresh["terms"] if fresh is not None else {}
+            found = [packed if packed is not None else terms.get(item) for item, packed in zip(items, found)]
+        if None in found:
+            missing = items[found.index(None)]
+            raise CorruptStoreError(f"term id {missing.hex()} is in a key but not in the dictionary")
+        return found  # type: ignore[return-value]
+
     def is_fresh(self, tx: Transaction, item: bytes) -> bool:
         """Whether ``item`` is an id that ``tx`` assigned (and an abort would take back)."""
         fresh = self._fresh.get(tx) if tx.write else None

@@ -95,21 +95,21 @@ class PackedItems(dict):
         super().__init__()
         self.tx = tx
         self.value = space.value
-        self.decode_many = space.dictionary.decode_many
+        self.packed_many = space.dictionary.packed_many
         self.pack = space.store.packed
         self.limit = limit
 
     def fill(self, items: Iterable[bytes]) -> None:
-        """Make the packed values of the dictionary ids among ``items`` in batched reads
-        (``Dictionary.decode_many``: a quarter less time than reading one id at a time);
-        the other items are made when first asked for. A missing id raises as that read
-        does: the first one in ``items``."""
+        """Read the packed values of the dictionary ids among ``items`` in batches
+        (``Dictionary.packed_many``: the stored packings, each block read once, no term
+        decoded); the other items are made when first asked for. A missing id raises as
+        that read does: the first one in ``items``."""
         refs = [item for item in dict.fromkeys(items) if item not in self and _REFS[0] <= item[0] < _REFS[1]]
         for start in range(0, len(refs), _BATCH):
             batch = refs[start:start + _BATCH]
             if len(self) + len(batch) > self.limit:
                 self.clear()
-            self.update(zip(batch, map(self.pack, self.decode_many(self.tx, batch))))
+            self.update(zip(batch, self.packed_many(self.tx, batch)))
 
     def __missing__(self, item: bytes) -> bytes:
         packed = self.pack(self.value(self.tx, item))

@@ -14,10 +14,11 @@ and an overlay of the few quads whose state differs (see :mod:`fstore.core.heads
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
+from nstore._pack import split_rows
 from nstore.dictionary import ABSENT, Dictionary
 from nstore.okvs import Okvs, Transaction, prefix_end
 from nstore.store import Param
@@ -37,6 +38,7 @@ RECORD_INDICES = ((0, 1, 2, 3, 4), (4, 0, 1, 2, 3))
 ALIVE = b"\x01"
 DEAD = b"\x00"
 _PAYLOAD = {True: ALIVE, False: DEAD}
+_CHUNK = 4096  # records whose keys a read splits at once
 _MISSING = object()
 _CACHE_LIMIT = 1 << 18
 _REF_CODES = range(TERMREF_CODE, TERMREF_CODE + 5)
@@ -305,8 +307,13 @@ class History:
         """The records commit ``seq`` wrote as ``(key items of the quad, payload)``."""
         prefix = self.store.index_prefix(1) + pack_value(seq)
         skip = len(prefix)
-        for key, payload in self.store.range(tx, prefix, prefix + b"\xff"):
-            yield split(key, skip, 4), payload
+        pairs = self.store.range(tx, prefix, prefix + b"\xff")
+        while chunk := list(islice(pairs, _CHUNK)):  # keys split in C a chunk at a time
+            try:
+                rows = split_rows(chunk, skip, 4)
+            except ValueError:  # an item the C split does not know: Python's splits or names it
+                rows = [split(key, skip, 4) for key, _ in chunk]
+            yield from zip(rows, [payload for _, payload in chunk])
 
     def changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[Quad, bool]]:
         """The records commit ``seq`` wrote: ``(quad, alive)``."""
