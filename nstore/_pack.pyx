@@ -13,11 +13,11 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringA
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport isnan
-from libc.string cimport memchr, memcpy
+from libc.string cimport memchr, memcpy, memset
 
 from .terms import IRI
 
-__all__ = ["pack_column", "term_refs", "term_parts", "split_items", "split_rows", "canonical_sum"]
+__all__ = ["pack_column", "term_refs", "term_parts", "split_items", "split_rows", "canonical_sum", "framed", "record_sums"]
 
 cdef object _IRI = IRI
 
@@ -372,3 +372,87 @@ def split_rows(list pairs, Py_ssize_t skip, Py_ssize_t count) -> list:
     for row in range(n):
         out[row] = split_items(<bytes>(<tuple>pairs[row])[0], skip, count)
     return out
+
+
+def framed(list parts, bytes mark=b"") -> bytes:
+    """Each part as a 4-byte big-endian length, then ``mark`` and the part (the length
+    counts both), one after another: what a hash of many records takes in one update.
+
+    >>> framed([b"ab", b""], b"\\xff")
+    b'\\x00\\x00\\x00\\x03\\xffab\\x00\\x00\\x00\\x01\\xff'
+    """
+    cdef Py_ssize_t n = len(parts), i, total = 0, size, pos = 0
+    cdef Py_ssize_t mark_size = PyBytes_GET_SIZE(mark)
+    cdef object part
+    cdef bytes out
+    cdef unsigned char* target
+    for i in range(n):
+        part = parts[i]
+        if not PyBytes_Check(part):
+            raise TypeError(f"a part is bytes, not {type(part).__name__}")
+        total += 4 + mark_size + PyBytes_GET_SIZE(part)
+    out = PyBytes_FromStringAndSize(NULL, total)
+    target = <unsigned char*>PyBytes_AS_STRING(out)
+    for i in range(n):
+        part = parts[i]
+        size = mark_size + PyBytes_GET_SIZE(part)
+        if size > 0xFFFFFFFF:
+            raise OverflowError(f"a part of {size} bytes")
+        target[pos] = (size >> 24) & 0xFF
+        target[pos + 1] = (size >> 16) & 0xFF
+        target[pos + 2] = (size >> 8) & 0xFF
+        target[pos + 3] = size & 0xFF
+        memcpy(target + pos + 4, PyBytes_AS_STRING(mark), mark_size)
+        memcpy(target + pos + 4 + mark_size, PyBytes_AS_STRING(part), PyBytes_GET_SIZE(part))
+        pos += 4 + size
+    return out
+
+
+def record_sums(list records, bytes mark, object sha256):
+    """For change records (a packed tuple, then ``01`` alive or ``00`` dead): the sums
+    modulo 2^256 of ``sha256(mark + tuple)`` read big-endian over the alive records and
+    over the dead ones, and how many of each: what a state digest moves by (its hashes
+    from ``sha256``, hashlib's, called once a record; the sums in C).
+
+    >>> import hashlib
+    >>> born, dead, alive, gone = record_sums([b"a\\x01", b"b\\x00"], b"", hashlib.sha256)
+    >>> born == int.from_bytes(hashlib.sha256(b"a").digest(), "big"), dead > 0, alive, gone
+    (True, True, 1, 1)
+    """
+    cdef unsigned long long sums[2][4]
+    cdef unsigned long long limb, carry, word
+    cdef Py_ssize_t counts[2]
+    cdef Py_ssize_t i, n = len(records), size, mark_size = PyBytes_GET_SIZE(mark)
+    cdef int side, j, k
+    cdef object record, data, digest
+    cdef const unsigned char* hashed
+    cdef char* target
+    memset(sums, 0, sizeof(sums))
+    counts[0] = counts[1] = 0
+    for i in range(n):
+        record = records[i]
+        if not PyBytes_Check(record) or PyBytes_GET_SIZE(record) == 0:
+            raise TypeError(f"a record is non-empty bytes, not {record!r:.40}")
+        size = PyBytes_GET_SIZE(record) - 1
+        side = 0 if (<const unsigned char*>PyBytes_AS_STRING(record))[size] == 1 else 1
+        data = PyBytes_FromStringAndSize(NULL, mark_size + size)
+        target = PyBytes_AS_STRING(data)
+        memcpy(target, PyBytes_AS_STRING(mark), mark_size)
+        memcpy(target + mark_size, PyBytes_AS_STRING(record), size)
+        digest = sha256(data).digest()
+        hashed = <const unsigned char*>PyBytes_AS_STRING(digest)
+        carry = 0
+        for j in range(4):  # limb j holds bits 64j.. of the sum: digest bytes 24-8j .. 31-8j
+            word = 0
+            for k in range(8):
+                word = (word << 8) | hashed[24 - 8 * j + k]
+            limb = sums[side][j] + word
+            sums[side][j] = limb + carry
+            carry = 1 if (limb < word or (carry and sums[side][j] == 0)) else 0
+        counts[side] += 1
+    return (_as_int(sums[0]), _as_int(sums[1]), counts[0], counts[1])
+
+
+cdef object _as_int(unsigned long long* limbs):
+    cdef object high = limbs[3], upper = limbs[2], lower = limbs[1], low = limbs[0]  # as Python ints
+    return (high << 192) | (upper << 128) | (lower << 64) | low

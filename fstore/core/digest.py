@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from nstore._pack import record_sums
 from nstore.dictionary import KIND_OF
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
     from .history import History
 
-__all__ = ["EMPTY", "MODULUS", "tuple_hash", "moved", "as_hex", "from_hex", "PackedItems", "identity_sum"]
+__all__ = ["EMPTY", "MODULUS", "tuple_hash", "moved", "moved_by_records", "as_hex", "from_hex", "PackedItems", "identity_sum"]
 
 MODULUS = 1 << 256
 EMPTY = 0
@@ -52,6 +53,19 @@ def moved(digest: int, born: Iterable[bytes], dead: Iterable[bytes]) -> int:
     for marked in dead:
         total -= tuple_hash(marked)
     return total % MODULUS
+
+
+def moved_by_records(digest: int, records: list[bytes], mark: bytes = b"") -> tuple[int, int, int]:
+    """:func:`moved` by change records (a packed tuple, then ``01`` alive or ``00`` dead)
+    of the space of ``mark``: the digest after them, and how many came alive and died (the
+    hashes summed in C, :func:`nstore._pack.record_sums`).
+
+    >>> one = b"\\x40urn:a\\x00"
+    >>> moved_by_records(EMPTY, [one + b"\\x01"]) == (moved(EMPTY, [one], []), 1, 0)
+    True
+    """
+    born, dead, alive, gone = record_sums(records, mark, hashlib.sha256)
+    return (digest + born - dead) % MODULUS, alive, gone
 
 
 def as_hex(digest: int) -> str:

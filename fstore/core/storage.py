@@ -42,7 +42,7 @@ from nstore.okvs import Transaction as OkvsTransaction, prefix_end
 from nstore.pack import pack, unpack
 
 from .commits import Commit, CommitHasher, CommitStore, commit_hash
-from .digest import EMPTY, as_hex, from_hex, moved
+from .digest import EMPTY, as_hex, from_hex, moved, moved_by_records
 from ..errors import AmbiguousRefError, UnknownRefError
 from .heads import ItemChanges, Reader
 from .history import ALIVE, History, Quad, winner
@@ -330,11 +330,9 @@ class Storage:
                 listed[name], encoded[name] = space.write(tx, seq, found)
                 batches = iter([listed[name]])
             for records in batches:
-                alive = [mark + record[:-1] for record in records if record[-1:] == ALIVE]
-                gone = [mark + record[:-1] for record in records if record[-1:] != ALIVE]
-                digest = moved(digest, alive, gone)
-                born += len(alive)
-                dead += len(gone)
+                digest, alive, gone = moved_by_records(digest, list(records), mark)
+                born += alive
+                dead += gone
         state_digest = as_hex(digest)
         hasher = CommitHasher([self.commits.get(tx, p).id for p in parents], message, author, time, state_digest)
         # Spaces in the order of their marks (b"" then ff: no packed item starts with ff),
@@ -347,7 +345,7 @@ class Storage:
             else:
                 chunks = iter([listed[name]])
             for records in chunks:
-                hasher.update((mark + record for record in records) if mark else records)
+                hasher.update(records, mark)
         commit_id = hasher.hexdigest()
         added = born if added is None else added
         removed = dead if removed is None else removed
@@ -365,9 +363,8 @@ class Storage:
         out (the commit's counts, :mod:`fstore.core.counts`)."""
         before = from_hex(self.commits.get(tx, parents[0]).digest) if parents else EMPTY
         if len(parents) < 2:
-            born = [record[:-1] for record in records if record[-1:] == ALIVE]
-            dead = [record[:-1] for record in records if record[-1:] != ALIVE]
-            return as_hex(moved(before, born, dead)), (len(born), len(dead))
+            after, alive, gone = moved_by_records(before, records)
+            return as_hex(after), (alive, gone)
         ancestors = self.commits.ancestors
         first = ancestors(tx, parents[0])
         merged = first.union(*(ancestors(tx, parent) for parent in parents[1:]), (seq,))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import doctest
+import hashlib
 from decimal import Decimal
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 import nstore._pack
 from nstore import NStore
-from nstore._pack import canonical_sum, pack_column, split_items, split_rows, term_parts, term_refs
+from nstore._pack import canonical_sum, framed, pack_column, record_sums, split_items, split_rows, term_parts, term_refs
 from nstore.errors import PackError
 from nstore.pack import pack_value, split
 from nstore.terms import IRI, BNode, Literal
@@ -118,3 +119,22 @@ def test_dates_and_decimals_split_too() -> None:
               Decimal("-12.5"), Decimal(0), Decimal("1.5"), 10**300, -(10**300)]
     key = b"".join(pack_value(value) for value in values)
     assert split_items(key, 0, len(values)) == split(key, 0, len(values))
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.tuples(st.binary(max_size=40), st.booleans()), max_size=50), st.sampled_from([b"", b"\xff"]))
+def test_record_sums_are_pythons_sums_of_sha256(rows: list, mark: bytes) -> None:
+    records = [data + (b"\x01" if alive else b"\x00") for data, alive in rows]
+
+    def hashed(data: bytes) -> int:
+        return int.from_bytes(hashlib.sha256(mark + data).digest(), "big")
+    born = sum(hashed(data) for data, alive in rows if alive) % (1 << 256)
+    dead = sum(hashed(data) for data, alive in rows if not alive) % (1 << 256)
+    alive = sum(1 for _, state in rows if state)
+    assert record_sums(records, mark, hashlib.sha256) == (born, dead, alive, len(rows) - alive)
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.binary(max_size=30), max_size=20), st.sampled_from([b"", b"\xff"]))
+def test_framed_is_length_then_mark_then_part(parts: list, mark: bytes) -> None:
+    assert framed(parts, mark) == b"".join(len(mark + part).to_bytes(4, "big") + mark + part for part in parts)
