@@ -12,6 +12,7 @@ import datetime as _dt
 import hashlib
 from contextlib import contextmanager
 from itertools import islice, repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import Var
@@ -224,6 +225,8 @@ class Staged:
     def resolved(self) -> list[tuple[Quad, bool, list[bytes]]]:
         """The intents that change the head: ``(quad, alive, its packed values)`` (held
         in memory: for a transaction that never spilled)."""
+        if self.head is None:  # nothing is alive: the additions change it, the removals nothing
+            return list(filter(itemgetter(1), self.pending.values()))
         return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
 
     def resolve(self) -> int:
@@ -423,7 +426,7 @@ class Transaction:
         total = sum(map(len, changes.values()))
         if not total and not (self.allow_empty and self._head is not None):
             return None
-        added = sum(1 for found in changes.values() for _, alive, _ in found if alive)
+        added = sum(sum(map(itemgetter(1), found)) for found in changes.values())
         return writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, added,
                                    total - added)
 

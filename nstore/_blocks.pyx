@@ -21,7 +21,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringA
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "changes", "sorted_changes", "pairs_changes", "decode", "find", "lookup", "slice_of",
+__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "changes", "sorted_changes", "pairs_changes", "sorted_bytes", "decode", "find", "lookup", "slice_of",
            "rewrite", "rewrite_changes", "problem", "count"]
 
 MAX_KEY = 2048  # longer than any key okvs accepts (511): a longer one is damage
@@ -707,6 +707,41 @@ def sorted_changes(bytes prefix, list columns, tuple order, object value) -> Cha
         return made
     finally:
         free(spans)
+
+
+def sorted_bytes(list items) -> list:
+    """``sorted(items)`` for a list of bytes, by the radix sort of the keys (a fifth of
+    Python's sort's time on a million records).
+
+    >>> sorted_bytes([b"b", b"a\\x00", b"a"])
+    [b'a', b'a\\x00', b'b']
+    """
+    cdef Py_ssize_t n = len(items), row
+    cdef Span* spans = <Span*>malloc((n + 1) * sizeof(Span))
+    cdef Span* scratch = <Span*>malloc((n + 1) * sizeof(Span))
+    cdef list out
+    cdef object item
+    if spans == NULL or scratch == NULL:
+        free(spans)
+        free(scratch)
+        raise MemoryError()
+    try:
+        for row in range(n):
+            item = items[row]
+            if not PyBytes_Check(item):
+                raise TypeError(f"an item is bytes, not {type(item).__name__}")
+            spans[row].data = PyBytes_AS_STRING(item)
+            spans[row].size = PyBytes_GET_SIZE(item)
+            spans[row].row = row
+        with nogil:
+            _radix_sort(spans, scratch, n, 0)
+        out = [None] * n
+        for row in range(n):
+            out[row] = items[spans[row].row]
+        return out
+    finally:
+        free(spans)
+        free(scratch)
 
 
 def pairs_changes(list keys, list values) -> Changes:

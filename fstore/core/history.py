@@ -18,6 +18,7 @@ from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
+from nstore._blocks import sorted_bytes
 from nstore._pack import split_rows
 from nstore.dictionary import ABSENT, Dictionary
 from nstore.okvs import Okvs, Transaction, prefix_end
@@ -215,8 +216,7 @@ class History:
         for part in set(chain.from_iterable(columns)).difference(items_of):
             items_of[part] = Packed(part) if len(part) <= limit else None
         item_columns = [list(map(items_of.__getitem__, column)) for column in columns]
-        records = list(map(bytes.__add__, map(b"".join, given), map(_PAYLOAD.__getitem__, alive)))
-        records.sort()
+        records = sorted_bytes(list(map(bytes.__add__, map(b"".join, given), map(_PAYLOAD.__getitem__, alive))))
         if any(None in column for column in item_columns):
             for position, column in enumerate(item_columns):  # a long value: its blob reference
                 item_columns[position] = [Packed(self.store.item(quad[position])) if item is None else item

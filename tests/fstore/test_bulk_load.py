@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import fstore
 from fstore import IRI, Literal, Var
-from nstore._blocks import sorted_changes
+from nstore._blocks import sorted_bytes, sorted_changes
 from nstore.errors import PackError
 from tests.profiles import examples
 
@@ -123,3 +123,9 @@ def test_a_first_load_fills_its_pages(tmp_path):
     in_order = copy.stat()["leaf_pages"]
     copy.close()
     assert loaded <= in_order * 1.1, (loaded, in_order)
+
+
+@given(st.lists(items, max_size=80))
+@settings(max_examples=examples(300), deadline=None)
+def test_sorted_bytes_is_pythons_sort(values):
+    assert sorted_bytes(values) == sorted(values)
