@@ -473,17 +473,20 @@ cdef void _radix_sort(Span* spans, Span* scratch, Py_ssize_t n, Py_ssize_t depth
     cdef Span* target = scratch
     cdef Span* swap
     cdef Span moving
+    cdef unsigned long long differ
     if n < 32:
         _insertion_sort(spans, n, depth)
         return
+    differ = 0
     for i in range(n):
         spans[i].chunk = _chunk(&spans[i], depth)
+        differ |= spans[i].chunk ^ spans[0].chunk
     for shift in range(0, 64, 8):
+        if not (differ >> shift) & 0xFF:
+            continue  # every key has this byte
         memset(counts, 0, sizeof(counts))
         for i in range(n):
             counts[(source[i].chunk >> shift) & 0xFF] += 1
-        if counts[(source[0].chunk >> shift) & 0xFF] == n:
-            continue  # every key has this byte
         k = 0
         for digit in range(256):
             j = counts[digit]
