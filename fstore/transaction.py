@@ -144,11 +144,10 @@ class Staged:
         an open cursor); with ``consume``, each batch is removed once read."""
         start: bytes | None = self.scratch
         while start is not None:
-            batch = list(self.tx.range(start, self._end, limit=self.spill_limit))
+            batch = self.tx.batch(start, self._end, self.spill_limit)
             start = batch[-1][0] + b"\x00" if len(batch) == self.spill_limit else None
-            if consume:
-                for key, _ in batch:
-                    self.tx.delete(key)
+            if consume and batch:  # just read: the range holds these keys alone from the first to the last
+                self.tx.remove_range(batch[0][0], batch[-1][0] + b"\x00")
             yield from batch
 
     def drop_scratch(self) -> None:

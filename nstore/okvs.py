@@ -18,11 +18,12 @@ never reaches the caller.
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 import sys
 import threading
 import time
 from contextlib import contextmanager
-from itertools import repeat
+from itertools import islice, repeat
 from typing import Callable, Iterable, Iterator
 
 import lmdb
@@ -695,6 +696,21 @@ class Transaction:
             self._seek_cursor = txn.cursor()
             self._seek_generation = self._generation
         return self._seek_cursor
+
+    def batch(self, start: bytes, end: bytes | None, limit: int) -> list[tuple[bytes, bytes]]:
+        """The first ``limit`` pairs of ``[start, end)`` as a list, read by one cursor walk in
+        py-lmdb's C loop (:meth:`range` checks a write transaction's generation at every
+        pair; nothing can be written while this list is made)."""
+        cursor = self._cursor()
+        try:
+            if not cursor.set_range(start):
+                return []
+            pairs = list(islice(cursor.iternext(), limit))
+        except _DAMAGE as exc:
+            raise self._damaged(exc) from None
+        if end is not None and pairs and pairs[-1][0] >= end:
+            pairs = pairs[:bisect_left(pairs, (end,))]
+        return pairs
 
     def prefix(self, prefix: bytes, **options) -> Iterator[tuple[bytes, bytes]]:
         """Like :meth:`range` over every key that starts with ``prefix``."""
