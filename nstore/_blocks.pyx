@@ -534,6 +534,15 @@ cdef void _radix_sort(Span* spans, Span* scratch, Py_ssize_t n, Py_ssize_t depth
         i = j
 
 
+cdef inline void _set_change(Change* change, Span key, const unsigned char* value, Py_ssize_t value_size,
+                             int kind) noexcept:
+    change.key = <const unsigned char*>key.data
+    change.size = key.size
+    change.value = value
+    change.value_size = value_size
+    change.kind = kind
+
+
 cdef class Changes:
     """Sets and deletes of strictly ascending keys, held in C for :func:`rewrite_changes`:
     made by :func:`changes` (from lists) or :func:`sorted_changes` (keys built and sorted
@@ -700,11 +709,7 @@ def sorted_changes(bytes prefix, list columns, tuple order, object value) -> Cha
             if unique and _compare(made.items[unique - 1].key, made.items[unique - 1].size,
                                    <const unsigned char*>spans[row].data, spans[row].size) == 0:
                 continue
-            made.items[unique].key = <const unsigned char*>spans[row].data
-            made.items[unique].size = spans[row].size
-            made.items[unique].value = value_data
-            made.items[unique].value_size = value_size
-            made.items[unique].kind = kind
+            _set_change(&made.items[unique], spans[row], value_data, value_size, kind)
             unique += 1
         made.count = unique
         return made
@@ -788,11 +793,8 @@ def pairs_changes(list keys, list values) -> Changes:
                                    <const unsigned char*>spans[row].data, spans[row].size) == 0:
                 unique -= 1  # the later row wins
             value = values[spans[row].row]
-            made.items[unique].key = <const unsigned char*>spans[row].data
-            made.items[unique].size = spans[row].size
-            made.items[unique].value = <const unsigned char*>PyBytes_AS_STRING(value)
-            made.items[unique].value_size = PyBytes_GET_SIZE(value)
-            made.items[unique].kind = _SET
+            _set_change(&made.items[unique], spans[row], <const unsigned char*>PyBytes_AS_STRING(value),
+                        PyBytes_GET_SIZE(value), _SET)
             unique += 1
         made.count = unique
         return made
