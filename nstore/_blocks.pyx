@@ -753,8 +753,8 @@ def sorted_bytes(list items) -> list:
 
 
 def pairs_changes(list keys, list values) -> Changes:
-    """The changes ``keys[i] -> values[i]`` (bytes each) in any order, sorted here; a key
-    given twice takes its last value.
+    """The changes ``keys[i] -> values[i]`` (bytes, or :data:`EXTERNAL`) in any order,
+    sorted here; a key given twice takes its last value.
 
     >>> made = pairs_changes([b"b", b"a", b"b"], [b"1", b"2", b"3"])
     >>> made.keys(), [made.value(i) for i in range(len(made))]
@@ -779,8 +779,9 @@ def pairs_changes(list keys, list values) -> Changes:
         for row in range(n):
             key = keys[row]
             value = values[row]
-            if not PyBytes_Check(key) or not PyBytes_Check(value):
-                raise TypeError(f"keys and values are bytes, not {type(key).__name__} and {type(value).__name__}")
+            if not PyBytes_Check(key) or not (PyBytes_Check(value) or value is EXTERNAL):
+                raise TypeError(f"keys and values are bytes (a value may be EXTERNAL), not {type(key).__name__} "
+                                f"and {type(value).__name__}")
             spans[row].data = PyBytes_AS_STRING(key)
             spans[row].size = PyBytes_GET_SIZE(key)
             spans[row].row = row
@@ -793,8 +794,11 @@ def pairs_changes(list keys, list values) -> Changes:
                                    <const unsigned char*>spans[row].data, spans[row].size) == 0:
                 unique -= 1  # the later row wins
             value = values[spans[row].row]
-            _set_change(&made.items[unique], spans[row], <const unsigned char*>PyBytes_AS_STRING(value),
-                        PyBytes_GET_SIZE(value), _SET)
+            if value is EXTERNAL:
+                _set_change(&made.items[unique], spans[row], NULL, 0, _EXTERNAL)
+            else:
+                _set_change(&made.items[unique], spans[row], <const unsigned char*>PyBytes_AS_STRING(value),
+                            PyBytes_GET_SIZE(value), _SET)
             unique += 1
         made.count = unique
         return made

@@ -34,7 +34,8 @@ from bisect import bisect_left
 from itertools import islice
 from typing import Iterable, Iterator, Protocol, Sequence
 
-from ._blocks import EXTERNAL, BlockError, Changes, changes, count, decode, find, lookup, problem, rewrite, rewrite_changes, slice_of
+from ._blocks import (EXTERNAL, BlockError, Changes, changes, count, decode, find, lookup, pairs_changes, problem, rewrite,
+                      rewrite_changes, slice_of)
 from .errors import CorruptStoreError
 from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
 
@@ -195,10 +196,6 @@ class Blocks:
             pairs = islice(pairs, offset, None if limit is None else offset + limit)
         return pairs
 
-    def prefix(self, tx: Transaction, prefix: bytes, **options) -> Iterator[tuple[bytes, bytes]]:
-        """Like :meth:`range` over the keys starting with ``prefix``."""
-        return self.range(tx, prefix, prefix_end(prefix), **options)
-
     def blocks(self, tx: Transaction) -> Iterator[tuple[bytes, bytes]]:
         """Every ``(fence, block)`` of the range, in order (for compiled readers and verify)."""
         found = tx.floor(self.start, self.start) or tx.after(self.start, self.end)
@@ -275,6 +272,14 @@ class Blocks:
         ``(keys added, keys deleted)``."""
         if not keys:
             return 0, 0
+        values, outside = self._outside(tx, keys, values, keep)
+        return self.write(tx, changes(list(keys), values), keep=keep, outside=outside)
+
+    def _outside(self, tx: Transaction, keys: Sequence[bytes], values: Sequence[bytes | None],
+                 keep: bool) -> tuple[list, set[bytes]]:
+        """The values of a write with each one too long for a block stored under
+        ``external + key`` and replaced by :data:`EXTERNAL` (unless ``keep`` and the key is
+        present: it keeps its value), and the keys so stored."""
         values = list(values)
         outside: set[bytes] = set()
         for i, value in enumerate(values):
@@ -284,7 +289,7 @@ class Blocks:
                 tx.set(self.external + keys[i], value)
                 values[i] = EXTERNAL
                 outside.add(keys[i])
-        return self.write(tx, changes(list(keys), values), keep=keep, outside=outside)
+        return values, outside
 
     def write(self, tx: Transaction, made: Changes, *, keep: bool = False, outside: set[bytes] = frozenset()) -> tuple[int, int]:
         """Merge ``made`` (:func:`nstore._blocks.changes` or ``sorted_changes``) into the
@@ -366,13 +371,14 @@ class Blocks:
             pairs = items if isinstance(items, list) else list(items)
             keys = [key for key, _ in pairs]
             values = [v for _, v in pairs]
-        if not ascending:
-            last = dict(zip(keys, values))  # the last value of a repeated key wins
-            keys = sorted(last)
-            values = [last[key] for key in keys]
-        for key in keys[:1] + keys[-1:]:
-            _check_key(key)
-        return self.apply(tx, keys, values)[0]
+        if ascending:
+            for key in keys[:1] + keys[-1:]:
+                _check_key(key)
+            return self.apply(tx, keys, values)[0]
+        last = dict(zip(keys, values))  # the last value of a repeated key wins
+        keys = list(last)
+        values, outside = self._outside(tx, keys, list(last.values()), False)
+        return self.write(tx, pairs_changes(keys, values), outside=outside)[0]  # sorted in C
 
     def remove_range(self, tx: Transaction, start: bytes | None, end: bytes | None) -> None:
         """Remove every key with ``start <= key < end`` in the range."""

@@ -38,9 +38,8 @@ from itertools import filterfalse
 import weakref
 from typing import Any, Iterable, Iterator, Sequence
 
-from ._blocks import pairs_changes
 from ._pack import term_parts, term_refs
-from .blocks import EXTERNAL_VALUE, Blocks, Keyspace, Plain
+from .blocks import Blocks, Keyspace, Plain
 from .errors import CorruptStoreError
 from .okvs import Transaction, prefix_end
 from .pack import BNODE_CODE, BYTES, IRI_CODE, LITERAL_CODE, STRING, TERMREF_CODE, Packed, decode_item, decode_items, pack_value
@@ -169,14 +168,7 @@ class Dictionary:
             else list(map(self._term_key.__add__, parts))
         keys = [*term_keys, *map(self._id_key.__add__, items), self._next_key]
         values = [*items, *parts, fresh["next"].to_bytes(8, "big")]
-        if isinstance(self.space, Blocks):
-            long = {key for key, value in zip(keys, values) if len(value) > EXTERNAL_VALUE}
-            if long:  # values kept outside their blocks (a long term's id -> term)
-                self.space.set_many(tx, [(key, value) for key, value in zip(keys, values) if key in long])
-                keys, values = zip(*[(key, value) for key, value in zip(keys, values) if key not in long])
-            self.space.write(tx, pairs_changes(list(keys), list(values)))
-        else:
-            self.space.set_many(tx, list(zip(keys, values)))
+        self.space.set_many(tx, list(zip(keys, values)))
         return assigned
 
     def _publish(self, fresh: dict) -> None:
