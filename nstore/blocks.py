@@ -59,6 +59,8 @@ class Keyspace(Protocol):
     def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
               offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]: ...
 
+    def under_many(self, tx: Transaction, prefixes: Sequence[bytes]) -> dict[bytes, list[tuple[bytes, bytes]]]: ...
+
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]: ...
 
     def set(self, tx: Transaction, key: bytes, value: bytes) -> None: ...
@@ -86,6 +88,10 @@ class Plain:
     def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
               offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]:
         return tx.range(start, end, offset=offset, limit=limit)
+
+    def under_many(self, tx: Transaction, prefixes: Sequence[bytes]) -> dict[bytes, list[tuple[bytes, bytes]]]:
+        """The pairs whose keys start with each of ``prefixes``, by prefix."""
+        return {prefix: list(tx.range(prefix, prefix_end(prefix))) for prefix in set(prefixes)}
 
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]:
         """The pairs of ``[start, end)`` as ``(keys, values)`` lists of up to 4,096 pairs."""
@@ -182,6 +188,37 @@ class Blocks:
                 raise self._damaged(block[0], exc) from None
         by_key = dict(zip(order, found))
         return [self._resolved(tx, key, by_key[key]) for key in keys]
+
+    def under_many(self, tx: Transaction, prefixes: Sequence[bytes]) -> dict[bytes, list[tuple[bytes, bytes]]]:
+        """The pairs whose keys start with each of many ``prefixes``, by prefix, each block
+        read and decoded once: the prefixes are sorted, and those a block spans are found in
+        its decoded keys by bisection (a prefix whose keys run on into the next block is
+        read by :meth:`range`)."""
+        order = sorted(set(prefixes))
+        found: dict[bytes, list[tuple[bytes, bytes]]] = {}
+        i = 0
+        while i < len(order):
+            block = tx.floor_and_next(order[i], self.start, self.end)
+            if block is None:  # before the first block, whose fence may still start with it
+                found[order[i]] = list(self.range(tx, order[i], prefix_end(order[i])))
+                i += 1
+                continue
+            fence, data, bound = block
+            try:
+                keys, values = decode(fence, data)
+            except BlockError as exc:
+                raise self._damaged(fence, exc) from None
+            while i < len(order) and (bound is None or order[i] < bound):
+                prefix = order[i]
+                end = prefix_end(prefix)
+                if bound is not None and (end is None or bound < end):  # runs on past this block
+                    found[prefix] = list(self.range(tx, prefix, end))
+                else:
+                    low, high = bisect_left(keys, prefix), len(keys) if end is None else bisect_left(keys, end)
+                    found[prefix] = [(key, self._resolved(tx, key, value))
+                                     for key, value in zip(keys[low:high], values[low:high])]
+                i += 1
+        return found
 
     def range(self, tx: Transaction, start: bytes | None = None, end: bytes | None = None, *,
               offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]:

@@ -107,10 +107,23 @@ class Dictionary:
 
         Lookups are by the packed bytes, whose hash and equality run in C: this is the
         path of a commit's many terms, where :meth:`encode` would hash each term object."""
+        found, missing = self._found_packed(tx, parts)
+        if missing:
+            found.update(self._assign(tx, missing))
+        return found
+
+    def find_packed(self, tx: Transaction, parts: Iterable[bytes]) -> dict[bytes, bytes]:
+        """:meth:`encode_packed` that assigns nothing: the TermRef item of each packed term
+        among ``parts`` that the dictionary holds (one batch of look-ups)."""
+        return self._found_packed(tx, parts)[0]
+
+    def _found_packed(self, tx: Transaction, parts: Iterable[bytes]) -> tuple[dict[bytes, bytes], list[bytes]]:
+        """The items of the packed terms among ``parts`` held (committed, or assigned by
+        ``tx``), and the terms not held, in first-seen order (ids do not depend on hashing)."""
         committed = self._packed
-        fresh = self._fresh_state(tx)
+        fresh = self._fresh_state(tx) if tx.write else {"refs": {}, "empty": False}
         fresh_refs = fresh["refs"]
-        wanted = term_parts(parts)  # distinct, in first-seen order (ids do not depend on hashing)
+        wanted = term_parts(parts)  # distinct
         found: dict[bytes, bytes] = {}
         for cache in (committed, fresh_refs):
             if cache and wanted:
@@ -126,9 +139,7 @@ class Dictionary:
                     found[part] = stored
                     self._remember(committed, part, stored)
             wanted = missing
-        if wanted:
-            found.update(self._assign(tx, wanted))
-        return found
+        return found, wanted
 
     def key_of(self, term: Any) -> bytes:
         """The key under which a term's id is found."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 from nstore import NStore, Var
 from nstore._blocks import sorted_bytes
 from nstore._pack import split_rows
-from nstore.dictionary import ABSENT, Dictionary
+from nstore.dictionary import ABSENT, KIND_OF_CODE, Dictionary
 from nstore.okvs import Okvs, Transaction, prefix_end
 from nstore.store import Param
 from nstore.pack import BLOBREF_CODE, TERMREF_CODE, Packed, decode_item, pack, pack_value, split
@@ -263,6 +263,41 @@ class History:
         if items is None:
             return []
         return [(decode_item(seq), payload == ALIVE) for seq, payload in self.item_records(tx, self.item_bytes(items))]
+
+    def alive_many(self, tx: Transaction, ancestors: frozenset[int], quads: Sequence[Quad],
+                   parts: Sequence[Sequence[bytes]]) -> list[bool]:
+        """Whether each quad (given with its :meth:`parts`) is alive at the commit whose
+        ancestors are ``ancestors``: :meth:`records` and :func:`winner` for many quads, their
+        terms looked up in one batch and their records read in one sorted walk of the
+        quad-led index (a quad naming a value too long for a key is read by itself)."""
+        if not ancestors:
+            return [False] * len(quads)
+        items_of = self.dictionary.find_packed(tx, chain.from_iterable(parts))
+        limit = self.store.inline_limit
+        lead = self.store.index_prefix(0)
+        prefixes: list[bytes | None] = []
+        for row in parts:
+            items = [items_of.get(part) or (None if part[0] in KIND_OF_CODE else part) for part in row]
+            if None in items:  # a term the dictionary lacks: no record can name it
+                prefixes.append(None)
+            elif any(len(item) > limit for item in items):
+                prefixes.append(b"")  # a blob in its key: read by itself below
+            else:
+                prefixes.append(lead + b"".join(items))
+        found = self.store.space.under_many(tx, [prefix for prefix in prefixes if prefix])
+        alive = []
+        for quad, prefix in zip(quads, prefixes):
+            if prefix is None:
+                alive.append(False)
+                continue
+            if prefix:
+                skip = len(prefix)
+                records = [(decode_item(key[skip:]), payload == ALIVE) for key, payload in found[prefix]]
+            else:
+                records = self.records(tx, quad)
+            best = winner(records, ancestors)
+            alive.append(best is not None and best[1])
+        return alive
 
     def match_records(self, tx: Transaction, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
         """Yield ``(quad, [(seq, alive), ...])`` for every quad matching ``pattern`` that has

@@ -28,7 +28,7 @@ import os
 import re
 from collections import Counter
 from itertools import islice
-from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
+from typing import Any, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 import msgpack
 
@@ -130,6 +130,12 @@ class Storage:
         """Whether ``quad`` of ``space`` is alive at commit ``seq`` (:meth:`deciding_record`)."""
         best = None if seq is None else self.deciding_record(tx, seq, quad, space)
         return best is not None and best[1]
+
+    def alive_many(self, tx: OkvsTransaction, seq: int | None, space: str, quads: Sequence[Any],
+                   parts: Sequence[Sequence[bytes]]) -> list[bool]:
+        """:meth:`was_alive` of many tuples of ``space``, each given with its packed parts
+        (:meth:`fstore.core.history.History.alive_many`: one batch, one sorted walk)."""
+        return self._by_name[space].alive_many(tx, self.commits.ancestors(tx, seq), quads, parts)
 
     def current_branch(self, tx: OkvsTransaction) -> str:
         """The branch commands work on when none is named (git's HEAD; ``main`` until
@@ -684,6 +690,9 @@ class Snapshot:
 
     def was_alive(self, seq: int | None, space: str, quad: Any) -> bool:
         return self.storage.was_alive(self.tx, seq, space, quad)
+
+    def alive_many(self, seq: int | None, space: str, quads: Sequence[Any], parts: Sequence[Sequence[bytes]]) -> list[bool]:
+        return self.storage.alive_many(self.tx, seq, space, quads, parts)
 
     def state_digest(self, seq: int | None) -> str:
         return self.storage.state_digest(self.tx, seq)

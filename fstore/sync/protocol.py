@@ -171,12 +171,16 @@ def receive(writer: Writer, payload: dict) -> int:
 def _check_records_change(snapshot: Snapshot, claimed: str, parent: int | None, changes: dict[str, list]) -> None:
     """Each record of a commit with at most one parent must change its tuple's state at
     the parent, as a transaction writes only such records: the state digest and the
-    counts are computed from the records on that premise (one look-up of the tuple's own
-    records per record: :meth:`Storage.was_alive`)."""
+    counts are computed from the records on that premise (the tuples' own records read
+    in one batch per space: :meth:`Storage.alive_many`)."""
     for space, found in changes.items():
-        for quad, alive, _ in found:
-            if snapshot.was_alive(parent, space, quad) == alive:
-                state = "alive" if alive else "absent"
+        if not found:
+            continue
+        quads, alive, parts = zip(*found)
+        before = snapshot.alive_many(parent, space, quads, parts)
+        for quad, now, was in zip(quads, alive, before):
+            if was == now:
+                state = "alive" if now else "absent"
                 raise TamperedError(f"commit {claimed}: its record of {space} tuple {quad!r} changes nothing "
                                     f"(the tuple is {state} at its parent already)")
 

@@ -231,3 +231,31 @@ def test_table_commits_pass_the_record_check_over_sync(tmp_path):
     b.remote_add("a2", str(tmp_path / "a"))
     b.push("a2", "main")
     assert a.branches() == b.branches() and a.verify() == []
+
+
+def test_alive_many_agrees_with_was_alive_one_tuple_at_a_time(tmp_path):
+    """The batched check a receiver makes (one sorted walk of the records) gives what the
+    per-tuple look-up gives, at every commit of two branches: tuples added, removed and
+    added again, one naming a value too long for a key, and terms never stored."""
+    import random
+    from fstore.core.layout import QUADS
+    repo = fstore.open(str(tmp_path / "s"))
+    rng = random.Random(7)
+    long_text = "x" * 3000
+    universe = [(IRI("urn:g"), IRI(f"urn:s{i % 7}"), IRI(f"urn:p{i % 3}"), i % 5) for i in range(40)]
+    universe += [(IRI("urn:g"), IRI("urn:s1"), IRI("urn:p0"), long_text), (None, IRI("urn:never"), IRI("urn:p0"), 1)]
+    for number in range(12):
+        branch = "main" if number < 6 or number % 2 else "dev"
+        if number == 6:
+            repo.branch("dev", "main")
+        with repo.transaction(branch, message=f"c{number}", author="t") as tx:
+            for quad in rng.sample(universe[:-1], 10):
+                (fstore.rm if fstore.ask(tx, *quad) else fstore.add)(tx, *quad)
+    storage = repo.storage
+    with storage.read() as snapshot:
+        history = storage._by_name[QUADS.name]
+        parts = [history.parts(quad) for quad in universe]
+        for seq in [None, *(seq for seq, _ in snapshot.all_commits())]:
+            one_at_a_time = [snapshot.was_alive(seq, QUADS.name, quad) for quad in universe]
+            assert snapshot.alive_many(seq, QUADS.name, universe, parts) == one_at_a_time
+            assert any(one_at_a_time) or seq is None

@@ -83,6 +83,12 @@ class BlocksMachine(RuleBasedStateMachine):
         assert [self.space.get(self.tx, k) for k in wanted] == [self.model.get(k) for k in wanted]
         assert self.space.get_many(self.tx, wanted) == [self.model.get(k) for k in wanted]
 
+    @rule(prefixes=st.lists(keys, max_size=8))
+    def under_many(self, prefixes: list[bytes]) -> None:
+        found = self.space.under_many(self.tx, prefixes)
+        assert found == {prefix: [(k, self.model[k]) for k in sorted(self.model) if k.startswith(prefix)]
+                         for prefix in prefixes}
+
     @rule(start=bounds, end=bounds, offset=st.integers(0, 3), limit=st.none() | st.integers(0, 5))
     def scan(self, start: bytes | None, end: bytes | None, offset: int, limit: int | None) -> None:
         expected = [(k, self.model[k]) for k in sorted(self.model)
