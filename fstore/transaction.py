@@ -16,16 +16,17 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import Var
+from nstore._blocks import sorted_bytes
+from nstore._pack import split_rows
 from nstore.bulk import gc_paused
 from nstore.errors import TransactionClosedError
 from nstore.okvs import MAX_KEY_SIZE, prefix_end
-from nstore.pack import pack_value, split, unpack
+from nstore.pack import pack_value, unpack
 from nstore.store import Param
 
 from .core.history import ALIVE, DEAD, QUAD_ITEMS, Quad, matches
 from .core.layout import QUADS, SCRATCH, TABLES
 from .core.ranges import NumericRange
-from .core.storage import batched
 from .query_source import QuerySource
 from nstore.terms import to_rdf
 
@@ -122,11 +123,21 @@ class Staged:
         replaces the older there as here)."""
         if not self.pending:
             return
-        key = self._key
-        pairs = sorted((key(identity), (ALIVE if alive else DEAD) + (b"" if len(identity) <= self._room else identity))
-                       for identity, (_, alive, _) in self.pending.items())
-        self.tx.set_many(pairs, ascending=True)
-        self.pending.clear()
+        pending = self.pending
+        identities = sorted_bytes(list(pending))  # a radix sort in C
+        if max(map(len, identities)) > self._room:  # some keys hold their quad cut: sort by the keys
+            key = self._key
+            pairs = sorted((key(identity), (ALIVE if alive else DEAD) + (b"" if len(identity) <= self._room else identity))
+                           for identity, (_, alive, _) in pending.items())
+            self.tx.set_many(pairs, ascending=True)
+        else:
+            keys = list(map(self.scratch.__add__, identities))
+            alive = list(map(_SECOND, map(pending.__getitem__, identities)))
+            if all(alive) or not any(alive):  # the common case: one flag, no pair built per key
+                self.tx.set_many(keys, ascending=True, value=ALIVE if alive[0] else DEAD)
+            else:
+                self.tx.set_many(list(zip(keys, map(_STATE.__getitem__, alive))), ascending=True)
+        pending.clear()
         self.spilled = True
 
     def _spilled_intent(self, identity: bytes) -> bool | None:
@@ -135,20 +146,22 @@ class Staged:
 
     def _scratch_entries(self) -> Iterator[tuple[bytes, bool]]:
         """Every spilled ``(identity, alive)`` in key order."""
-        for key, value in self._scratch_batches(False):
-            yield self._entry(key, value)
+        for batch in self._scratch_batches(False):
+            for key, value in batch:
+                yield self._entry(key, value)
 
-    def _scratch_batches(self, consume: bool) -> Iterator[tuple[bytes, bytes]]:
-        """The scratch range's pairs in key order, read a batch at a time (so that writes
-        between two batches, by a caller that stages or commits as it reads, never meet
-        an open cursor); with ``consume``, each batch is removed once read."""
+    def _scratch_batches(self, consume: bool) -> Iterator[list[tuple[bytes, bytes]]]:
+        """The scratch range's pairs in key order, as lists of up to :attr:`spill_limit`
+        (so that writes between two batches, by a caller that stages or commits as it
+        reads, never meet an open cursor); with ``consume``, each batch is removed once read."""
         start: bytes | None = self.scratch
         while start is not None:
             batch = self.tx.batch(start, self._end, self.spill_limit)
             start = batch[-1][0] + b"\x00" if len(batch) == self.spill_limit else None
             if consume and batch:  # just read: the range holds these keys alone from the first to the last
                 self.tx.remove_range(batch[0][0], batch[-1][0] + b"\x00")
-            yield from batch
+            if batch:
+                yield batch
 
     def drop_scratch(self) -> None:
         """Remove the scratch range (before the LMDB transaction commits)."""
@@ -234,57 +247,85 @@ class Staged:
         holds the changes alone. Returns how many (also in :attr:`changed`)."""
         self.spill()
         self.changed = 0
-        head = self.head
-        for batch in batched(self._scratch_entries(), self.spill_limit):
-            unchanged = []
-            for identity, alive in batch:
-                # the values are decoded only for a lookup at the head (none without one)
-                quad = unpack(identity) if head is not None and identity not in self.seen_alive else None
-                if self.alive_at_head(identity, quad) == alive:  # type: ignore[arg-type]
-                    unchanged.append(self._key(identity))
+        for batch in self._scratch_batches(False):
+            if self.head is None:  # nothing is alive: the removals change nothing
+                unchanged = [key for key, value in batch if value[:1] == DEAD]
+            else:
+                unchanged = []
+                for key, value in batch:
+                    identity, alive = self._entry(key, value)
+                    quad = unpack(identity) if identity not in self.seen_alive else None
+                    if self.alive_at_head(identity, quad) == alive:  # type: ignore[arg-type]
+                        unchanged.append(key)
             for key in unchanged:
                 self.tx.delete(key)
             self.changed += len(batch) - len(unchanged)
         return self.changed
 
-    def records(self) -> Iterator[bytes]:
-        """After :meth:`resolve`: each change as its record (the packed quad, then ``01``
-        alive or ``00`` dead), in ascending byte order (what the commit id hashes)."""
-        for identity, alive in self._ordered(consume=False):
-            yield identity + (ALIVE if alive else DEAD)
+    def records(self) -> Iterator[list[bytes]]:
+        """After :meth:`resolve`: the changes as records (the packed quad, then ``01``
+        alive or ``00`` dead), a list at a time, in ascending byte order (what the commit
+        id hashes)."""
+        for identities, alive in self._ordered(consume=False):
+            yield list(map(bytes.__add__, identities, map(_STATE.__getitem__, alive)))
 
-    def changes(self) -> Iterator[tuple[Quad | None, bool, list[bytes]]]:
-        """After :meth:`resolve`: each change ``(quad, alive, its packed values)`` in the
-        order of :meth:`records`, taken out of the scratch range a chunk at a time as it is
-        read (pages a write transaction frees, it reuses for the records written next).
+    def changes(self) -> Iterator[list[tuple[Quad | None, bool, list[bytes]]]]:
+        """After :meth:`resolve`: the changes ``(quad, alive, its packed values)``, a list
+        at a time, in the order of :meth:`records`, taken out of the scratch range as they
+        are read (pages a write transaction frees, it reuses for the records written next).
         The quad is None where its packed values hold all the commit needs (see
         :class:`~fstore.core.storage.ChangeStream`)."""
         inline_limit = self.history.store.inline_limit
-        for identity, alive in self._ordered(consume=True):
-            parts = split(identity, 0, _ITEMS)
+        for identities, alive in self._ordered(consume=True):
+            rows = split_rows(list(zip(identities, alive)), 0, _ITEMS)  # in C
+            quads: list[Quad | None] = [None] * len(rows)
             # Decoding a quad costs more than the rest of its way here: only a value too
             # long for a key (History.write stores its blob) needs the values.
-            quad = unpack(identity) if any(len(part) > inline_limit for part in parts) else None
-            yield quad, alive, parts  # type: ignore[misc]
+            for number, size in enumerate(map(len, identities)):
+                if size > inline_limit and max(map(len, rows[number])) > inline_limit:
+                    quads[number] = unpack(identities[number])
+            yield list(zip(quads, alive, rows))
 
-    def _ordered(self, consume: bool) -> Iterator[tuple[bytes, bool]]:
-        """The spilled ``(identity, alive)`` in the byte order of the identities (removed
-        from the scratch range a batch at a time if ``consume``). Keys sort as identities
-        do, but for identities cut to the same key bytes (see :meth:`_key`): each such run
-        is sorted here (a handful at most)."""
+    def _ordered(self, consume: bool) -> Iterator[tuple[list[bytes], list[bool]]]:
+        """The spilled identities and their states in the byte order of the identities,
+        a list of each per batch (removed from the scratch range a batch at a time if
+        ``consume``). Keys sort as identities do, but for identities cut to the same key
+        bytes (see :meth:`_key`): each such run is sorted here (a handful at most)."""
+        skip = _after(len(self.scratch))
         run: list[tuple[bytes, bool]] = []
-        for key, value in self._scratch_batches(consume):
-            identity, alive = self._entry(key, value)
-            if run and (len(identity) <= self._room or identity[:self._room] != run[0][0][:self._room]):
-                run.sort()
-                yield from run
-                run = []
-            if len(identity) > self._room:
-                run.append((identity, alive))
-            else:
-                yield identity, alive
-        run.sort()
-        yield from run
+        for batch in self._scratch_batches(consume):
+            values = list(map(_SECOND, batch))
+            if not run and max(map(len, values)) == 1:  # no key holds its quad cut: each step a C loop
+                yield list(map(skip, map(_FIRST, batch))), list(map(ALIVE.__eq__, values))
+                continue
+            identities: list[bytes] = []
+            states: list[bool] = []
+            for key, value in batch:
+                identity, alive = self._entry(key, value)
+                if run and (len(identity) <= self._room or identity[:self._room] != run[0][0][:self._room]):
+                    run.sort()
+                    identities += map(_FIRST, run)
+                    states += map(_SECOND, run)
+                    run = []
+                if len(identity) > self._room:
+                    run.append((identity, alive))
+                else:
+                    identities.append(identity)
+                    states.append(alive)
+            if identities:
+                yield identities, states
+        if run:
+            run.sort()
+            yield list(map(_FIRST, run)), list(map(_SECOND, run))
+
+
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_STATE = {True: ALIVE, False: DEAD}
+
+
+def _after(skip: int) -> Callable[[bytes], bytes]:
+    """What follows the first ``skip`` bytes of a key (a C call per key, in ``map``)."""
+    return itemgetter(slice(skip, None))
 
 
 class Transaction:

@@ -15,6 +15,7 @@ and an overlay of the few quads whose state differs (see :mod:`fstore.core.heads
 from __future__ import annotations
 
 from itertools import chain, islice
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
@@ -340,6 +341,12 @@ class History:
 
     def raw_changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[list[bytes], bytes]]:
         """The records commit ``seq`` wrote as ``(key items of the quad, payload)``."""
+        for rows, payloads in self.raw_change_chunks(tx, seq):
+            yield from zip(rows, payloads)
+
+    def raw_change_chunks(self, tx: Transaction, seq: int) -> Iterator[tuple[list[list[bytes]], list[bytes]]]:
+        """:meth:`raw_changes_of` a chunk at a time: the key items of each quad, and the
+        payloads."""
         prefix = self.store.index_prefix(1) + pack_value(seq)
         skip = len(prefix)
         pairs = self.store.range(tx, prefix, prefix + b"\xff")
@@ -348,7 +355,7 @@ class History:
                 rows = split_rows(chunk, skip, 4)
             except ValueError:  # an item the C split does not know: Python's splits or names it
                 rows = [split(key, skip, 4) for key, _ in chunk]
-            yield from zip(rows, [payload for _, payload in chunk])
+            yield rows, list(map(itemgetter(1), chunk))
 
     def changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[Quad, bool]]:
         """The records commit ``seq`` wrote: ``(quad, alive)``."""

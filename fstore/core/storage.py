@@ -27,7 +27,7 @@ import datetime as _dt
 import os
 import re
 from collections import Counter
-from itertools import islice
+
 from typing import Any, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 import msgpack
@@ -274,8 +274,8 @@ class Storage:
         ``seq`` to itself. Otherwise the branch reads a shared snapshot through an overlay,
         which :meth:`Heads.moved` built from every record already: nothing is left to do."""
         heads = space.heads
-        chunks = batched(((items, payload == ALIVE) for items, payload in space.raw_changes_of(tx, seq)),
-                          STREAM_CHUNK)
+        chunks = rechunked((list(zip(rows, map(ALIVE.__eq__, payloads))) for rows, payloads in space.raw_change_chunks(tx, seq)),
+                           STREAM_CHUNK)
         heads.moved(tx, branch, parents, seq, ItemChanges.of(next(chunks, [])))
         number = heads.of_branch(tx, branch)
         meta = heads.metas(tx).get(number) if number is not None else None
@@ -331,7 +331,7 @@ class Storage:
             found = changes.get(name, [])
             if isinstance(found, ChangeStream):
                 encoded[name] = None
-                batches = batched(found.records(), STREAM_CHUNK)
+                batches = rechunked(found.records(), STREAM_CHUNK)
             else:
                 listed[name], encoded[name] = space.write(tx, seq, found)
                 batches = iter([listed[name]])
@@ -347,7 +347,7 @@ class Storage:
             name, mark = space.space.name, space.space.mark
             found = changes.get(name)
             if isinstance(found, ChangeStream):
-                chunks = (space.write(tx, seq, chunk)[0] for chunk in batched(found.changes(), STREAM_CHUNK))
+                chunks = (space.write(tx, seq, chunk)[0] for chunk in rechunked(found.changes(), STREAM_CHUNK))
             else:
                 chunks = iter([listed[name]])
             for records in chunks:
@@ -549,12 +549,14 @@ class ChangeStream(Protocol):
     spilled intents, resolved: :class:`fstore.transaction.Staged`), read twice by
     :meth:`Storage.write_commit`, in the same order: ascending bytes of the packed tuple."""
 
-    def records(self) -> Iterator[bytes]:
-        """Each change as its record: the packed tuple, then ``01`` alive or ``00`` dead."""
+    def records(self) -> Iterator[list[bytes]]:
+        """The changes as records (the packed tuple, then ``01`` alive or ``00`` dead), a
+        list at a time."""
         ...
 
-    def changes(self) -> Iterator[tuple[Quad | None, bool, list[bytes]]]:
-        """Each change ``(quad, alive, its packed values)``, once (it may free what it read).
+    def changes(self) -> Iterator[list[tuple[Quad | None, bool, list[bytes]]]]:
+        """The changes ``(quad, alive, its packed values)``, a list at a time, once (it may
+        free what it read).
         The quad may be None when no packed value is longer than a key holds:
         :meth:`History.write` reads the values of those alone (their blobs), the packed
         values give it the rest."""
@@ -815,16 +817,24 @@ def _request_key(number: int, remote: str | None) -> bytes:
     return pack(REQUEST, number) if remote is None else pack(REQUEST_MIRROR, remote, number)
 
 
-def batched(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    """Lists of ``size`` items of ``iterable`` (the last may be shorter), each read whole
-    before the caller writes (``itertools.batched`` of Python 3.12, as lists).
+def rechunked(lists: Iterable[list[Any]], size: int) -> Iterator[list[Any]]:
+    """The items of ``lists`` regrouped as lists of ``size`` (the last may be shorter);
+    a list of that size passes as it is.
 
-    >>> list(batched(range(5), 2))
-    [[0, 1], [2, 3], [4]]
+    >>> list(rechunked([[1, 2, 3], [4], [5, 6]], 2))
+    [[1, 2], [3, 4], [5, 6]]
     """
-    iterator = iter(iterable)
-    while batch := list(islice(iterator, size)):
-        yield batch
+    held: list[Any] = []
+    for found in lists:
+        if not held and len(found) == size:
+            yield found
+            continue
+        held += found
+        while len(held) >= size:
+            yield held[:size]
+            del held[:size]
+    if held:
+        yield held
 
 
 def _marked(space: History, records: list[bytes]) -> list[bytes]:
