@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import tempfile
 from contextlib import contextmanager
-from itertools import islice, repeat
+from itertools import compress, islice, repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+
+import msgpack
 
 from nstore import Var
 from nstore._blocks import sorted_bytes
@@ -47,6 +50,7 @@ A transaction of a million quads or fewer pays nothing for it; a larger one hold
 (the commit then bounds its own memory by ``fstore.core.storage.STREAM_CHUNK``)."""
 _HASH_SIZE = 32
 _ITEMS = len(QUAD_ITEMS)  # the values of a tuple of either space
+_FILE_BATCH = 1 << 16  # changes a record of resolve()'s file holds
 
 
 class Staged:
@@ -54,13 +58,14 @@ class Staged:
     started from: reads see the head overlaid with the intents.
 
     Intents are held in a dict until it holds more than :attr:`spill_limit`; then they **spill**
-    into a scratch key range of the same LMDB write transaction (``layout.SCRATCH``,
-    keyed by the packed quad), so a transaction's memory stays bounded however many
-    quads it stages. Reads overlay both (a newer intent in the dict wins); the commit
-    resolves the spilled intents a chunk at a time in the packed quads' byte order (this
-    object is then the :class:`~fstore.core.storage.ChangeStream` of its space), and the
-    scratch range is removed before the LMDB transaction commits: an abort or a crash
-    leaves nothing of it.
+    into the scratch table of the same LMDB write transaction (:data:`nstore.okvs.SCRATCH_TABLE`,
+    keyed ``layout.SCRATCH`` + space + packed quad), so a transaction's memory stays bounded
+    however many quads it stages. Reads overlay both (a newer intent in the dict wins); the
+    commit resolves the spilled intents a chunk at a time in the packed quads' byte order
+    (this object is then the :class:`~fstore.core.storage.ChangeStream` of its space), and the
+    table is dropped whole before the LMDB transaction commits (deleting its keys one at a
+    time, past LMDB's dirty-page limit, spilled a page set every few keys: a 3M-quad import
+    spent most of its time there): an abort or a crash leaves nothing of it.
     """
 
     spill_limit: int = SPILL_LIMIT
@@ -76,6 +81,7 @@ class Staged:
         self.seen_alive: set[bytes] = set()
         self.spilled = False  # whether the scratch range may hold intents
         self.changed = 0  # the spilled intents that change the head (once resolve() ran)
+        self._changes: IO[bytes] | None = None  # resolve()'s file of them
         self.scratch = SCRATCH + pack_value(history.space.name)
         self._end = prefix_end(self.scratch)
         # An identity longer than this is cut in its key (a key holds MAX_KEY_SIZE bytes)
@@ -129,45 +135,50 @@ class Staged:
             key = self._key
             pairs = sorted((key(identity), (ALIVE if alive else DEAD) + (b"" if len(identity) <= self._room else identity))
                            for identity, (_, alive, _) in pending.items())
-            self.tx.set_many(pairs, ascending=True)
+            self.tx.set_many(pairs, ascending=True, scratch=True)
         else:
             keys = list(map(self.scratch.__add__, identities))
             alive = list(map(_SECOND, map(pending.__getitem__, identities)))
             if all(alive) or not any(alive):  # the common case: one flag, no pair built per key
-                self.tx.set_many(keys, ascending=True, value=ALIVE if alive[0] else DEAD)
+                self.tx.set_many(keys, ascending=True, value=ALIVE if alive[0] else DEAD, scratch=True)
             else:
-                self.tx.set_many(list(zip(keys, map(_STATE.__getitem__, alive))), ascending=True)
+                self.tx.set_many(list(zip(keys, map(_STATE.__getitem__, alive))), ascending=True, scratch=True)
         pending.clear()
         self.spilled = True
 
     def _spilled_intent(self, identity: bytes) -> bool | None:
-        raw = self.tx.get(self._key(identity)) if self.spilled else None
+        raw = self.tx.get(self._key(identity), scratch=True) if self.spilled else None
         return None if raw is None else raw[:1] == ALIVE
 
     def _scratch_entries(self) -> Iterator[tuple[bytes, bool]]:
         """Every spilled ``(identity, alive)`` in key order."""
-        for batch in self._scratch_batches(False):
+        for batch in self._scratch_batches():
             for key, value in batch:
                 yield self._entry(key, value)
 
-    def _scratch_batches(self, consume: bool) -> Iterator[list[tuple[bytes, bytes]]]:
+    def _scratch_batches(self) -> Iterator[list[tuple[bytes, bytes]]]:
         """The scratch range's pairs in key order, as lists of up to :attr:`spill_limit`
         (so that writes between two batches, by a caller that stages or commits as it
-        reads, never meet an open cursor); with ``consume``, each batch is removed once read."""
+        reads, never meet an open cursor)."""
         start: bytes | None = self.scratch
         while start is not None:
-            batch = self.tx.batch(start, self._end, self.spill_limit)
+            batch = self.tx.batch(start, self._end, self.spill_limit, scratch=True)
             start = batch[-1][0] + b"\x00" if len(batch) == self.spill_limit else None
-            if consume and batch:  # just read: the range holds these keys alone from the first to the last
-                self.tx.remove_range(batch[0][0], batch[-1][0] + b"\x00")
             if batch:
                 yield batch
 
     def drop_scratch(self) -> None:
-        """Remove the scratch range (before the LMDB transaction commits)."""
+        """Drop the transaction's scratch table (whole, every space's range: called once
+        every space is resolved; the LMDB transaction would drop it as it commits)."""
         if self.spilled:
-            self.tx.remove_range(self.scratch, self._end)
+            self.tx.drop_scratch()
             self.spilled = False
+
+    def close(self) -> None:
+        """Let go of the resolved changes' temporary file."""
+        if self._changes is not None:
+            self._changes.close()
+            self._changes = None
 
     # -- reads ------------------------------------------------------------------------
 
@@ -242,41 +253,49 @@ class Staged:
         return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
 
     def resolve(self) -> int:
-        """Settle the spilled intents against the head, a chunk at a time (after moving
-        the last ones into the scratch range): those that change nothing leave it, so it
-        holds the changes alone. Returns how many (also in :attr:`changed`)."""
+        """Settle the spilled intents against the head (after moving the last ones into
+        the scratch table), in the packed quads' byte order, a batch at a time: those that
+        change it are written to a temporary file (msgpack, a list of identities and one
+        of states per record) that :meth:`records` and :meth:`changes` read, so that the
+        scratch table can be dropped before the commit writes. Returns how many (also in
+        :attr:`changed`)."""
         self.spill()
         self.changed = 0
-        for batch in self._scratch_batches(False):
-            if self.head is None:  # nothing is alive: the removals change nothing
-                unchanged = [key for key, value in batch if value[:1] == DEAD]
+        self._changes = tempfile.TemporaryFile(prefix="datae-changes-")
+        for identities, alive in self._ordered():
+            if self.head is None:  # nothing is alive: the additions change it, the removals nothing
+                changing = alive
             else:
-                unchanged = []
-                for key, value in batch:
-                    identity, alive = self._entry(key, value)
-                    quad = unpack(identity) if identity not in self.seen_alive else None
-                    if self.alive_at_head(identity, quad) == alive:  # type: ignore[arg-type]
-                        unchanged.append(key)
-            for key in unchanged:
-                self.tx.delete(key)
-            self.changed += len(batch) - len(unchanged)
+                changing = [self.alive_at_head(identity, None if identity in self.seen_alive else unpack(identity)) != state
+                            for identity, state in zip(identities, alive)]
+            identities, alive = list(compress(identities, changing)), list(compress(alive, changing))
+            for start in range(0, len(identities), _FILE_BATCH):
+                self._changes.write(msgpack.packb((identities[start:start + _FILE_BATCH], alive[start:start + _FILE_BATCH])))
+            self.changed += len(identities)
         return self.changed
+
+    def _changed(self) -> Iterator[tuple[list[bytes], list[bool]]]:
+        """After :meth:`resolve`: the changes, as lists of identities and of their states."""
+        changes = self._changes
+        if changes is None:
+            raise RuntimeError("the intents are not resolved yet")
+        changes.seek(0)
+        yield from msgpack.Unpacker(changes, use_list=True)
 
     def records(self) -> Iterator[list[bytes]]:
         """After :meth:`resolve`: the changes as records (the packed quad, then ``01``
         alive or ``00`` dead), a list at a time, in ascending byte order (what the commit
         id hashes)."""
-        for identities, alive in self._ordered(consume=False):
+        for identities, alive in self._changed():
             yield list(map(bytes.__add__, identities, map(_STATE.__getitem__, alive)))
 
     def changes(self) -> Iterator[list[tuple[Quad | None, bool, list[bytes]]]]:
         """After :meth:`resolve`: the changes ``(quad, alive, its packed values)``, a list
-        at a time, in the order of :meth:`records`, taken out of the scratch range as they
-        are read (pages a write transaction frees, it reuses for the records written next).
+        at a time, in the order of :meth:`records`.
         The quad is None where its packed values hold all the commit needs (see
         :class:`~fstore.core.storage.ChangeStream`)."""
         inline_limit = self.history.store.inline_limit
-        for identities, alive in self._ordered(consume=True):
+        for identities, alive in self._changed():
             rows = split_rows(list(zip(identities, alive)), 0, _ITEMS)  # in C
             quads: list[Quad | None] = [None] * len(rows)
             # Decoding a quad costs more than the rest of its way here: only a value too
@@ -286,14 +305,13 @@ class Staged:
                     quads[number] = unpack(identities[number])
             yield list(zip(quads, alive, rows))
 
-    def _ordered(self, consume: bool) -> Iterator[tuple[list[bytes], list[bool]]]:
+    def _ordered(self) -> Iterator[tuple[list[bytes], list[bool]]]:
         """The spilled identities and their states in the byte order of the identities,
-        a list of each per batch (removed from the scratch range a batch at a time if
-        ``consume``). Keys sort as identities do, but for identities cut to the same key
-        bytes (see :meth:`_key`): each such run is sorted here (a handful at most)."""
+        a list of each per batch. Keys sort as identities do, but for identities cut to the
+        same key bytes (see :meth:`_key`): each such run is sorted here (a handful at most)."""
         skip = _after(len(self.scratch))
         run: list[tuple[bytes, bool]] = []
-        for batch in self._scratch_batches(consume):
+        for batch in self._scratch_batches():
             values = list(map(_SECOND, batch))
             if not run and max(map(len, values)) == 1:  # no key holds its quad cut: each step a C loop
                 yield list(map(skip, map(_FIRST, batch))), list(map(ALIVE.__eq__, values))
@@ -479,12 +497,17 @@ class Transaction:
         changes: dict[str, Any] = {name: staged if staged.spilled else staged.resolved()
                                    for name, staged in self._staged.items()}
         total = sum(staged.resolve() if staged.spilled else len(changes[name]) for name, staged in self._staged.items())
-        if not total and not (self.allow_empty and self._head is not None):
-            return None
-        commit_id = writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, None, None)
         for staged in self._staged.values():
-            staged.drop_scratch()  # write_commit consumed it: this removes nothing, unless it stopped early
-        return commit_id
+            # Resolved into files: dropped before the commit writes, which reuse the pages of
+            # it that are still dirty (the rest are free for the next transactions).
+            staged.drop_scratch()
+        try:
+            if not total and not (self.allow_empty and self._head is not None):
+                return None
+            return writer.write_commit(self.branch, parents, changes, self.message, self.author, self.time, None, None)
+        finally:
+            for staged in self._staged.values():
+                staged.close()
 
     def table(self, name: str):
         """The writer of table (Kart dataset) ``name`` on this transaction's branch:

@@ -21,7 +21,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringA
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "changes", "sorted_changes", "pairs_changes", "sorted_bytes", "decode", "find", "lookup", "slice_of",
+__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "RunMerge", "changes", "sorted_changes", "pairs_changes", "sorted_bytes", "decode", "find", "lookup", "slice_of",
            "rewrite", "rewrite_changes", "problem", "count"]
 
 MAX_KEY = 2048  # longer than any key okvs accepts (511): a longer one is damage
@@ -600,6 +600,36 @@ cdef class Changes:
         return lo
 
 
+    def dump(self) -> bytes:
+        """Every change as one record after another, what :class:`RunMerge` reads back: its
+        kind (1 byte: 0 set, 1 external, 2 delete), key size (2 bytes, big-endian), value
+        size (4 bytes, big-endian), the key, the value.
+
+        >>> changes([b"a", b"b"], [b"1", None]).dump().hex()
+        '0000010000000161310200010000000062'
+        """
+        cdef Py_ssize_t i, total = 0, cursor = 0
+        cdef Change* c
+        for i in range(self.count):
+            total += 7 + self.items[i].size + self.items[i].value_size
+        cdef bytes out = PyBytes_FromStringAndSize(NULL, total)
+        cdef unsigned char* data = <unsigned char*>PyBytes_AS_STRING(out)
+        for i in range(self.count):
+            c = &self.items[i]
+            data[cursor] = c.kind
+            data[cursor + 1] = (c.size >> 8) & 0xFF
+            data[cursor + 2] = c.size & 0xFF
+            data[cursor + 3] = (c.value_size >> 24) & 0xFF
+            data[cursor + 4] = (c.value_size >> 16) & 0xFF
+            data[cursor + 5] = (c.value_size >> 8) & 0xFF
+            data[cursor + 6] = c.value_size & 0xFF
+            memcpy(data + cursor + 7, c.key, c.size)
+            if c.value_size:
+                memcpy(data + cursor + 7 + c.size, c.value, c.value_size)
+            cursor += 7 + c.size + c.value_size
+        return out
+
+
 def changes(list keys, list values) -> Changes:
     """The changes ``keys[i] -> values[i]`` (bytes, :data:`EXTERNAL`, or None to delete),
     keys strictly ascending (checked)."""
@@ -891,3 +921,139 @@ def rewrite_changes(list blocks, Changes made, Py_ssize_t lo, Py_ssize_t hi, Py_
     finally:
         free(m.arena)
         free(m.entries)
+
+
+# -- runs: sorted changes written out, merged back in order -------------------------------
+
+
+cdef class RunMerge:
+    """The changes of several runs (each the bytes of :meth:`Changes.dump`, sorted, read
+    from a file a piece at a time) merged into one ascending sequence, taken out as
+    :class:`Changes` of at most ``n`` (:meth:`take`). A key in several runs is taken once,
+    with the change of the latest run. O(runs) per change (a run is a chunk of a commit:
+    a handful).
+
+    >>> import io
+    >>> merge = RunMerge([io.BytesIO(changes([b"a", b"c"], [b"1", b"3"]).dump()),
+    ...                   io.BytesIO(changes([b"b", b"c"], [b"2", None]).dump())], 5)
+    >>> made = merge.take(10)
+    >>> [(made.key(i), made.value(i)) for i in range(len(made))], len(merge.take(10))
+    ([(b'a', b'1'), (b'b', b'2'), (b'c', None)], 0)
+    """
+
+    cdef list files
+    cdef list buffers  # each run's bytes read and not yet taken (from its offset)
+    cdef Py_ssize_t* offsets
+    cdef Py_ssize_t runs
+    cdef Py_ssize_t piece
+
+    def __cinit__(self, list files, Py_ssize_t piece=1 << 22):
+        cdef Py_ssize_t i
+        self.files = list(files)
+        self.runs = len(self.files)
+        self.piece = piece if piece > 0 else 1
+        self.buffers = [b""] * self.runs
+        self.offsets = <Py_ssize_t*>calloc(self.runs if self.runs else 1, sizeof(Py_ssize_t))
+        if self.offsets == NULL:
+            raise MemoryError()
+        for i in range(self.runs):
+            self._fill(i)
+
+    def __dealloc__(self):
+        free(self.offsets)
+
+    cdef Py_ssize_t _record(self, Py_ssize_t i) except -2:
+        """The size of run ``i``'s next whole record in its buffer (-1: none whole)."""
+        cdef bytes buffer = self.buffers[i]
+        cdef Py_ssize_t left = PyBytes_GET_SIZE(buffer) - self.offsets[i]
+        cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(buffer) + self.offsets[i]
+        cdef Py_ssize_t size
+        if left < 7:
+            return -1
+        size = 7 + ((<Py_ssize_t>data[1] << 8) | data[2]) + ((<Py_ssize_t>data[3] << 24) | (<Py_ssize_t>data[4] << 16) |
+                                                             (<Py_ssize_t>data[5] << 8) | data[6])
+        return size if size <= left else -1
+
+    cdef int _fill(self, Py_ssize_t i) except -1:
+        """Read run ``i`` until its buffer holds a whole record, or the run is done (its
+        buffer empty); a run ending inside a record is damage."""
+        cdef bytes more
+        while self._record(i) < 0:
+            more = self.files[i].read(self.piece)
+            rest = self.buffers[i][self.offsets[i]:]
+            if not more:
+                if rest:
+                    raise BlockError(f"a run ends inside a change ({len(rest)} bytes left)")
+                self.buffers[i] = b""
+                self.offsets[i] = 0
+                return 0
+            self.buffers[i] = rest + more
+            self.offsets[i] = 0
+        return 0
+
+    def take(self, Py_ssize_t n) -> Changes:
+        """The next (at most) ``n`` changes in key order (none left: an empty Changes)."""
+        cdef Changes made = Changes()
+        cdef Py_ssize_t capacity = 1 << 16, used = 0, count = 0, i, best, size, key_size, value_size
+        cdef Py_ssize_t* key_at
+        cdef const unsigned char* head
+        cdef const unsigned char* best_head
+        cdef Py_ssize_t best_size
+        cdef char* grown
+        cdef int order
+        made.items = <Change*>malloc((n if n > 0 else 1) * sizeof(Change))
+        made.arena = <char*>malloc(capacity)
+        key_at = <Py_ssize_t*>malloc((n if n > 0 else 1) * sizeof(Py_ssize_t))
+        if made.items == NULL or made.arena == NULL or key_at == NULL:
+            free(key_at)
+            raise MemoryError()
+        try:
+            while count < n:
+                best = -1
+                best_head = NULL
+                best_size = 0
+                for i in range(self.runs):
+                    if PyBytes_GET_SIZE(self.buffers[i]) == 0:
+                        continue  # done
+                    head = <const unsigned char*>PyBytes_AS_STRING(self.buffers[i]) + self.offsets[i]
+                    key_size = (<Py_ssize_t>head[1] << 8) | head[2]
+                    if best >= 0:
+                        order = _compare(head + 7, key_size, best_head + 7, best_size)
+                        if order > 0:
+                            continue
+                        if order == 0:  # the same key in an earlier run: the later one wins
+                            self._advance(best)
+                    best = i
+                    best_head = <const unsigned char*>PyBytes_AS_STRING(self.buffers[i]) + self.offsets[i]
+                    best_size = key_size
+                if best < 0:
+                    break
+                size = self._record(best)
+                if used + size > capacity:
+                    while used + size > capacity:
+                        capacity *= 2
+                    grown = <char*>realloc(made.arena, capacity)
+                    if grown == NULL:
+                        raise MemoryError()
+                    made.arena = grown
+                memcpy(made.arena + used, best_head, size)
+                key_at[count] = used
+                used += size
+                count += 1
+                self._advance(best)
+            for i in range(count):  # the arena moved as it grew: point into it now
+                head = <const unsigned char*>made.arena + key_at[i]
+                made.items[i].kind = head[0]
+                made.items[i].size = (<Py_ssize_t>head[1] << 8) | head[2]
+                made.items[i].value_size = ((<Py_ssize_t>head[3] << 24) | (<Py_ssize_t>head[4] << 16) |
+                                            (<Py_ssize_t>head[5] << 8) | head[6])
+                made.items[i].key = head + 7
+                made.items[i].value = head + 7 + made.items[i].size if made.items[i].value_size else NULL
+            made.count = count
+            return made
+        finally:
+            free(key_at)
+
+    cdef int _advance(self, Py_ssize_t i) except -1:
+        self.offsets[i] += self._record(i)
+        return self._fill(i)

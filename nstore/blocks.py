@@ -30,22 +30,25 @@ A value longer than :data:`EXTERNAL_VALUE` bytes is kept outside its block, unde
 
 from __future__ import annotations
 
+import tempfile
 from bisect import bisect_left
 from itertools import islice
-from typing import Iterable, Iterator, Protocol, Sequence
+from typing import IO, Iterable, Iterator, Protocol, Sequence
 
-from ._blocks import (EXTERNAL, BlockError, Changes, changes, count, decode, find, lookup, pairs_changes, problem, rewrite,
-                      rewrite_changes, slice_of)
+from ._blocks import (EXTERNAL, BlockError, Changes, RunMerge, changes, count, decode, find, lookup, pairs_changes, problem,
+                      rewrite, rewrite_changes, slice_of)
 from .errors import CorruptStoreError
 from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
 
-__all__ = ["Blocks", "Plain", "Keyspace", "BLOCK_LIMIT", "EXTERNAL_VALUE", "BlockError", "into_blocks"]
+__all__ = ["Blocks", "Plain", "Keyspace", "Runs", "BLOCK_LIMIT", "EXTERNAL_VALUE", "BlockError", "into_blocks"]
 
 BLOCK_LIMIT = 2000
 """Most bytes of a block with its fence: two fit an LMDB leaf page of 4,096 bytes (a node
 over 2,040 bytes would go to an overflow page of its own)."""
 EXTERNAL_VALUE = 512
 """Longest value kept inside a block; longer ones go under ``external + key``."""
+MERGE_CHUNK = 1 << 18
+"""Changes a merge of runs writes into the blocks at a time (:meth:`Runs.merge_into`)."""
 
 
 class Keyspace(Protocol):
@@ -505,3 +508,53 @@ def into_blocks(pairs: Iterable[tuple[bytes, bytes]], spaces: Sequence[Blocks]) 
             yield from flush(False)
     if current is not None:
         yield from flush(True)
+
+
+class Runs:
+    """Sorted changes of one keyspace kept in temporary files (one file a run, the bytes of
+    :meth:`nstore._blocks.Changes.dump`), merged into its blocks once: what a commit too
+    large to hold writes a chunk at a time, so that no chunk rewrites every block of an
+    index (the chunks' keys fall all over it) and each block is written once, in key order.
+
+    >>> import tempfile
+    >>> from nstore import okvs
+    >>> from nstore._blocks import changes
+    >>> db = okvs.open(tempfile.mkdtemp())
+    >>> space = Blocks.under(b"\\x91")
+    >>> with db.transaction(write=True) as tx, Runs() as runs:
+    ...     runs.add(changes([b"\\x91b"], [b"2"]))
+    ...     runs.add(changes([b"\\x91a"], [b"1"]))
+    ...     runs.merge_into(tx, space)
+    ...     list(space.range(tx))
+    [(b'\\x91a', b'1'), (b'\\x91b', b'2')]
+    >>> db.close()
+    """
+
+    def __init__(self) -> None:
+        self.files: list[IO[bytes]] = []
+
+    def add(self, made: Changes) -> None:
+        """Keep ``made`` as a run (a later run's change of a key wins over an earlier's)."""
+        if len(made):
+            run = tempfile.TemporaryFile(prefix="datae-run-")
+            self.files.append(run)
+            run.write(made.dump())
+            run.seek(0)
+
+    def merge_into(self, tx: Transaction, space: Blocks, *, keep: bool = True) -> None:
+        """Write every run's changes into ``space``, merged in key order, a chunk of
+        :data:`MERGE_CHUNK` at a time (each block rewritten once over the whole merge)."""
+        merge = RunMerge(self.files)
+        while len(made := merge.take(MERGE_CHUNK)):
+            space.write(tx, made, keep=keep)
+
+    def close(self) -> None:
+        for run in self.files:
+            run.close()
+        self.files = []
+
+    def __enter__(self) -> Runs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -24,7 +24,7 @@ import threading
 import time
 from contextlib import contextmanager
 from itertools import islice, repeat
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import lmdb
 
@@ -57,6 +57,10 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # Writes are journalled so a transaction can be replayed into a grown map; past this many
 # bytes the journal is dropped (the map is grown ahead of such transactions instead).
 JOURNAL_LIMIT = 512 << 20
+SCRATCH_TABLE = b"\xff\xffokvs scratch"
+"""The name of a write transaction's scratch table (:meth:`Transaction.set_many` with
+``scratch=True``): an LMDB database of its own, created inside one write transaction and
+dropped whole before it commits, so no key of it is ever in the file."""
 _GROW_WAIT_SECONDS = 60.0
 # What LMDB raises when the pages it reads are not what they should be.
 # (A transaction that met one is invalid: its next read raises BadTxnError.)
@@ -106,7 +110,7 @@ class _Environment:
         while True:
             try:
                 return lmdb.open(self.path, map_size=size, subdir=True, readonly=self.readonly, create=not self.readonly,
-                                 max_dbs=0, max_readers=512, readahead=False, lock=True)
+                                 max_dbs=1, max_readers=512, readahead=False, lock=True)
             except lmdb.MemoryError as exc:
                 if asked or size // 2 < floor:
                     raise StoreFileError(f"cannot map the store at {self.path}: {size:,} bytes of address space are not "
@@ -359,6 +363,7 @@ class Transaction:
         self._base_id = self._txn.id()
         self._seek_cursor: lmdb.Cursor | None = None
         self._seek_generation = -1
+        self._scratch_db: Any = None  # the scratch table's handle, once this transaction made it
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -375,6 +380,7 @@ class Transaction:
 
     def commit(self) -> None:
         txn = self._require_open()
+        self.drop_scratch()  # it never reaches the file
         try:
             txn.commit()
         except lmdb.MapFullError:
@@ -405,6 +411,7 @@ class Transaction:
         if self._txn is not None:
             self._txn = None
             self._seek_cursor = None
+            self._scratch_db = None  # LMDB closes a table made in a transaction that ends
             self._shared.end()
 
     def _close(self) -> None:
@@ -500,8 +507,27 @@ class Transaction:
             self._txn.delete(entry[1])
         elif op == "many":
             self._put_many(entry[1], entry[2])
+        elif op == "scratch-many":
+            self._put_many(entry[1], entry[2], self._scratch(True))
+        elif op == "scratch-delete":
+            self._txn.delete(entry[1], db=self._scratch(True))
         else:
             self._remove_range(entry[1], entry[2])
+
+    def _scratch(self, create: bool) -> Any:
+        """The scratch table's handle (None if this transaction has none and ``create`` is
+        false)."""
+        if self._scratch_db is None and create:
+            self._scratch_db = self._shared.env.open_db(SCRATCH_TABLE, txn=self._require_open(), create=True)
+        return self._scratch_db
+
+    def drop_scratch(self) -> None:
+        """Drop the scratch table whole (one walk of its branch pages: no key is deleted
+        one at a time, which in a transaction past LMDB's dirty-page limit costs a page
+        spill per few keys)."""
+        if self._scratch_db is not None:
+            self._require_open().drop(self._scratch_db, delete=True)
+            self._scratch_db = None
 
     def _write(self, entry: tuple, size: int) -> None:
         # Journal a write only once LMDB took it (or ran out of map for it): a rejected
@@ -518,10 +544,13 @@ class Transaction:
 
     # -- reads ----------------------------------------------------------------------
 
-    def get(self, key: bytes, default: bytes | None = None) -> bytes | None:
-        """The value at ``key``, or ``default``."""
+    def get(self, key: bytes, default: bytes | None = None, *, scratch: bool = False) -> bytes | None:
+        """The value at ``key``, or ``default`` (with ``scratch``: in the scratch table)."""
         txn = self._require_open()
         try:
+            if scratch:
+                db = self._scratch(False)
+                return default if db is None else txn.get(_check_key(key), default, db=db)
             return txn.get(_check_key(key), default)
         except _DAMAGE as exc:
             raise self._damaged(exc) from None
@@ -697,11 +726,18 @@ class Transaction:
             self._seek_generation = self._generation
         return self._seek_cursor
 
-    def batch(self, start: bytes, end: bytes | None, limit: int) -> list[tuple[bytes, bytes]]:
+    def batch(self, start: bytes, end: bytes | None, limit: int, *, scratch: bool = False) -> list[tuple[bytes, bytes]]:
         """The first ``limit`` pairs of ``[start, end)`` as a list, read by one cursor walk in
         py-lmdb's C loop (:meth:`range` checks a write transaction's generation at every
-        pair; nothing can be written while this list is made)."""
-        cursor = self._cursor()
+        pair; nothing can be written while this list is made). With ``scratch``: of the
+        scratch table."""
+        if scratch:
+            db = self._scratch(False)
+            if db is None:
+                return []
+            cursor = self._require_open().cursor(db=db)
+        else:
+            cursor = self._cursor()
         try:
             if not cursor.set_range(start):
                 return []
@@ -734,18 +770,22 @@ class Transaction:
         *,
         ascending: bool = False,
         value: bytes | None = None,
+        scratch: bool = False,
     ) -> None:
         """Set many pairs at once. With ``value`` given, ``items`` are keys only, each
         mapped to ``value`` (no pair is built per key). With ``ascending=True`` the caller
         promises the keys come in strictly ascending order; if they also sort after every
         stored key, LMDB appends pages instead of searching for them (the bulk-load fast
-        path), and a key out of order raises InvalidKeyError."""
+        path), and a key out of order raises InvalidKeyError. With ``scratch``, into the
+        transaction's scratch table (:data:`SCRATCH_TABLE`; read by :meth:`get`, :meth:`batch`
+        with ``scratch``, gone when the transaction ends)."""
         self._require_write("set_many", b"")
+        op = "scratch-many" if scratch else "many"
         if value is None:
             batch = items if isinstance(items, list) else list(items)
             if batch:
                 first_key, first_value = batch[0]
-                self._write(("many", batch, ascending), len(batch) * (len(first_key) + len(first_value) + 16))
+                self._write((op, batch, ascending), len(batch) * (len(first_key) + len(first_value) + 16))
             return
         if type(value) is not bytes:
             if not isinstance(value, (bytearray, memoryview)):
@@ -754,9 +794,10 @@ class Transaction:
         keys = items if isinstance(items, list) else list(items)
         if keys:
             # A (keys, value) tuple is the journal entry; _put_many pairs them lazily.
-            self._write(("many", (keys, value), ascending), len(keys) * (len(keys[0]) + len(value) + 16))
+            self._write((op, (keys, value), ascending), len(keys) * (len(keys[0]) + len(value) + 16))
 
-    def _put_many(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool) -> None:
+    def _put_many(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool,
+                  db: Any = None) -> None:
         if type(batch) is tuple:
             keys, value = batch
             first = keys[0]
@@ -764,7 +805,7 @@ class Transaction:
         else:
             first = batch[0][0]
             pairs = batch
-        with self._txn.cursor() as cursor:
+        with self._txn.cursor(db=db) as cursor:
             append = ascending and not cursor.set_range(first)
             # With append=True LMDB refuses (and py-lmdb silently skips) a key that does
             # not sort after the last one: count them rather than lose them unnoticed.
@@ -775,10 +816,10 @@ class Transaction:
                 "the transaction holds a partial write and should be aborted"
             )
 
-    def delete(self, key: bytes) -> None:
-        """Remove ``key`` if present."""
+    def delete(self, key: bytes, *, scratch: bool = False) -> None:
+        """Remove ``key`` if present (with ``scratch``: from the scratch table)."""
         self._require_write("delete", key)
-        self._write(("delete", _check_key(key)), len(key))
+        self._write(("scratch-delete" if scratch else "delete", _check_key(key)), len(key))
 
     def remove_range(self, start: bytes | None, end: bytes | None) -> None:
         """Remove every key with ``start <= key < end`` (either bound may be None)."""

@@ -23,12 +23,13 @@ from __future__ import annotations
 from collections import Counter
 from itertools import chain, islice
 from operator import itemgetter
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .blobs import BlobStore, digest_of
 from ._blocks import sorted_changes
 from ._pack import canonical_sum, pack_column
-from .blocks import Blocks, Keyspace, Plain
+from .blocks import Blocks, Keyspace, Plain, Runs
 from .bulk import bulk_add
 from .errors import PackError, PatternError
 from .indices import choose_index, minimal_permutations
@@ -184,6 +185,8 @@ class NStore:
         self._key_getters = [itemgetter(*perm) if self.n > 1 else (lambda row: (row[0],)) for perm in self.indices]
         self._plans: dict[tuple[str | None, ...], tuple] = {}
         self.blob_refs_made = 0  # long values seen by _encode: tells bulk_add to store blobs
+        # While a write transaction defers index writes (deferred()): it, and a Runs per index.
+        self._deferred: tuple[Transaction, list[Runs]] | None = None
 
     def __repr__(self) -> str:
         return f"NStore(prefix={self.prefix!r}, items={self.items!r}, indices={len(self.indices)})"
@@ -322,12 +325,62 @@ class NStore:
             return 0
         if type(self.space) is not Blocks:
             return self.bulk_add(tx, [tuple(map(Packed, row)) for row in zip(*columns)], payload=payload)
+        runs = self._runs(tx)
         added = 0
         for number, (prefix, perm) in enumerate(zip(self._index_prefixes, self.indices)):
-            new = self.space.write(tx, sorted_changes(prefix, list(columns), perm, payload), keep=True)[0]
+            made = sorted_changes(prefix, list(columns), perm, payload)
+            if runs is not None:
+                runs[number].add(made)
+                new = len(made)
+            else:
+                new = self.space.write(tx, made, keep=True)[0]
             if number == 0:
                 added = new
         return added
+
+    @contextmanager
+    def deferred(self, tx: Transaction) -> Iterator[None]:
+        """Within it, :meth:`bulk_add_items` and :meth:`bulk_delete_items` keep each index's
+        sorted keys as a run (:class:`nstore.blocks.Runs`), merged into the blocks when it
+        ends: a commit too large to hold writes its changes a chunk at a time, and each
+        chunk would otherwise rewrite every block of every index. The caller promises that
+        the tuples it adds are absent and those it deletes present (the counts returned
+        assume it), and reads none of the store's tuples until it ends (they are not there
+        yet). A store of plain keys writes at once.
+
+        >>> import tempfile
+        >>> from nstore import okvs
+        >>> db = okvs.open(tempfile.mkdtemp())
+        >>> store = NStore(db, b"\\x91", ("a", "b"), blocks=True)
+        >>> with db.transaction(write=True) as tx:
+        ...     with store.deferred(tx):
+        ...         store.bulk_add_items(tx, [[pack_value(1), pack_value(2)], [pack_value(3), pack_value(4)]])
+        ...         store.count(tx, Var("a"), Var("b"))
+        ...     store.count(tx, Var("a"), Var("b"))
+        2
+        0
+        2
+        >>> db.close()
+        """
+        if type(self.space) is not Blocks:
+            yield
+            return
+        if self._deferred is not None:
+            raise RuntimeError(f"{self!r} defers the writes of a transaction already")
+        runs = [Runs() for _ in self.indices]
+        self._deferred = (tx, runs)
+        try:
+            yield
+            for index_runs in runs:
+                index_runs.merge_into(tx, self.space)
+        finally:
+            self._deferred = None
+            for index_runs in runs:
+                index_runs.close()
+
+    def _runs(self, tx: Transaction) -> list[Runs] | None:
+        deferred = self._deferred
+        return deferred[1] if deferred is not None and deferred[0] is tx else None
 
     def bulk_delete_items(self, tx: Transaction, columns: Sequence[list[bytes]]) -> int:
         """:meth:`bulk_delete` of tuples given as columns of packed items (see
@@ -337,9 +390,13 @@ class NStore:
         if not columns[0]:
             return 0
         removed = 0
+        runs = self._runs(tx)
         for number, (prefix, perm) in enumerate(zip(self._index_prefixes, self.indices)):
             made = sorted_changes(prefix, list(columns), perm, None)
-            if type(self.space) is Blocks:
+            if runs is not None:
+                runs[number].add(made)
+                gone = len(made)
+            elif type(self.space) is Blocks:
                 gone = self.space.write(tx, made, keep=False)[1]
             else:
                 keys = [made.key(i) for i in range(len(made))]

@@ -42,8 +42,8 @@ MERGE_STATE_KEY = pack("merge", "state")
 MERGE_CONFLICT = pack("merge", "conflict")
 MERGE_RESOLUTION = pack("merge", "resolution")
 # The intents of a large write transaction, spilled from memory (fstore.transaction.Staged):
-# ``SCRATCH + pack(space name) + packed quad``, written and removed inside that one LMDB write
-# transaction, so no committed state ever holds one.
+# ``SCRATCH + pack(space name) + packed quad``, keys of that one LMDB write transaction's
+# scratch table (nstore.okvs.SCRATCH_TABLE, dropped before it commits), never of the store.
 SCRATCH = pack("scratch")
 
 

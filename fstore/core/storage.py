@@ -281,8 +281,9 @@ class Storage:
         meta = heads.metas(tx).get(number) if number is not None else None
         if meta is None or meta[0] != seq or meta[1] != branch:
             return
-        for chunk in chunks:
-            heads.moved(tx, branch, [seq], seq, ItemChanges.of(chunk))
+        with heads.store.deferred(tx):  # the snapshot's keys merged into each index once
+            for chunk in chunks:
+                heads.moved(tx, branch, [seq], seq, ItemChanges.of(chunk))
 
     def record_commit(self, tx: OkvsTransaction, parents: list[int], changes: Changes,
                       message: str, author: str, time: _dt.datetime | None, added: int | None,
@@ -346,12 +347,12 @@ class Storage:
         for space in sorted(self.spaces, key=lambda space: space.space.mark):
             name, mark = space.space.name, space.space.mark
             found = changes.get(name)
-            if isinstance(found, ChangeStream):
-                chunks = (space.write(tx, seq, chunk)[0] for chunk in rechunked(found.changes(), STREAM_CHUNK))
-            else:
-                chunks = iter([listed[name]])
-            for records in chunks:
-                hasher.update(records, mark)
+            if not isinstance(found, ChangeStream):
+                hasher.update(listed[name], mark)
+                continue
+            with space.store.deferred(tx):  # its records' keys merged into each index once
+                for chunk in rechunked(found.changes(), STREAM_CHUNK):
+                    hasher.update(space.write(tx, seq, chunk)[0], mark)
         commit_id = hasher.hexdigest()
         added = born if added is None else added
         removed = dead if removed is None else removed

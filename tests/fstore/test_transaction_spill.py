@@ -17,7 +17,7 @@ from fstore import IRI, Literal, Var
 from fstore.core import storage
 from fstore.core.layout import SCRATCH
 from fstore.transaction import Staged
-from nstore.okvs import prefix_end
+from nstore.okvs import SCRATCH_TABLE, prefix_end
 from nstore.pack import pack
 from tests.fstore.test_fstore_model import VersionedStore
 
@@ -48,8 +48,11 @@ def spill_at(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def scratch_keys(repo: fstore.Repository) -> list[bytes]:
+    """Scratch keys in the committed file: in the store's own keyspace, or the record of the
+    scratch table (LMDB keeps a named table's root under its name in the main one)."""
     with repo.storage.okvs.transaction() as tx:  # the raw keyspace: no API shows scratch keys
-        return [key for key, _ in tx.range(SCRATCH, prefix_end(SCRATCH))]
+        found = [key for key, _ in tx.range(SCRATCH, prefix_end(SCRATCH))]
+        return found + [SCRATCH_TABLE] * (tx.get(SCRATCH_TABLE) is not None)
 
 
 def everything(view: Any) -> list[bytes]:

@@ -194,3 +194,65 @@ def test_a_damaged_block_is_a_corrupt_store_error() -> None:
             space.get(tx, START + b"b")
         assert any("runs past the end" in p for p in space.problems(tx))
     db.close()
+
+
+def test_the_compiled_codec_examples_hold() -> None:
+    import doctest
+    import nstore._blocks
+    assert doctest.testmod(nstore._blocks).failed == 0
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.dictionaries(keys, st.none() | small_values, max_size=20), min_size=1, max_size=5),
+       st.integers(1, 40), st.integers(1, 7))
+def test_runs_merge_in_key_order_the_latest_run_winning(runs: list[dict], piece: int, take: int) -> None:
+    """A merge of runs, read back a few bytes at a time (records cut across pieces) and
+    taken out a few changes at a time, gives every key once, in order, with the change of
+    the last run that holds it."""
+    import io
+    from nstore._blocks import RunMerge, changes
+    files = [io.BytesIO(changes(sorted(run), [run[k] for k in sorted(run)]).dump()) for run in runs]
+    merge = RunMerge(files, piece)
+    merged = []
+    while len(made := merge.take(take)):
+        merged += [(made.key(i), made.value(i)) for i in range(len(made))]
+    expected: dict[bytes, bytes | None] = {}
+    for run in runs:
+        expected.update(run)
+    assert merged == sorted(expected.items())
+
+
+def test_a_run_cut_inside_a_change_is_refused() -> None:
+    import io
+    from nstore._blocks import RunMerge, changes
+    dumped = changes([START + b"a", START + b"b"], [b"1", b"2"]).dump()
+    with pytest.raises(BlockError, match="ends inside a change"):
+        merge = RunMerge([io.BytesIO(dumped[:-1])], 4)
+        merge.take(10)
+
+
+def test_deferred_index_writes_land_when_the_deferral_ends(tmp_path) -> None:
+    """Tuples added and deleted in chunks while an NStore defers its index writes are all
+    there, in every index, once the deferral ends; an exception inside writes nothing."""
+    from nstore import NStore, Var
+    from nstore.pack import pack_value
+    db = okvs.open(str(tmp_path))
+    store = NStore(db, b"\x92", ("a", "b", "c"), blocks=True)
+    rows = [(pack_value(i % 7), pack_value(i), pack_value(i * 3 % 11)) for i in range(3000)]
+    with db.transaction(write=True) as tx:
+        store.bulk_add_items(tx, [list(column) for column in zip(*rows[:1000])])
+        with store.deferred(tx):
+            for start in range(1000, 3000, 700):
+                store.bulk_add_items(tx, [list(column) for column in zip(*rows[start:start + 700])])
+            store.bulk_delete_items(tx, [list(column) for column in zip(*rows[:500])])
+        kept = {tuple(pack_value(v) for v in found) for found in
+                ((row["a"], row["b"], row["c"]) for row in store.from_(tx, Var("a"), Var("b"), Var("c")))}
+        assert kept == set(rows[500:])
+        for bound in range(7):  # another index: by "a" bound
+            assert store.count(tx, bound, Var("b"), Var("c")) == sum(1 for row in rows[500:] if row[0] == pack_value(bound))
+        with pytest.raises(ZeroDivisionError):
+            with store.deferred(tx):
+                store.bulk_add_items(tx, [[pack_value(-1)], [pack_value(-1)], [pack_value(-1)]])
+                1 / 0
+        assert store.count(tx, -1, Var("b"), Var("c")) == 0
+    db.close()
