@@ -53,6 +53,11 @@ KIND_OF: dict[type, int] = {IRI: 0, BNode: 1, str: 2, Literal: 3, bytes: 4}
 KIND_OF_CODE: dict[int, int] = {IRI_CODE: 0, BNODE_CODE: 1, STRING: 2, LITERAL_CODE: 3, BYTES: 4}
 INLINE_TERM = 400  # longest packed term keyed by itself (keys hold at most 511 bytes)
 _CACHE_LIMIT = 1 << 20
+# The ids a write transaction keeps in memory of those it assigned (packed term <-> item):
+# past it, both maps are emptied and its look-ups read the dictionary's keys, so a
+# transaction of many million new terms holds a bounded part of them.
+FRESH_LIMIT = 1 << 18
+_ID_BYTES = 5  # a TermRef item: its kind's code, then the id big-endian (docs/format.md, "Items")
 ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__slots__": ()})()
 """What :meth:`Dictionary.encode` returns for a term it does not hold."""
 
@@ -94,7 +99,8 @@ class Dictionary:
         found = self.space.get(tx, self._key(packed))
         if found is not None:
             ref = Packed(found)
-            self._remember(self._refs, value, ref)
+            if fresh is None or not self._assigned_by(fresh, found):
+                self._remember(self._refs, value, ref)
             return ref
         if not create:
             return ABSENT
@@ -121,7 +127,7 @@ class Dictionary:
         """The items of the packed terms among ``parts`` held (committed, or assigned by
         ``tx``), and the terms not held, in first-seen order (ids do not depend on hashing)."""
         committed = self._packed
-        fresh = self._fresh_state(tx) if tx.write else {"refs": {}, "empty": False}
+        fresh = self._fresh_state(tx) if tx.write else {"refs": {}, "empty": False, "first": b"\xff" * _ID_BYTES}
         fresh_refs = fresh["refs"]
         wanted = term_parts(parts)  # distinct
         found: dict[bytes, bytes] = {}
@@ -137,7 +143,8 @@ class Dictionary:
                     missing.append(part)
                 else:
                     found[part] = stored
-                    self._remember(committed, part, stored)
+                    if not self._assigned_by(fresh, stored):
+                        self._remember(committed, part, stored)
             wanted = missing
         return found, wanted
 
@@ -159,7 +166,8 @@ class Dictionary:
         if fresh is None:
             stored = self.space.get(tx, self._next_key)
             first = int.from_bytes(stored, "big") if stored else 0
-            fresh = {"next": first, "empty": first == 0, "refs": {}, "terms": {}}
+            fresh = {"next": first, "empty": first == 0, "refs": {}, "terms": {},
+                     "first": first.to_bytes(_ID_BYTES, "big")}
             self._fresh[tx] = fresh
             tx.on_commit(lambda: self._publish(fresh))
         return fresh
@@ -173,8 +181,13 @@ class Dictionary:
         items = term_refs(parts, number)
         fresh["next"] = number + len(items)
         assigned = dict(zip(parts, items))
-        fresh["refs"].update(assigned)
-        fresh["terms"].update(zip(items, parts))
+        if len(fresh["refs"]) + len(assigned) > FRESH_LIMIT:  # read back from the keys written below
+            fresh["refs"].clear()
+            fresh["terms"].clear()
+            fresh["empty"] = False
+        else:
+            fresh["refs"].update(assigned)
+            fresh["terms"].update(zip(items, parts))
         term_keys = list(map(self._key, parts)) if any(len(part) > INLINE_TERM for part in parts) \
             else list(map(self._term_key.__add__, parts))
         keys = [*term_keys, *map(self._id_key.__add__, items), self._next_key]
@@ -237,7 +250,13 @@ class Dictionary:
     def is_fresh(self, tx: Transaction, item: bytes) -> bool:
         """Whether ``item`` is an id that ``tx`` assigned (and an abort would take back)."""
         fresh = self._fresh.get(tx) if tx.write else None
-        return fresh is not None and item in fresh["terms"]
+        return fresh is not None and self._assigned_by(fresh, item)
+
+    @staticmethod
+    def _assigned_by(fresh: dict, item: bytes) -> bool:
+        """Whether TermRef ``item`` was numbered by the transaction of ``fresh`` (ids count
+        up from the next id it found)."""
+        return TERMREF_CODE <= item[0] < TERMREF_CODE + len(KIND_OF) and item[1:1 + _ID_BYTES] >= fresh["first"]
 
     def drop_unreferenced(self, tx: Transaction, referenced: set[bytes]) -> int:
         """Delete every term whose id is not in ``referenced`` (the ids some key holds; for

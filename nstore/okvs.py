@@ -55,8 +55,9 @@ MIN_MAP_SIZE = 1 << 30
 MAP_SIZE_VARIABLE = "DATAE_MAP_SIZE"
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # Writes are journalled so a transaction can be replayed into a grown map; past this many
-# bytes the journal is dropped (the map is grown ahead of such transactions instead).
-JOURNAL_LIMIT = 512 << 20
+# bytes the journal is dropped (the map is grown ahead of such transactions instead): a
+# bulk load past it holds no copy of what it wrote.
+JOURNAL_LIMIT = 64 << 20
 SCRATCH_TABLE = b"\xff\xffokvs scratch"
 """The name of a write transaction's scratch table (:meth:`Transaction.set_many` with
 ``scratch=True``): an LMDB database of its own, created inside one write transaction and

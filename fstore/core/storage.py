@@ -59,8 +59,9 @@ _FULL_ID = re.compile(r"[0-9a-fA-F]{64}")
 _SEVERAL_COMMITS = -1  # no commit's seq: a prefix of several ids
 _TREE_ATTEMPTS = 5  # new read transactions tried when two writes already replaced a state's meta page
 # Changes of a streamed commit written (History.write) and read back (_move_streamed) at a time:
-# the bound of its memory, and the fewer chunks, the fewer B-tree pages each index rewrites.
-STREAM_CHUNK = 1_000_000
+# the bound of its memory (each index's keys go to sorted runs merged once, so the chunk's size
+# costs nothing there; the dictionary's keys are merged a chunk at a time).
+STREAM_CHUNK = 250_000
 
 
 def _now() -> _dt.datetime:

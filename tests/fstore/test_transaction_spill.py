@@ -17,6 +17,7 @@ from fstore import IRI, Literal, Var
 from fstore.core import storage
 from fstore.core.layout import SCRATCH
 from fstore.transaction import Staged
+from nstore import dictionary
 from nstore.okvs import SCRATCH_TABLE, prefix_end
 from nstore.pack import pack
 from tests.fstore.test_fstore_model import VersionedStore
@@ -70,6 +71,7 @@ def run(path: Any, base: list, changes: list, limit: int) -> tuple[Any, list, li
             fstore.add_many(tx, base)
         Staged.spill_limit = limit
         storage.STREAM_CHUNK = min(limit, 3)
+        dictionary.FRESH_LIMIT = 2 if limit < 10 ** 9 else 1 << 18  # ids it assigned read back from the keys
         seen = []
         with repo.transaction("main", message="change", author="t", time=TIME) as tx:
             for alive, quad in changes:
@@ -81,6 +83,7 @@ def run(path: Any, base: list, changes: list, limit: int) -> tuple[Any, list, li
         assert repo.verify() == []
         return commit, seen, everything(repo.at("main"))
     finally:
+        dictionary.FRESH_LIMIT = 1 << 18
         repo.close()
 
 
@@ -150,11 +153,11 @@ class SpillingVersionedStore(VersionedStore):
 
     def __init__(self) -> None:
         super().__init__()
-        self.limits = Staged.spill_limit, storage.STREAM_CHUNK
-        Staged.spill_limit = storage.STREAM_CHUNK = 2
+        self.limits = Staged.spill_limit, storage.STREAM_CHUNK, dictionary.FRESH_LIMIT
+        Staged.spill_limit = storage.STREAM_CHUNK = dictionary.FRESH_LIMIT = 2
 
     def teardown(self) -> None:
-        Staged.spill_limit, storage.STREAM_CHUNK = self.limits
+        Staged.spill_limit, storage.STREAM_CHUNK, dictionary.FRESH_LIMIT = self.limits
         super().teardown()
 
 
@@ -185,3 +188,39 @@ def test_a_streamed_load_stages_as_it_reads(tmp_path_factory, spill_at) -> None:
         finally:
             repo.close()
     assert found[0] == found[1]
+
+
+def test_ids_an_aborted_transaction_assigned_are_not_remembered(tmp_path, monkeypatch, spill_at) -> None:
+    """Past FRESH_LIMIT a streamed commit finds the ids its earlier chunks assigned in the
+    dictionary's keys; they must not enter the caches of committed ids (an abort takes them
+    back), so a later transaction that stores the same terms gives them ids of its own."""
+    from fstore.core.heads import Heads
+    monkeypatch.setattr(dictionary, "FRESH_LIMIT", 3)
+    spill_at(2)  # chunks of two changes: several assignments in one commit
+    repo = fstore.open(tmp_path)
+    try:
+        quads = [(G1, IRI(f"urn:s{i}"), IRI("urn:p"), Literal(f"v{i}", lang="en")) for i in range(20)]
+        moved = Heads.moved
+
+        def fail(*args: Any) -> None:
+            raise RuntimeError("the commit fails after its records are written")
+
+        monkeypatch.setattr(Heads, "moved", fail)
+        with pytest.raises(RuntimeError):
+            with repo.transaction("main", message="aborted") as tx:
+                fstore.add_many(tx, quads)
+        monkeypatch.setattr(Heads, "moved", moved)
+        other = (G2, IRI("urn:other"), IRI("urn:q"), Literal("x", lang="en"))
+        with repo.transaction("main", message="other terms first") as tx:
+            fstore.add(tx, *other)
+        with repo.transaction("main", message="the same terms") as tx:
+            fstore.add_many(tx, quads)
+        assert sorted(map(pack_quad, fstore.quads(repo.at("main"), Var("g"), Var("s"), Var("p"), Var("o")))) == \
+            sorted(map(pack_quad, quads + [other]))
+        assert repo.verify() == []
+    finally:
+        repo.close()
+
+
+def pack_quad(quad: Any) -> bytes:
+    return pack(*quad)
