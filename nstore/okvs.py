@@ -381,11 +381,16 @@ class Transaction:
 
     def commit(self) -> None:
         txn = self._require_open()
-        self.drop_scratch()  # it never reaches the file
+        try:
+            self.drop_scratch()  # it never reaches the file
+        except BaseException:
+            self.abort()
+            raise
         try:
             txn.commit()
         except lmdb.MapFullError:
             self._replay_grown()
+            self.drop_scratch()  # the replay made it again
             self._txn.commit()
         except lmdb.Error as exc:  # a full disk, an I/O error: nothing of it was committed
             raise StoreWriteError(f"cannot commit to the store at {self._shared.path}: {exc}; "

@@ -27,7 +27,6 @@ import datetime as _dt
 import os
 import re
 from collections import Counter
-
 from typing import Any, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 import msgpack
