@@ -388,3 +388,33 @@ def test_gc_keeps_what_remote_tracking_branches_reach(tmp_path, served):
     copy = store(tmp_path / "copy")
     assert copy.resolve("origin/main") == tracked and state(copy, tracked) == expected and copy.verify() == []
     copy.close()
+
+
+def test_connections_are_served_without_nagles_delay() -> None:
+    """The listening socket names TCP, so the event loop turns Nagle's algorithm off on
+    every connection it accepts (uvicorn serves through the same loop call): with it on,
+    each response after the first on a kept-alive connection waited 40 ms for the client's
+    delayed ACK."""
+    import asyncio
+    import socket
+
+    from datae.server import _listen
+
+    sock = _listen("127.0.0.1", 0, "127.0.0.1")
+
+    async def accepted_nodelay() -> list[int]:
+        seen: list[int] = []
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            seen.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(handle, sock=sock)
+        reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        await reader.read()  # the handler closes it
+        writer.close()
+        server.close()
+        await server.wait_closed()
+        return seen
+
+    assert asyncio.run(accepted_nodelay()) == [1]
