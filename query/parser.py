@@ -51,9 +51,11 @@ from .algebra import (
 from .errors import QuerySyntaxError, UnknownPrefixError
 from .iri import resolve_iri
 from .nesting import check_nesting, guard_recursion
+from .shapes import ShapeCache
 from nstore.terms import RDF_NS, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_INTEGER, BNode, IRI, Literal
 from .translate import (
     balanced,
+    path_vars_numbered,
     BindSyntax,
     FilterSyntax,
     GraphSyntax,
@@ -274,9 +276,7 @@ class _QueryTransformer(UpdateRules, Transformer):
         return var
 
     def string(self, items: list) -> str:
-        token = items[0]
-        quote = 3 if token.type.startswith("STRING_LITERAL_LONG") else 1
-        return _unescape(str(token)[quote:-quote])
+        return string_value(str(items[0]))
 
     def rdf_literal(self, items: list) -> Literal:
         lexical = items[0]
@@ -927,7 +927,8 @@ def _parse(text: str, start: str, base: str | None) -> Any:
         except UnexpectedInput as error:
             raise _syntax_error(parser, text, error, start) from None
         try:
-            return _QueryTransformer(base).transform(tree)
+            with path_vars_numbered():
+                return _QueryTransformer(base).transform(tree)
         except VisitError as error:
             if isinstance(error.orig_exc, (QuerySyntaxError, RecursionError)):
                 raise error.orig_exc from None
@@ -949,10 +950,23 @@ PARSED_QUERIES = 256
 """How many parsed query texts :func:`parse_query` keeps (least recently used dropped)."""
 
 
-@lru_cache(maxsize=PARSED_QUERIES)
-def _parse_query_cached(text: str, base: str | None) -> Query:
+def _parse_query_text(text: str, base: str | None) -> Query:
     # Queries only: an update's blank nodes must be fresh per request.
     return _parse(text, "query", base)
+
+
+def string_value(token: str) -> str:
+    """The value of a SPARQL string token, quotes included (``'a\\tb'`` -> ``a<TAB>b``)."""
+    quote = 3 if token[:3] in ('"""', "'''") else 1
+    return _unescape(token[quote:-quote])
+
+
+_SHAPES = ShapeCache(_parse_query_text, string_value)
+
+
+@lru_cache(maxsize=PARSED_QUERIES)
+def _parse_query_cached(text: str, base: str | None) -> Query:
+    return _SHAPES.parse(text, base)
 
 
 def parse_update(text: str, *, base: str | None = None) -> UpdateRequest:

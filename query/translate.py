@@ -14,8 +14,11 @@ Filter(expr=Var(name='o'), pattern=BGP(triples=(Triple(s=Var(name='s'), p=IRI('h
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from itertools import count
+from typing import Any, Callable, Iterator
 
 from .algebra import (
     BGP,
@@ -52,6 +55,7 @@ from .errors import QuerySyntaxError
 from nstore.terms import IRI
 
 __all__ = [
+    "path_vars_numbered",
     "GroupSyntax",
     "TriplesSyntax",
     "OptionalSyntax",
@@ -231,15 +235,23 @@ def translate_group(group: GroupSyntax) -> Any:
 # ---------------------------------------------------------------------------- triples and paths
 
 
-class _Fresh:
-    """Fresh hidden variables for path sequences (``.p0``, ``.p1``...)."""
+_PATH_VARS: ContextVar[Iterator[int]] = ContextVar("path_vars", default=count(1))
 
-    counter = 0
 
-    @classmethod
-    def var(cls) -> Var:
-        cls.counter += 1
-        return Var(f".p{cls.counter}")
+@contextmanager
+def path_vars_numbered() -> Iterator[None]:
+    """Within the block, the hidden variables of path sequences are numbered from 1
+    (``.p1``, ``.p2``...): a parse numbers its own, so the same text parses to the same
+    query (what :mod:`query.shapes` checks a shape against)."""
+    token = _PATH_VARS.set(count(1))
+    try:
+        yield
+    finally:
+        _PATH_VARS.reset(token)
+
+
+def _path_var() -> Var:
+    return Var(f".p{next(_PATH_VARS.get())}")
 
 
 def translate_triples(items: list) -> Any:
@@ -277,7 +289,7 @@ def translate_path(s: Any, path: Any, o: Any) -> list:
         parts: list = []
         current = s
         for i, step in enumerate(path.paths):
-            nxt = o if i == len(path.paths) - 1 else _Fresh.var()
+            nxt = o if i == len(path.paths) - 1 else _path_var()
             parts.extend(translate_path(current, step, nxt))
             current = nxt
         return parts
