@@ -42,7 +42,7 @@ from nstore.terms import BNode, IRI, Literal, canonical, to_rdf
 
 from .patterns import check_cap, check_within, params_checked, prepare_pattern
 
-__all__ = ["QuerySource"]
+__all__ = ["QuerySource", "ItemReads"]
 
 Bindings = dict
 QuadPattern = tuple
@@ -54,6 +54,7 @@ _CONSTANTS = _STORED_AS_IS | {Literal, Param}  # any other item is a variable (b
 # (for a transaction they may lag behind its own writes, which only affects plan quality).
 _ESTIMATES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 _ANY = object()
+_DECODED_KEPT = 1 << 16  # terms whose items ItemReads remembers (then it starts again)
 
 
 
@@ -86,6 +87,7 @@ class QuerySource:
         self._graphs: list | None = None
         self._check = check
         self._table_graphs: Any = None  # made when a pattern first names a table (see _tables)
+        self._ids: ItemReads | None = None  # for the read transaction of the moment (see ids)
         # an attribute, not a method: asked for every pattern the engine reads
         # no plug-in, no tables: every graph is a graph of quads
         self.is_table_graph: Callable[[Any], bool] = view.repo.plugins.get("is_table_graph") or _no_table
@@ -166,6 +168,18 @@ class QuerySource:
 
         return run
 
+    def ids(self) -> ItemReads | None:
+        """Reads on key items, for the engine's joins on ids (:class:`ItemReads`): inside
+        :meth:`reading` over a view; None elsewhere (a transaction reads its staged
+        writes through :meth:`match`). Table graphs are not read through it."""
+        reader = getattr(self._reader, "_pinned", None)
+        if reader is None:
+            return None
+        found = self._ids
+        if found is None or found.reader is not reader:
+            found = self._ids = ItemReads(reader, self._item)
+        return found
+
     def count(self, pattern: QuadPattern) -> int:
         """The exact number of matches."""
         if self.is_table_graph(pattern[0]):
@@ -199,6 +213,68 @@ class QuerySource:
         over an earlier view) to this source's view: what ``CHANGES`` reads of a table
         (see :func:`fstore.tables.sparql_graphs.graph_changes`)."""
         return self.view.repo.plugins.provided("table_graph_changes")(since.view, self.view, graph, check)
+
+
+class ItemReads:
+    """A query's reads in one read transaction on the key items that stand for terms
+    (dictionary references, inline numbers and dates): what joins compare and look up by,
+    terms being decoded only where a value is needed. Items are bytes; equal items are
+    the same stored term.
+
+    >>> import tempfile, fstore
+    >>> repo = fstore.open(tempfile.mkdtemp())
+    >>> with repo.transaction("main", message="m") as tx:
+    ...     fstore.add(tx, None, fstore.IRI("urn:a"), fstore.IRI("urn:p"), fstore.IRI("urn:b"))
+    >>> source = repo.at("main").query_source()
+    >>> with source.reading():
+    ...     ids = source.ids()
+    ...     positions, rows = ids.scan((None, fstore.Var("s"), fstore.IRI("urn:p"), fstore.Var("o")))
+    ...     [sorted(zip(positions, map(ids.decode, row))) for row in rows]
+    [[(1, IRI('urn:a')), (3, IRI('urn:b'))]]
+    >>> repo.close()
+    """
+
+    def __init__(self, reader: Any, item: Callable[[Any], Any]) -> None:
+        self.reader = reader  # fstore.core.heads.Reader, pinned to the read transaction
+        self._item = item  # a query item as the store reads it (QuerySource._item)
+        cache, slow = reader.history.decoding(True)
+        tx = reader.tx
+        # The item of each term decoded here, by the term's id (the term kept alive with
+        # it): a join's later lookup by a term this read gave out takes its item back
+        # without a dictionary read.
+        decoded: dict[int, tuple[Any, bytes]] = {}
+        self._decoded = decoded
+
+        def decode(item: bytes) -> Any:
+            term = cache.get(item, _ANY)
+            if term is _ANY:
+                term = slow(tx, item)
+            if len(decoded) >= _DECODED_KEPT:
+                decoded.clear()
+            decoded[id(term)] = (term, item)
+            return term
+
+        self.decode: Callable[[bytes], Any] = decode  # the RDF term of an item
+
+    def encode(self, term: Any) -> bytes | None:
+        """The item of an RDF term, None when no quad holds it."""
+        found = self._decoded.get(id(term))
+        if found is not None and found[0] is term:
+            return found[1]
+        return self.reader.item(canonical(term) if type(term) is Literal else term)
+
+    def scan(self, pattern: QuadPattern, within: Any = None) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
+        """The positions (0-based) of each row's items and the rows of the quads matching
+        ``pattern`` (as :meth:`QuerySource.match` reads it): the items at those positions."""
+        args = prepare_pattern([i if type(i) in _STORED_AS_IS else self._item(i) for i in pattern])
+        check_within(args, within)
+        return self.reader.scan_items(args, within)
+
+    def prepare(self, pattern: QuadPattern) -> tuple[tuple[int, ...], Callable[..., Iterator[list[bytes]]]]:
+        """:meth:`scan` planned once for a pattern with ``Param()`` items: the positions, and
+        a function of the params' items (in pattern order) giving the rows."""
+        args = prepare_pattern([i if type(i) in _STORED_AS_IS else self._item(i) for i in pattern], params=True)
+        return self.reader.prepare_items(args)
 
 
 def _bindings(quads: Iterator[tuple], slots: list[tuple[str, int]]) -> Iterator[Bindings]:

@@ -114,8 +114,13 @@ class PreparedRead:
 
     def keys(self, tx: Transaction, values: Sequence[Any]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
         encode = self._store._encode
-        prefix = b"".join([part if type(part) is bytes else encode(values[part]) for part in self._parts])
-        checks = [(slot, wanted if type(wanted) is bytes else encode(values[wanted])) for slot, wanted in self._checks]
+        return self.keys_of_items(tx, [encode(value) for value in values])
+
+    def keys_of_items(self, tx: Transaction, items: Sequence[bytes]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
+        """:meth:`keys` for params given as the items they stand as in keys (packed
+        already: what a read of this store returned), none packed again."""
+        prefix = b"".join([part if type(part) is bytes else items[part] for part in self._parts])
+        checks = [(slot, wanted if type(wanted) is bytes else items[wanted]) for slot, wanted in self._checks]
         return len(prefix), self._store._matching(tx, prefix, len(self.free), self._repeats, checks)
 
 

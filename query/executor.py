@@ -45,6 +45,7 @@ from .aggregates import ERROR, Budget, new_accumulator
 from .algebra import Dataset, Var
 from .errors import IntermediateTooLargeError
 from .expressions import ExprContext, compile_expr, filter_passes, order_key
+from .id_bgp import ItemStep, bgp_layout, item_row_size, run_steps
 from .limits import TAKE_EVERY, Memory, row_size, value_size
 from .nesting import guard_recursion
 from .paths import eval_path
@@ -113,11 +114,12 @@ class _StepState:
     the step then keeps looking up, which gives the same solutions without holding any."""
 
     __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit", "limit", "memory", "held",
-                 "pending")
+                 "pending", "size")
 
-    def __init__(self, scan: Iterator[dict], keys: tuple, others: tuple, wait: int, limit: int | None = None,
-                 memory: Memory | None = None) -> None:
+    def __init__(self, scan: Iterator[Any], keys: tuple, others: tuple, wait: int, limit: int | None = None,
+                 memory: Memory | None = None, size: Callable[[Any], int] = row_size) -> None:
         self.limit = limit
+        self.size = size  # the bytes of a row (a solution, or a row of items: query.id_bgp)
         self.memory = memory  # the scan's rows count against it too; past it, the step gives up as past limit
         self.held = 0  # bytes taken from memory
         self.pending = 0  # counted, taken TAKE_EVERY bytes at a time
@@ -173,7 +175,7 @@ class _StepState:
             if len(rows) == self.limit:  # one more than the cap: the hash join is not worth it
                 return self._give_up()
             if memory is not None:
-                self.pending += row_size(row)
+                self.pending += self.size(row)
                 if self.pending >= TAKE_EVERY and not self._fits():
                     return self._give_up()
             rows.append(row)
@@ -353,6 +355,9 @@ class Executor:
         self._tables: dict = {}
         self._table_bytes = 0  # taken from memory by the hash tables (see release)
         self._steps: dict = {}
+        self._item_reads = getattr(source, "ids", None)  # joins on ids (query.id_bgp), if the source offers them
+        self._item_plans: dict = {}
+        self._layouts: dict = {}
         self._reads: dict = {}  # prepared reads of the source, by graph and pattern (see prepared)
         self._compiled: dict = {}
         self._exists_plans: dict = {}
@@ -563,10 +568,70 @@ class Executor:
     def _bgp(self, node: BGPPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         if not node.steps:
             return self._unit(hint, graph)
+        ids = self._ids(graph)
+        if ids is not None:
+            return self._bgp_on_ids(node, hint, graph, ids)
         stream: Any = (hint,)
         for step in node.steps:
             stream = self._step(step, stream, graph)
         return stream
+
+    def _ids(self, graph: Any) -> Any:
+        """The source's reads on ids for a BGP in ``graph`` (see :mod:`query.id_bgp`), or
+        None: the BGP is evaluated on terms (a graph variable, several default graphs, a
+        table graph, a source without them)."""
+        if self._item_reads is None or type(graph) is Var:
+            return None
+        if graph is DEFAULT:
+            if len(self.default_graphs) != 1:
+                return None
+            graph = self.default_graphs[0]
+        if graph is not None and self._is_table(graph):
+            return None
+        return self._item_reads()
+
+    def _bgp_on_ids(self, node: BGPPlan, hint: Solution, graph: Any, ids: Any) -> Iterator[Solution]:
+        names = self._layouts.get(id(node))
+        if names is None:
+            names = self._layouts[id(node)] = bgp_layout(node.steps)
+        start: list = [None] * len(names)
+        bound = []
+        for slot, name in enumerate(names):
+            value = hint.get(name)
+            if value is not None:
+                item = ids.encode(value)
+                if item is None:  # a term no quad holds: nothing matches
+                    return iter(())
+                start[slot] = item
+                bound.append(slot)
+        key = (id(node), graph, tuple(bound), ids)
+        planned = self._item_plans.get(key)
+        if planned is None:
+            planned = self._item_plans[key] = self._plan_on_ids(node, graph, names, frozenset(bound), ids)
+        steps, states = planned
+        rows = run_steps(steps, states, start, ids.decode, hint, names)
+        return _decoded(rows, hint, [(name, slot) for slot, name in enumerate(names) if slot not in bound], ids.decode)
+
+    def _plan_on_ids(self, node: BGPPlan, graph: Any, names: tuple, bound: frozenset, ids: Any) -> tuple[list, list]:
+        """The :class:`~query.id_bgp.ItemStep` of each step of ``node`` (with these slots
+        bound on entry) and each one's adaptive state (None: it always reads)."""
+        g = self.default_graphs[0] if graph is DEFAULT else graph
+        slots = {name: slot for slot, name in enumerate(names)}
+        steps, states = [], []
+        for step in node.steps:
+            filters = [self._compile(expr, graph) for expr, _ in step.filters]
+            item_step = ItemStep(ids, step, g, slots, bound, filters)
+            state = None
+            if item_step.params and ADAPTIVE_STEPS:
+                state_key, scan = item_step.adaptive(ids, step, g, slots)
+                state = self._steps.get(state_key)
+                if state is None:
+                    state = self._steps[state_key] = _StepState(scan, item_step.keys, (), _wait(step), self.max_held_rows,
+                                                                self.memory, item_row_size)
+            steps.append(item_step)
+            states.append(state)
+            bound = bound | {slots[item.name] for item in (step.triple.s, step.triple.p, step.triple.o) if type(item) is Var}
+        return steps, states
 
     def _unit(self, hint: Solution, graph: Any) -> Iterator[Solution]:
         if type(graph) is Var and graph.name not in hint:
@@ -678,12 +743,8 @@ class Executor:
             names = list(dict.fromkeys(n.name for n in (triple.s, triple.p, triple.o) if type(n) is Var))
             keys = tuple(n for n in names if n in step.lookup)
             others = tuple(n for n in names if n not in keys)
-            if step.in_est * SCAN_ROWS_PER_LOOKUP >= step.scan_est:
-                wait = 0
-            else:
-                wait = max(LOOKUPS_BEFORE_SCAN, int(step.scan_est / SCAN_ROWS_PER_LOOKUP))
             scan = self.match(graph, triple.s, triple.p, triple.o, step.object_range)
-            state = self._steps[key] = _StepState(scan, keys, others, wait, self.max_held_rows, self.memory)
+            state = self._steps[key] = _StepState(scan, keys, others, _wait(step), self.max_held_rows, self.memory)
         return state
 
     def _path(self, node: PathPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
@@ -1036,6 +1097,26 @@ class Executor:
                         yield {**sol, **extra}
             finally:  # the part's tables go with it: parts one after another do not add up
                 sub.release()
+
+
+def _wait(step: Any) -> int:
+    """The lookups an adaptive step makes before it starts reading its whole pattern (see
+    the module docstring): none when the planner expects more incoming solutions than
+    the pattern's rows cost in lookups."""
+    if step.in_est * SCAN_ROWS_PER_LOOKUP >= step.scan_est:
+        return 0
+    return max(LOOKUPS_BEFORE_SCAN, int(step.scan_est / SCAN_ROWS_PER_LOOKUP))
+
+
+def _decoded(rows: Iterator[list], hint: Solution, outputs: list[tuple[str, int]],
+             decode: Callable[[bytes], Any]) -> Iterator[Solution]:
+    """The solutions of a BGP's rows of items: ``hint`` with the terms of ``outputs``
+    (each variable's name and slot)."""
+    for row in rows:
+        solution = hint.copy()
+        for name, slot in outputs:
+            solution[name] = decode(row[slot])
+        yield solution
 
 
 def _merge(stream: Iterator[Solution], outer: Solution) -> Iterator[Solution]:

@@ -239,6 +239,7 @@ class LimitedSource:
             source = checked(deadline.check)
         self._source = source
         self._deadline = deadline
+        self._ids: _CheckedIds | None = None
         if hasattr(source, "prepare"):
             self.prepare = self._prepare
 
@@ -257,13 +258,48 @@ class LimitedSource:
 
         return run
 
-    def _checked(self, rows: Iterator[dict]) -> Iterator[dict]:
+    def ids(self) -> Any:
+        """The source's reads on ids (``query.id_bgp``), their scans and lookups checked
+        as :meth:`match` and prepared reads are; None if the source has none."""
+        ids = getattr(self._source, "ids", None)
+        found = ids() if ids is not None else None
+        if found is None:
+            return None
+        if self._ids is None or self._ids.ids is not found:
+            self._ids = _CheckedIds(found, self._checked, self._deadline.check)
+        return self._ids
+
+    def _checked(self, rows: Iterator[Any]) -> Iterator[Any]:
         check = self._deadline.check
         check()
         for count, row in enumerate(rows, 1):
             if count % _CHECK_EVERY == 0:
                 check()
             yield row
+
+
+class _CheckedIds:
+    """A source's reads on ids with the deadline checked at every lookup and as rows come."""
+
+    def __init__(self, ids: Any, checked: Callable[[Iterator[Any]], Iterator[Any]], check: Callable[[], None]) -> None:
+        self.ids = ids
+        self.encode = ids.encode
+        self.decode = ids.decode
+        self._checked = checked
+        self._check = check
+
+    def scan(self, pattern: tuple, within: Any = None) -> tuple[tuple[int, ...], Iterator[list]]:
+        positions, rows = self.ids.scan(pattern, within)
+        return positions, self._checked(rows)
+
+    def prepare(self, pattern: tuple) -> tuple[tuple[int, ...], Callable[[Any], Iterator[list]]]:
+        positions, run = self.ids.prepare(pattern)
+        checked = self._checked
+
+        def read(values: Any) -> Iterator[list]:
+            return checked(run(values))
+
+        return positions, read
 
 
 def collect(result: Result, limits: Limits, deadline: Deadline | None = None) -> Result:

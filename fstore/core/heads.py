@@ -582,6 +582,88 @@ class Reader:
 
         return tuple(p - 1 for p in free_all), rows()
 
+    # -- reads on key items (the query engine's joins on ids) -------------------------------
+
+    def item(self, value: Any) -> bytes | None:
+        """The key item that stands for a stored value here (a dictionary reference or the
+        inline value), or None when no quad can hold it (not in the dictionary)."""
+        items = self.history.encode(self.tx, (value,))
+        return None if items is None else self.history.item_bytes(items)[0]
+
+    def scan_items(self, pattern: Sequence[Any], within: NumericRange | None = None) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
+        """:meth:`match` without decoding: the positions (0-based, in the order of each
+        row's items) and, per live quad, its key items there (decode an item with
+        ``history.term``). The positions are the pattern's Var positions, in index order."""
+        items = None if self.empty else self.history.encode(self.tx, pattern)
+        free_all, repeats = self._free(pattern)
+        if items is None:
+            return tuple(p - 1 for p in free_all), iter(())
+        if self.snapshot is None:
+            return tuple(p - 1 for p in free_all), self._born(items, within, free_all, repeats)
+        free, skip, keys = self._scan(items, within)
+        bound = [None if type(item) is Var else item for item in self.history.item_bytes(items)] if self.overlay.dead else []
+        rows = self._item_rows(free, skip, keys, bound)
+        if self.overlay.born:
+            order = [free_all.index(p) for p in free]
+            born = ([row[i] for i in order] for row in self._born(items, within, free_all, repeats))
+            rows = chain(rows, born)
+        return tuple(p - 1 for p in free), rows
+
+    def prepare_items(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Callable[[Sequence[bytes]], Iterator[list[bytes]]]]:
+        """:meth:`prepare` on key items: the function returned takes the key items of the
+        :class:`~nstore.store.Param` positions (in pattern order, as a read gave them) and
+        yields each live quad's items at the positions returned with it (as
+        :meth:`scan_items`), none encoded or decoded."""
+        params = [i for i, item in enumerate(pattern) if type(item) is Param]
+        items = None if self.empty else self.history.encode(self.tx, pattern)
+        free_all, repeats = self._free(pattern)
+        if items is None:
+            return tuple(p - 1 for p in free_all), lambda values: iter(())
+        read = self.store.prepare(self.snapshot, *items) if self.snapshot is not None else None
+        free = read.free if read is not None else free_all
+        order = [free_all.index(p) for p in free]
+        overlay, tx = self.overlay, self.tx
+        row_items = self._item_rows
+
+        def run(values: Sequence[bytes]) -> Iterator[list[bytes]]:
+            if not overlay:
+                skip, keys = read.keys_of_items(tx, values)  # type: ignore[union-attr]
+                return row_items(free, skip, keys, [])
+            return with_overlay(values)
+
+        def with_overlay(values: Sequence[bytes]) -> Iterator[list[bytes]]:
+            filled = list(items)  # type: ignore[arg-type]
+            for position, item in zip(params, values):
+                filled[position] = Packed(item)
+            if read is not None:
+                skip, keys = read.keys_of_items(tx, values)
+                bound = [None if type(item) is Var else item for item in self.history.item_bytes(filled)]
+                yield from row_items(free, skip, keys, bound)
+            for row in self._born(filled, None, free_all, repeats):
+                yield [row[i] for i in order]
+
+        return tuple(p - 1 for p in free), run
+
+    def _item_rows(self, free: tuple[int, ...], skip: int, keys: Iterator[tuple[bytes, bytes]],
+                   bound: list[bytes | None]) -> Iterator[list[bytes]]:
+        """The free items of each live key (:meth:`_rows`), split in C a chunk at a time
+        when the overlay declares nothing dead."""
+        if self.overlay.dead:
+            yield from self._rows(free, skip, keys, bound)
+            return
+        count = len(free)
+        size = 1  # the first row at once (a LIMIT 1, an ASK, a lookup of one match)
+        while True:
+            chunk = list(islice(keys, size))
+            if not chunk:
+                return
+            try:
+                rows = split_rows(chunk, skip, count)
+            except ValueError:  # an item the C split does not know: Python's splits or names it
+                rows = [split(key, skip, count) for key, _ in chunk]
+            yield from rows
+            size = _CHUNK
+
     def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         """How many quads match (counting stops at ``cap``), none of them decoded."""
         if self.empty or cap == 0:
