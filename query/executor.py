@@ -114,12 +114,13 @@ class _StepState:
     the step then keeps looking up, which gives the same solutions without holding any."""
 
     __slots__ = ("scan", "rows", "table", "keys", "others", "lookups", "wait", "credit", "limit", "memory", "held",
-                 "pending", "size")
+                 "pending", "size", "fill")
 
     def __init__(self, scan: Iterator[Any], keys: tuple, others: tuple, wait: int, limit: int | None = None,
                  memory: Memory | None = None, size: Callable[[Any], int] = row_size) -> None:
         self.limit = limit
         self.size = size  # the bytes of a row (a solution, or a row of items: query.id_bgp)
+        self.fill: list = []  # for rows of items: where a table row's items go (query.id_bgp)
         self.memory = memory  # the scan's rows count against it too; past it, the step gives up as past limit
         self.held = 0  # bytes taken from memory
         self.pending = 0  # counted, taken TAKE_EVERY bytes at a time
@@ -609,7 +610,7 @@ class Executor:
         if planned is None:
             planned = self._item_plans[key] = self._plan_on_ids(node, graph, names, frozenset(bound), ids)
         steps, states = planned
-        rows = run_steps(steps, states, start, ids.decode, hint, names)
+        rows = run_steps(steps, states, start, ids.decode, hint)
         return _decoded(rows, hint, [(name, slot) for slot, name in enumerate(names) if slot not in bound], ids.decode)
 
     def _plan_on_ids(self, node: BGPPlan, graph: Any, names: tuple, bound: frozenset, ids: Any) -> tuple[list, list]:
@@ -623,11 +624,12 @@ class Executor:
             item_step = ItemStep(ids, step, g, slots, bound, filters)
             state = None
             if item_step.params and ADAPTIVE_STEPS:
-                state_key, scan = item_step.adaptive(ids, step, g, slots)
+                state_key = (id(step), graph, tuple(item_step.params))
                 state = self._steps.get(state_key)
                 if state is None:
-                    state = self._steps[state_key] = _StepState(scan, item_step.keys, (), _wait(step), self.max_held_rows,
+                    state = self._steps[state_key] = _StepState(None, (), (), _wait(step), self.max_held_rows,
                                                                 self.memory, item_row_size)
+                    state.scan = item_step.adaptive_scan(ids, step, g, slots, state)
             steps.append(item_step)
             states.append(state)
             bound = bound | {slots[item.name] for item in (step.triple.s, step.triple.p, step.triple.o) if type(item) is Var}

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from fstore import Param
 
-from .algebra import Var
+from .algebra import Var, expr_vars
 from .expressions import filter_passes
 from .limits import VALUE_OVERHEAD
 
@@ -64,11 +64,16 @@ class ItemStep:
     which slot each of those items goes to (the bound ones are left out). ``filters`` are
     compiled expressions that need the row as terms."""
 
-    __slots__ = ("read", "fill", "params", "filters", "scan_fill", "keys", "state_key")
+    __slots__ = ("read", "fill", "params", "filters", "needs")
 
     def __init__(self, ids: Any, step: Any, graph: Any, slots: dict[str, int], bound: frozenset[int],
                  filters: list) -> None:
         triple = step.triple
+        mentioned: set[str] = set()
+        for expr, _ in step.filters:
+            mentioned |= expr_vars(expr)
+        # The variables the filters read, as (name, slot): the only ones decoded for them.
+        self.needs = [(name, slot) for name, slot in slots.items() if name in mentioned]
         pattern: list = [graph]
         self.params: list[int] = []  # the slots whose items a lookup takes, in pattern order
         for item in (triple.s, triple.p, triple.o):
@@ -97,25 +102,21 @@ class ItemStep:
 
             self.read = read
         self.fill = _fill(positions, pattern, slots)
-        self.scan_fill: list[tuple[int, int]] = []  # for a hash table's rows (see adaptive)
-        self.keys: tuple[int, ...] = ()
-        self.state_key: Any = None
 
-    def adaptive(self, ids: Any, step: Any, graph: Any, slots: dict[str, int]) -> tuple[Any, Iterator[list]]:
-        """Make this step able to switch to a hash join: the key of its state (one per
-        step, graph and lookup slots) and the scan of its pattern with only its constants
-        bound, whose rows the table holds (``keys``: the indices of the lookup items in a
-        scan row; ``scan_fill`` where the others go)."""
+    def adaptive_scan(self, ids: Any, step: Any, graph: Any, slots: dict[str, int], state: Any) -> Iterator[list]:
+        """The scan an adaptive step's ``state`` reads to switch to a hash join: the rows
+        of the step's pattern with only its constants bound, made when first read (most
+        steps never switch). It then sets ``state.keys`` (the indices of the lookup items
+        in a scan row, the table's key) and ``state.fill`` (where the others go)."""
         triple = step.triple
         pattern = (graph, triple.s, triple.p, triple.o)
         positions, rows = ids.scan(pattern, None)
         at = {position: index for index, position in enumerate(positions)}
         by_slot = {slots[item.name]: at[position] for position, item in enumerate(pattern)
                    if type(item) is Var and position in at}
-        self.keys = tuple(by_slot[slot] for slot in self.params)
-        self.scan_fill = [(index, slot) for slot, index in by_slot.items() if slot not in self.params]
-        self.state_key = (id(step), graph, tuple(self.params))
-        return self.state_key, rows
+        state.keys = tuple(by_slot[slot] for slot in self.params)
+        state.fill = [(index, slot) for slot, index in by_slot.items() if slot not in self.params]
+        yield from rows
 
 
 def _fill(positions: tuple[int, ...], pattern: list, slots: dict[str, int]) -> list[tuple[int, int]]:
@@ -125,29 +126,29 @@ def _fill(positions: tuple[int, ...], pattern: list, slots: dict[str, int]) -> l
 
 
 def run_steps(steps: list[ItemStep], states: list[Any], start: Row, decode: Callable[[bytes], Any],
-              hint: dict, names: tuple[str, ...]) -> Iterator[Row]:
+              hint: dict) -> Iterator[Row]:
     """The rows of a BGP's steps from the row ``start`` (the hint's items in place):
     each step extends each row of the one before with the matches of its pattern, read
-    by lookup, by scan, or (``states[i]``, an adaptive step's state) from its hash table."""
+    by lookup, by scan, or (``states[i]``, an adaptive step's state, see
+    :meth:`ItemStep.adaptive_scan`) from its hash table."""
     stream: Iterable[Row] = (start,)
     for step, state in zip(steps, states):
-        stream = _step_rows(step, state, stream, decode, hint, names)
+        stream = _step_rows(step, state, stream, decode, hint)
     return iter(stream)
 
 
 def _step_rows(step: ItemStep, state: Any, stream: Iterable[Row], decode: Callable[[bytes], Any],
-               hint: dict, names: tuple[str, ...]) -> Iterator[Row]:
-    read, fill, filters = step.read, step.fill, step.filters
-    keys, scan_fill = step.keys, step.scan_fill
-    single = len(keys) == 1
+               hint: dict) -> Iterator[Row]:
+    read, fill, filters, needs, params = step.read, step.fill, step.filters, step.needs, step.params
+    single = len(params) == 1
     for row in stream:
         table = None
         if state is not None and (state.table is not None or state.lookup()):
             table = state.table
         if table is not None:
-            key = row[step.params[0]] if single else tuple([row[i] for i in step.params])
+            key = row[params[0]] if single else tuple([row[i] for i in params])
             matches: Iterable[list] = table.get(key, ())
-            places = scan_fill
+            places = state.fill
         else:
             matches = read(row)
             places = fill
@@ -156,7 +157,11 @@ def _step_rows(step: ItemStep, state: Any, stream: Iterable[Row], decode: Callab
             for index, slot in places:
                 new[slot] = found[index]
             if filters:
-                solution = _terms(new, decode, hint, names)
+                solution = hint.copy()
+                for name, slot in needs:
+                    item = new[slot]
+                    if item is not None:
+                        solution[name] = decode(item)
                 for f in filters:
                     if not filter_passes(f, solution):
                         break
@@ -165,11 +170,3 @@ def _step_rows(step: ItemStep, state: Any, stream: Iterable[Row], decode: Callab
             else:
                 yield new
 
-
-def _terms(row: Row, decode: Callable[[bytes], Any], hint: dict, names: tuple[str, ...]) -> dict:
-    """The solution a row of items stands for, joined with ``hint``."""
-    solution = hint.copy()
-    for name, item in zip(names, row):
-        if item is not None:
-            solution[name] = decode(item)
-    return solution

@@ -301,6 +301,21 @@ def _names(*nodes: Any) -> set[str]:
     return {n.name for n in nodes if type(n) is Var}
 
 
+FILTER_KEEPS = 1 / 3
+"""The share of solutions a filter conjunct is taken to keep (System R's default for a
+range): the planner prefers, of two steps as costly, the one after which filters run."""
+
+
+def _kept(names: frozenset, known: set, pending: list) -> float:
+    """The share of the solutions of a step binding ``names`` that the pending filter
+    conjuncts it completes keep."""
+    if not pending:
+        return 1.0
+    after = known | names
+    completed = sum(1 for item in pending if item.vars <= after and not item.vars <= known)
+    return FILTER_KEEPS ** min(completed, 64)  # (1/3)**647 underflows
+
+
 def conjuncts(expr: Any) -> list:
     """The ``&&`` operands of an expression, flattened."""
     if type(expr) is Op and expr.op == "&&":
@@ -585,17 +600,28 @@ class Planner:
             known.add(graph.name)
         steps: list[Step] = []
         total = 1.0
+        names_of = {id(t): frozenset(_names(t.s, t.p, t.o)) for t in remaining}
+        graph_name = frozenset(_names(graph))
+        costs: dict = {}  # a triple's cost depends on which of its variables are bound
+
+        def cost_of(t: Triple) -> float:
+            key = (id(t), (names_of[id(t)] | graph_name) & known)
+            found = costs.get(key)
+            if found is None:
+                found = costs[key] = self._cost(t, graph, known)
+            return found
+
         while remaining:
-            connected = [t for t in remaining if _names(t.s, t.p, t.o) & known]
+            connected = [t for t in remaining if names_of[id(t)] & known]
             candidates = connected if connected and known else remaining
-            best = min(candidates, key=lambda t: self._cost(t, graph, known))
+            best = min(candidates, key=lambda t: cost_of(t) * _kept(names_of[id(t)], known, pending))
             remaining.remove(best)
-            cost = self._cost(best, graph, known)
+            cost = cost_of(best)
             incoming = total if steps else 1.0
             total = total * max(cost, 1.0) if steps else cost
-            steps.append(Step(best, cost, lookup=tuple(sorted(_names(best.s, best.p, best.o) & known)),
+            steps.append(Step(best, cost, lookup=tuple(sorted(names_of[id(best)] & known)),
                               scan_est=self.estimate(best, graph), in_est=incoming))
-            known |= _names(best.s, best.p, best.o)
+            known |= names_of[id(best)]
             if type(graph) is Var:
                 known.add(graph.name)
         names = set()
@@ -632,7 +658,7 @@ class Planner:
         running = 1.0
         for number, step in enumerate(steps):
             step.in_est = running
-            running = (running * max(step.est, 1.0) if number else step.est) / 3.0 ** min(len(step.filters), 64)  # 3**647 overflows
+            running = (running * max(step.est, 1.0) if number else step.est) * FILTER_KEEPS ** min(len(step.filters), 64)
         return self._wrap(node, leftover, graph)
 
     # ------------------------------------------------------------------ joins

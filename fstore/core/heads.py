@@ -79,6 +79,7 @@ _ITEMS = ("snapshot", "graph", "subject", "predicate", "object")
 _AS_TERM = frozenset({type(None), Var, Param})
 _CACHED_OVERLAYS = 32
 _CHUNK = 512  # rows a scan decodes the terms of in one batch
+_PREPARED_KEPT = 4096  # prepared snapshot reads Heads keeps (then it starts again)
 _MISSING = object()
 
 
@@ -154,6 +155,9 @@ class Heads:
         self._branches = pack(space.branch)  # pack(branch tag, name) -> pack(snapshot number)
         self._overlays: dict[tuple[int | None, int], Overlay] = {}
         self._choices: dict[tuple, int | None] = {}
+        # Prepared reads of snapshot patterns, by snapshot and key items: a plan depends on
+        # neither the transaction nor the data, and queries repeat their patterns.
+        self.prepared_reads: dict[tuple, Any] = {}
 
     # -- metadata ---------------------------------------------------------------------------
 
@@ -619,7 +623,7 @@ class Reader:
         free_all, repeats = self._free(pattern)
         if items is None:
             return tuple(p - 1 for p in free_all), lambda values: iter(())
-        read = self.store.prepare(self.snapshot, *items) if self.snapshot is not None else None
+        read = self._prepared_read(items) if self.snapshot is not None else None
         free = read.free if read is not None else free_all
         order = [free_all.index(p) for p in free]
         overlay, tx = self.overlay, self.tx
@@ -643,6 +647,18 @@ class Reader:
                 yield [row[i] for i in order]
 
         return tuple(p - 1 for p in free), run
+
+    def _prepared_read(self, items: list[Any]) -> Any:
+        """The snapshot store's prepared read of ``items`` (kept in ``heads.prepared_reads``)."""
+        key = (self.snapshot, *[("?", i.name) if type(i) is Var else "P" if type(i) is Param else i
+                                for i in self.history.item_bytes(items)])
+        kept = self.heads.prepared_reads
+        read = kept.get(key)
+        if read is None:
+            if len(kept) >= _PREPARED_KEPT:
+                kept.clear()
+            read = kept[key] = self.store.prepare(self.snapshot, *items)
+        return read
 
     def _item_rows(self, free: tuple[int, ...], skip: int, keys: Iterator[tuple[bytes, bytes]],
                    bound: list[bytes | None]) -> Iterator[list[bytes]]:
