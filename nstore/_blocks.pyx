@@ -245,6 +245,41 @@ def slice_of(bytes fence, bytes block, bytes start, object end, bint after):
     return keys, values, False
 
 
+def block_keys(cursor, bytes start, bytes low, bytes high):
+    """The keys in ``[low, high)`` of a keyspace of blocks that begins at ``start``, read
+    by ``cursor`` (a py-lmdb cursor), when the block at or below ``low`` holds them all: a
+    lookup's whole answer in one seek and one partial decode. None when that cannot be
+    told from the block (no block at or below ``low``, or the range may go on into the
+    next block whose fence is below ``high``): the caller reads the range its usual way."""
+    cdef Reader r
+    cdef list keys = []
+    cdef const unsigned char* lo = <const unsigned char*>PyBytes_AS_STRING(low)
+    cdef const unsigned char* hi = <const unsigned char*>PyBytes_AS_STRING(high)
+    cdef Py_ssize_t lo_size = PyBytes_GET_SIZE(low), hi_size = PyBytes_GET_SIZE(high)
+    cdef bytes fence, block, following
+    if cursor.set_range(low):
+        if cursor.key() != low and not cursor.prev():
+            return None
+    elif not cursor.last():
+        return None
+    fence = cursor.key()
+    if fence < start:
+        return None
+    block = cursor.value()  # held: the reader points into it
+    _start(&r, fence, block)
+    while _next(&r):
+        if _compare(r.key, r.key_size, lo, lo_size) < 0:
+            continue
+        if _compare(r.key, r.key_size, hi, hi_size) >= 0:
+            return keys
+        keys.append(_key(&r))
+    if cursor.next():
+        following = cursor.key()
+        if following < high:
+            return None
+    return keys
+
+
 def problem(bytes fence, bytes block, Py_ssize_t limit):
     """What is wrong with a block (None if nothing): it does not decode, or it is larger
     than ``limit`` bytes with its fence."""

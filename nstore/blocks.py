@@ -35,7 +35,7 @@ from bisect import bisect_left
 from itertools import islice
 from typing import IO, Iterable, Iterator, Protocol, Sequence
 
-from ._blocks import (EXTERNAL, BlockError, Changes, RunMerge, changes, count, decode, find, lookup, pairs_changes, problem,
+from ._blocks import (EXTERNAL, BlockError, Changes, block_keys, RunMerge, changes, count, decode, find, lookup, pairs_changes, problem,
                       rewrite, rewrite_changes, slice_of)
 from .errors import CorruptStoreError
 from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
@@ -63,6 +63,8 @@ class Keyspace(Protocol):
               offset: int = 0, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]: ...
 
     def under_many(self, tx: Transaction, prefixes: Sequence[bytes]) -> dict[bytes, list[tuple[bytes, bytes]]]: ...
+
+    def keys_in_block(self, tx: Transaction, low: bytes, high: bytes) -> list[bytes] | None: ...
 
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]: ...
 
@@ -95,6 +97,10 @@ class Plain:
     def under_many(self, tx: Transaction, prefixes: Sequence[bytes]) -> dict[bytes, list[tuple[bytes, bytes]]]:
         """The pairs whose keys start with each of ``prefixes``, by prefix."""
         return {prefix: list(tx.range(prefix, prefix_end(prefix))) for prefix in set(prefixes)}
+
+    def keys_in_block(self, tx: Transaction, low: bytes, high: bytes) -> list[bytes] | None:
+        """None: plain keys have no blocks (see :meth:`Blocks.keys_in_block`)."""
+        return None
 
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]:
         """The pairs of ``[start, end)`` as ``(keys, values)`` lists of up to 4,096 pairs."""
@@ -235,6 +241,16 @@ class Blocks:
         if offset or limit is not None:
             pairs = islice(pairs, offset, None if limit is None else offset + limit)
         return pairs
+
+    def keys_in_block(self, tx: Transaction, low: bytes, high: bytes) -> list[bytes] | None:
+        """The keys of ``[low, high)`` when one block holds them all (a lookup, the usual
+        case: one seek, one partial decode, in C), else None: read :meth:`range`."""
+        if low < self.start or high > self.end:
+            return None
+        try:
+            return block_keys(tx.seek_cursor(), self.start, low, high)
+        except BlockError:  # range() names the damaged block
+            return None
 
     def blocks(self, tx: Transaction) -> Iterator[tuple[bytes, bytes]]:
         """Every ``(fence, block)`` of the range, in order (for compiled readers and verify)."""

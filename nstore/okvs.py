@@ -723,6 +723,12 @@ class Transaction:
         except _DAMAGE as exc:
             raise self._damaged(exc) from None
 
+    def seek_cursor(self) -> lmdb.Cursor:
+        """The transaction's cursor for point seeks (:meth:`floor`, :meth:`after`), for a
+        compiled reader that seeks itself (``nstore._blocks.block_keys``); valid until
+        the transaction writes."""
+        return self._cursor()
+
     def _cursor(self) -> lmdb.Cursor:
         """One cursor per transaction for point seeks, made again after a replay into a
         grown map (which invalidates the old one)."""

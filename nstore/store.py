@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .blobs import BlobStore, digest_of
 from ._blocks import sorted_changes
-from ._pack import canonical_sum, pack_column
+from ._pack import canonical_sum, pack_column, split_items
 from .blocks import Blocks, Keyspace, Plain, Runs
 from .bulk import bulk_add
 from .errors import PackError, PatternError
@@ -115,6 +115,22 @@ class PreparedRead:
     def keys(self, tx: Transaction, values: Sequence[Any]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
         encode = self._store._encode
         return self.keys_of_items(tx, [encode(value) for value in values])
+
+    def rows_of_items(self, tx: Transaction, items: Sequence[bytes]) -> list[list[bytes]] | None:
+        """The free items of every match (in ``free`` order) when one block of the store
+        holds them all (:meth:`nstore.blocks.Blocks.keys_in_block`), else None: read
+        :meth:`keys_of_items`. For params given as items, as there."""
+        if self._checks or self._repeats:
+            return None
+        prefix = b"".join([part if type(part) is bytes else items[part] for part in self._parts])
+        keys = self._store.space.keys_in_block(tx, prefix, prefix + b"\xff")
+        if keys is None:
+            return None
+        skip, count = len(prefix), len(self.free)
+        try:
+            return [split_items(key, skip, count) for key in keys]
+        except ValueError:  # an item the C split does not know: Python's splits or names it
+            return [split(key, skip, count) for key in keys]
 
     def keys_of_items(self, tx: Transaction, items: Sequence[bytes]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
         """:meth:`keys` for params given as the items they stand as in keys (packed

@@ -613,7 +613,7 @@ class Reader:
             rows = chain(rows, born)
         return tuple(p - 1 for p in free), rows
 
-    def prepare_items(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Callable[[Sequence[bytes]], Iterator[list[bytes]]]]:
+    def prepare_items(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Callable[[Sequence[bytes]], Iterable[list[bytes]]]]:
         """:meth:`prepare` on key items: the function returned takes the key items of the
         :class:`~nstore.store.Param` positions (in pattern order, as a read gave them) and
         yields each live quad's items at the positions returned with it (as
@@ -629,8 +629,11 @@ class Reader:
         overlay, tx = self.overlay, self.tx
         row_items = self._item_rows
 
-        def run(values: Sequence[bytes]) -> Iterator[list[bytes]]:
+        def run(values: Sequence[bytes]) -> Iterable[list[bytes]]:
             if not overlay:
+                rows = read.rows_of_items(tx, values)  # type: ignore[union-attr]
+                if rows is not None:
+                    return rows
                 skip, keys = read.keys_of_items(tx, values)  # type: ignore[union-attr]
                 return row_items(free, skip, keys, [])
             return with_overlay(values)

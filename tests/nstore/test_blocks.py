@@ -96,6 +96,23 @@ class BlocksMachine(RuleBasedStateMachine):
         expected = expected[offset:][:limit] if limit is not None else expected[offset:]
         assert list(self.space.range(self.tx, start, end, offset=offset, limit=limit)) == expected
 
+    @rule(low=keys, end=keys)
+    def keys_in_block(self, low: bytes, end: bytes) -> None:
+        """A lookup's keys from one block, when it answers, are the range's; it answers
+        whenever one block holds the range (the reason it exists)."""
+        high = max(low, end) + b"\xff"
+        expected = [k for k in sorted(self.model) if low <= k < high]
+        found = self.space.keys_in_block(self.tx, low, high)
+        if found is not None:
+            assert found == expected
+        holders = {fence for fence, block in self.space.blocks(self.tx) if fence <= low}
+        if expected and holders and all(k < next_fence for k in expected
+                                        for next_fence in self._fences_after(max(holders))):
+            assert found == expected
+
+    def _fences_after(self, fence: bytes) -> list[bytes]:
+        return [f for f, _ in self.space.blocks(self.tx) if f > fence][:1]
+
     @rule(step=st.integers(1, 4))
     def delete_while_scanning(self, step: int) -> None:
         """Deleting keys as a scan yields them (blocks shrink and merge under the scan)
