@@ -245,8 +245,9 @@ class Blocks:
     def keys_in_block(self, tx: Transaction, low: bytes, high: bytes) -> list[bytes] | None:
         """The keys of ``[low, high)`` when one block holds them all (a lookup, the usual
         case: one seek, one partial decode, in C), else None: read :meth:`range`."""
-        if low < self.start or high > self.end:
-            return None
+        low, high = max(low, self.start), min(high, self.end)  # clipped as range() clips
+        if low >= high:
+            return []
         try:
             return block_keys(tx.seek_cursor(), self.start, low, high)
         except BlockError:  # range() names the damaged block
