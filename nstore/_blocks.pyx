@@ -245,6 +245,50 @@ def slice_of(bytes fence, bytes block, bytes start, object end, bint after):
     return keys, values, False
 
 
+cdef class BlockLookup:
+    """A prepared lookup in a keyspace of blocks (``start`` to ``end``): the key prefix is
+    ``parts`` joined, each part bytes or the index of a param whose packed item fills it;
+    :meth:`rows` gives the ``count`` items after the prefix of every key under it when
+    one block holds them all (:func:`block_keys`), else None. One call per lookup: what a
+    join on ids does for each row it extends."""
+
+    cdef list parts
+    cdef bytes start, end
+    cdef Py_ssize_t count
+    cdef object split
+
+    def __init__(self, list parts, bytes start, bytes end, Py_ssize_t count):
+        from nstore._pack import split_items
+        self.parts, self.start, self.end, self.count = parts, start, end, count
+        self.split = split_items
+
+    def rows(self, cursor, values):
+        cdef list pieces = []
+        cdef object part
+        cdef bytes prefix, low, high
+        cdef list keys, out
+        cdef Py_ssize_t skip, i, n
+        for part in self.parts:
+            pieces.append(part if type(part) is bytes else values[part])
+        prefix = b"".join(pieces)
+        low = prefix if prefix > self.start else self.start
+        high = prefix + b"\xff"
+        if high > self.end:
+            high = self.end
+        if low >= high:
+            return []
+        keys = block_keys(cursor, self.start, low, high)
+        if keys is None:
+            return None
+        skip = PyBytes_GET_SIZE(prefix)
+        n = len(keys)
+        out = [None] * n
+        split = self.split
+        for i in range(n):
+            out[i] = split(keys[i], skip, self.count)
+        return out
+
+
 def block_keys(cursor, bytes start, bytes low, bytes high):
     """The keys in ``[low, high)`` of a keyspace of blocks that begins at ``start``, read
     by ``cursor`` (a py-lmdb cursor), when the block at or below ``low`` holds them all: a

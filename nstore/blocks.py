@@ -35,7 +35,7 @@ from bisect import bisect_left
 from itertools import islice
 from typing import IO, Iterable, Iterator, Protocol, Sequence
 
-from ._blocks import (EXTERNAL, BlockError, Changes, block_keys, RunMerge, changes, count, decode, find, lookup, pairs_changes, problem,
+from ._blocks import (EXTERNAL, BlockError, BlockLookup, Changes, RunMerge, changes, count, decode, find, lookup, pairs_changes, problem,
                       rewrite, rewrite_changes, slice_of)
 from .errors import CorruptStoreError
 from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
@@ -64,7 +64,7 @@ class Keyspace(Protocol):
 
     def under_many(self, tx: Transaction, prefixes: Sequence[bytes]) -> dict[bytes, list[tuple[bytes, bytes]]]: ...
 
-    def keys_in_block(self, tx: Transaction, low: bytes, high: bytes) -> list[bytes] | None: ...
+    def block_lookup(self, parts: list, count: int) -> BlockLookup | None: ...
 
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]: ...
 
@@ -98,8 +98,8 @@ class Plain:
         """The pairs whose keys start with each of ``prefixes``, by prefix."""
         return {prefix: list(tx.range(prefix, prefix_end(prefix))) for prefix in set(prefixes)}
 
-    def keys_in_block(self, tx: Transaction, low: bytes, high: bytes) -> list[bytes] | None:
-        """None: plain keys have no blocks (see :meth:`Blocks.keys_in_block`)."""
+    def block_lookup(self, parts: list, count: int) -> BlockLookup | None:
+        """None: plain keys have no blocks (see :meth:`Blocks.block_lookup`)."""
         return None
 
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]:
@@ -242,16 +242,13 @@ class Blocks:
             pairs = islice(pairs, offset, None if limit is None else offset + limit)
         return pairs
 
-    def keys_in_block(self, tx: Transaction, low: bytes, high: bytes) -> list[bytes] | None:
-        """The keys of ``[low, high)`` when one block holds them all (a lookup, the usual
-        case: one seek, one partial decode, in C), else None: read :meth:`range`."""
-        low, high = max(low, self.start), min(high, self.end)  # clipped as range() clips
-        if low >= high:
-            return []
-        try:
-            return block_keys(tx.seek_cursor(), self.start, low, high)
-        except BlockError:  # range() names the damaged block
-            return None
+    def block_lookup(self, parts: list, count: int) -> BlockLookup:
+        """A prepared lookup of the keys under a prefix (``parts`` joined: bytes, or the
+        index of a param's packed item), answered in C from one seek and one partial block
+        decode when one block holds them all (:class:`nstore._blocks.BlockLookup`: its
+        ``rows(cursor, params)`` gives each key's ``count`` items after the prefix, or
+        None: read :meth:`range`)."""
+        return BlockLookup(parts, self.start, self.end, count)
 
     def blocks(self, tx: Transaction) -> Iterator[tuple[bytes, bytes]]:
         """Every ``(fence, block)`` of the range, in order (for compiled readers and verify)."""

@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .blobs import BlobStore, digest_of
-from ._blocks import sorted_changes
-from ._pack import canonical_sum, pack_column, split_items
+from ._blocks import BlockError, sorted_changes
+from ._pack import canonical_sum, pack_column
 from .blocks import Blocks, Keyspace, Plain, Runs
 from .bulk import bulk_add
 from .errors import PackError, PatternError
@@ -89,7 +89,7 @@ class PreparedRead:
     :meth:`NStore.keys` does.
     """
 
-    __slots__ = ("free", "_store", "_parts", "_repeats", "_checks")
+    __slots__ = ("free", "_store", "_parts", "_repeats", "_checks", "_lookup")
 
     def __init__(self, store: NStore, pattern: Sequence[Any]) -> None:
         params = [i for i, item in enumerate(pattern) if type(item) is Param]
@@ -111,6 +111,7 @@ class PreparedRead:
         # Bound positions the index prefix cannot hold: constants encoded now, params later.
         self._checks = [(slot, params.index(position) if type(pattern[position]) is Param else encode(pattern[position]))
                         for slot, position in check_slots]
+        self._lookup = None if (repeats or self._checks) else store.space.block_lookup(parts, len(free))
 
     def keys(self, tx: Transaction, values: Sequence[Any]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
         encode = self._store._encode
@@ -118,19 +119,14 @@ class PreparedRead:
 
     def rows_of_items(self, tx: Transaction, items: Sequence[bytes]) -> list[list[bytes]] | None:
         """The free items of every match (in ``free`` order) when one block of the store
-        holds them all (:meth:`nstore.blocks.Blocks.keys_in_block`), else None: read
+        holds them all (:meth:`nstore.blocks.Blocks.block_lookup`), else None: read
         :meth:`keys_of_items`. For params given as items, as there."""
-        if self._checks or self._repeats:
+        if self._lookup is None:
             return None
-        prefix = b"".join([part if type(part) is bytes else items[part] for part in self._parts])
-        keys = self._store.space.keys_in_block(tx, prefix, prefix + b"\xff")
-        if keys is None:
-            return None
-        skip, count = len(prefix), len(self.free)
         try:
-            return [split_items(key, skip, count) for key in keys]
-        except ValueError:  # an item the C split does not know: Python's splits or names it
-            return [split(key, skip, count) for key in keys]
+            return self._lookup.rows(tx.seek_cursor(), items)
+        except (BlockError, ValueError):  # the general read names a damaged block or item
+            return None
 
     def keys_of_items(self, tx: Transaction, items: Sequence[bytes]) -> tuple[int, Iterator[tuple[bytes, bytes]]]:
         """:meth:`keys` for params given as the items they stand as in keys (packed

@@ -569,7 +569,7 @@ class Executor:
     def _bgp(self, node: BGPPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         if not node.steps:
             return self._unit(hint, graph)
-        ids = self._ids(graph)
+        ids = self.ids(graph)
         if ids is not None:
             return self._bgp_on_ids(node, hint, graph, ids)
         stream: Any = (hint,)
@@ -577,10 +577,10 @@ class Executor:
             stream = self._step(step, stream, graph)
         return stream
 
-    def _ids(self, graph: Any) -> Any:
-        """The source's reads on ids for a BGP in ``graph`` (see :mod:`query.id_bgp`), or
-        None: the BGP is evaluated on terms (a graph variable, several default graphs, a
-        table graph, a source without them)."""
+    def ids(self, graph: Any) -> Any:
+        """The source's reads on ids for patterns in ``graph`` (see :mod:`query.id_bgp`), or
+        None: they are read as terms (a graph variable, several default graphs, a table
+        graph, a source without them)."""
         if self._item_reads is None or type(graph) is Var:
             return None
         if graph is DEFAULT:
@@ -590,6 +590,14 @@ class Executor:
         if graph is not None and self._is_table(graph):
             return None
         return self._item_reads()
+
+    def prepared_on_ids(self, ids: Any, pattern: tuple) -> tuple[tuple[int, ...], Callable[..., Any]]:
+        """``ids.prepare(pattern)``, planned once per query."""
+        key = (ids, *[("?", i.name) if type(i) is Var else i for i in pattern])
+        found = self._item_plans.get(key)
+        if found is None:
+            found = self._item_plans[key] = ids.prepare(pattern)
+        return found
 
     def _bgp_on_ids(self, node: BGPPlan, hint: Solution, graph: Any, ids: Any) -> Iterator[Solution]:
         names = self._layouts.get(id(node))

@@ -28,7 +28,7 @@ from fstore import Param
 
 from .algebra import PathAlt, PathInv, PathLink, PathMod, PathNeg, PathSeq, Var
 from .limits import value_size
-from .planner import DEFAULT  # noqa: F401 - used by the doctest
+from .planner import DEFAULT
 from nstore.terms import IRI
 
 __all__ = ["eval_path", "pairs", "pair_size", "HELD"]
@@ -229,6 +229,30 @@ def _reach(step: Callable[[Any], Iterable], start: Any, include_start: bool) -> 
     return found
 
 
+def _reach_on_ids(ex: Any, inner: Any, graph: Any, start: Any, zero: bool, forward: bool) -> list | None:
+    """:func:`_reach` over one predicate (``p`` or ``^p``) on the store's ids (see
+    :mod:`query.id_bgp`): each step a lookup by the item the one before gave, the nodes
+    decoded once at the end; None if the path or the source does not allow it."""
+    inverse = type(inner) is PathInv
+    link = inner.path if inverse else inner
+    if type(link) not in (PathLink, IRI):
+        return None
+    ids = ex.ids(graph)
+    if ids is None:
+        return None
+    item = ids.encode(start)
+    if item is None:  # no quad holds the start: only the zero-length path
+        return [start] if zero else []
+    g = ex.default_graphs[0] if graph is DEFAULT else graph
+    iri = link.iri if type(link) is PathLink else link
+    ahead = forward != inverse  # from subjects to objects
+    positions, run = ex.prepared_on_ids(ids, (g, _PARAM, iri, _O) if ahead else (g, _S, iri, _PARAM))
+    at = positions.index(3 if ahead else 1)
+    reached = _reach(lambda node: [row[at] for row in run((node,))], item, zero)
+    decode = ids.decode
+    return [start if node == item else decode(node) for node in reached]
+
+
 def _closure(ex: Any, path: PathMod, graph: Any, s: Any, o: Any) -> Iterator[tuple]:
     inner = path.path
     mod = path.mod
@@ -244,12 +268,14 @@ def _closure(ex: Any, path: PathMod, graph: Any, s: Any, o: Any) -> Iterator[tup
         yield from _distinct(ex, _zero_or_one(ex, inner, graph, s, o), s, o)
         return
     if s is not None:
-        for node in _reach(forward, s, zero):
+        reached = _reach_on_ids(ex, inner, graph, s, zero, True)
+        for node in reached if reached is not None else _reach(forward, s, zero):
             if o is None or node == o:
                 yield (s, node)
         return
     if o is not None:
-        for node in _reach(backward, o, zero):
+        reached = _reach_on_ids(ex, inner, graph, o, zero, False)
+        for node in reached if reached is not None else _reach(backward, o, zero):
             yield (node, o)
         return
     if zero:

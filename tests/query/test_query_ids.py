@@ -49,6 +49,13 @@ QUERIES = [
     "SELECT ?s (COUNT(*) AS ?n) { ?s ?p ?o . ?o ?q ?w } GROUP BY ?s",
     "SELECT * { VALUES ?s { :a :b :nowhere } ?s :p ?o . ?o ?p2 ?w }",
     "SELECT * { BIND(:c AS ?s) ?s :p ?o }",
+    "SELECT * { :a :p+ ?x }",
+    "SELECT * { ?x :p* :b }",
+    "SELECT * { :a ^:q+ ?x }",
+    "SELECT * { ?s :q ?o . ?o :p+ ?z }",
+    "SELECT * { :nowhere :p* ?x }",
+    "SELECT * { GRAPH :g { :c :p* ?x } }",
+    "SELECT * { ?s :p* ?s }",
 ]
 
 
@@ -64,7 +71,7 @@ def on_terms(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     @contextlib.contextmanager
     def switch() -> Iterator[None]:
         with monkeypatch.context() as patch:
-            patch.setattr(executor_module.Executor, "_ids", lambda self, graph: None)
+            patch.setattr(executor_module.Executor, "ids", lambda self, graph: None)
             yield
 
     yield switch
