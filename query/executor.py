@@ -600,6 +600,12 @@ class Executor:
         return found
 
     def _bgp_on_ids(self, node: BGPPlan, hint: Solution, graph: Any, ids: Any) -> Iterator[Solution]:
+        names, bound, rows = self._bgp_rows(node, hint, graph, ids)
+        return _decoded(rows, hint, [(name, slot) for slot, name in enumerate(names) if slot not in bound], ids.decode)
+
+    def _bgp_rows(self, node: BGPPlan, hint: Solution, graph: Any, ids: Any) -> tuple[tuple, list, Iterator[list]]:
+        """The rows of items of a BGP joined with ``hint`` (see :mod:`query.id_bgp`): its
+        variables (a row's slots), the slots the hint bound, and the rows."""
         names = self._layouts.get(id(node))
         if names is None:
             names = self._layouts[id(node)] = bgp_layout(node.steps)
@@ -610,7 +616,7 @@ class Executor:
             if value is not None:
                 item = ids.encode(value)
                 if item is None:  # a term no quad holds: nothing matches
-                    return iter(())
+                    return names, bound, iter(())
                 start[slot] = item
                 bound.append(slot)
         key = (id(node), graph, tuple(bound), ids)
@@ -618,8 +624,7 @@ class Executor:
         if planned is None:
             planned = self._item_plans[key] = self._plan_on_ids(node, graph, names, frozenset(bound), ids)
         steps, states = planned
-        rows = run_steps(steps, states, start, ids.decode, hint)
-        return _decoded(rows, hint, [(name, slot) for slot, name in enumerate(names) if slot not in bound], ids.decode)
+        return names, bound, run_steps(steps, states, start, ids.decode, hint)
 
     def _plan_on_ids(self, node: BGPPlan, graph: Any, names: tuple, bound: frozenset, ids: Any) -> tuple[list, list]:
         """The :class:`~query.id_bgp.ItemStep` of each step of ``node`` (with these slots
@@ -893,16 +898,75 @@ class Executor:
         groups: dict = {}
         limit = self.max_held_rows
         budget = Budget(limit, self.memory) if limit is not None or self.memory is not None else None
+        ids = self._group_ids(node, hint, graph, key_names, aggregates, arguments)
         try:
             with paused_gc():  # the whole input is read before the first group comes out
-                self._accumulate(self.run(node.child, hint, graph), groups, keys, key_names, aggregates, arguments,
-                                 budget)
+                if ids is not None:
+                    self._accumulate_items(node.child, graph, ids, groups, key_names, aggregates, arguments, budget)
+                else:
+                    self._accumulate(self.run(node.child, hint, graph), groups, keys, key_names, aggregates, arguments,
+                                     budget)
             if budget is not None:
                 budget.settle("GROUP BY")
             yield from self._groups(groups, keys, aggregates)
         finally:
             if budget is not None and self.memory is not None:
                 self.memory.give(budget.held)
+
+    def _group_ids(self, node: GroupPlan, hint: Solution, graph: Any, key_names: list | None, aggregates: list,
+                   arguments: list) -> Any:
+        """The source's reads on ids if GROUP BY can group its input's rows of items (see
+        :meth:`_accumulate_items`): a BGP read on ids, no outer bindings, keys and
+        aggregate arguments plain variables (or COUNT(*)); else None."""
+        if hint or key_names is None or type(node.child) is not BGPPlan:
+            return None
+        for (_, agg, _), argument in zip(aggregates, arguments):
+            if argument is None and (agg.arg is not None or agg.distinct):
+                return None
+        return self.ids(graph)
+
+    def _accumulate_items(self, child: BGPPlan, graph: Any, ids: Any, groups: dict, key_names: list,
+                          aggregates: list, arguments: list, budget: Budget | None) -> None:
+        """:meth:`_accumulate` on the BGP's rows of items: groups keyed by items (equal
+        items are equal terms), a term decoded only where an aggregate reads a value (not
+        for COUNT, which only asks whether a variable is bound), the keys once per group.
+        ``groups`` ends keyed by terms, as :meth:`_accumulate` leaves it."""
+        names, _, rows = self._bgp_rows(child, {}, graph, ids)
+        slot = {name: index for index, name in enumerate(names)}
+        key_slots = [slot.get(name) for name in key_names]
+        decode = ids.decode
+        # Per aggregate, what it is fed: True (COUNT(*)), ERROR (a variable the BGP does not
+        # bind), or the slot it reads and whether it needs the term (COUNT only asks
+        # whether the variable is bound: the item does).
+        feeds: list = []
+        for (_, agg, _), argument in zip(aggregates, arguments):
+            if argument is None:
+                feeds.append((True, None, False))
+            elif argument not in slot:
+                feeds.append((ERROR, None, False))
+            else:
+                feeds.append((None, slot[argument], not (agg.name == "COUNT" and not agg.distinct)))
+        limit = self.max_held_rows if self.max_held_rows is not None else -1
+        memory = self.memory
+        by_items: dict = {}
+        for row in rows:
+            key = tuple([row[i] if i is not None else None for i in key_slots])
+            accumulators = by_items.get(key)
+            if accumulators is None:
+                if len(by_items) == limit:
+                    raise IntermediateTooLargeError("GROUP BY", limit)
+                if memory is not None:
+                    size = sum(value_size(decode(item)) for item in key if item is not None)
+                    budget.held += size  # type: ignore[union-attr]
+                    memory.take(size, "GROUP BY")
+                accumulators = by_items[key] = [new_accumulator(agg, budget) for _, agg, _ in aggregates]
+            for accumulator, (fixed, at, needs_term) in zip(accumulators, feeds):
+                if at is None:
+                    accumulator.add(fixed)
+                else:
+                    accumulator.add(decode(row[at]) if needs_term else row[at])
+        for key, accumulators in by_items.items():
+            groups[tuple([decode(item) if item is not None else None for item in key])] = accumulators
 
     def _groups(self, groups: dict, keys: list, aggregates: list) -> Iterator[Solution]:
         """The solutions of GROUP BY's groups, once its input is read."""

@@ -56,6 +56,10 @@ QUERIES = [
     "SELECT * { :nowhere :p* ?x }",
     "SELECT * { GRAPH :g { :c :p* ?x } }",
     "SELECT * { ?s :p* ?s }",
+    "SELECT ?o (COUNT(?s) AS ?n) (COUNT(DISTINCT ?p) AS ?d) (SUM(?o) AS ?t) (SAMPLE(?s) AS ?x) { ?s ?p ?o } GROUP BY ?o",
+    "SELECT (COUNT(*) AS ?n) (COUNT(?nowhere) AS ?u) (MAX(?o) AS ?m) (GROUP_CONCAT(?o) AS ?c) { ?s :p ?o . ?o ?q ?w }",
+    "SELECT ?s ?nowhere (AVG(?v) AS ?a) { ?s :q ?v } GROUP BY ?s ?nowhere",
+    "SELECT ?g (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
 ]
 
 
