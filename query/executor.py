@@ -603,6 +603,39 @@ class Executor:
         names, bound, rows = self._bgp_rows(node, hint, graph, ids)
         return _decoded(rows, hint, [(name, slot) for slot, name in enumerate(names) if slot not in bound], ids.decode)
 
+    def _rows_on_ids(self, node: Any, hint: Solution, graph: Any, ids: Any) -> tuple[tuple, list, Iterator[list]]:
+        """:meth:`_bgp_rows` of a BGP, or of a chain of OPTIONALs over one
+        (:func:`_optional_chain`): each left row extended by the matches of the right
+        BGP read with the row's items in place, or kept alone (its right slots None)."""
+        if type(node) is BGPPlan:
+            return self._bgp_rows(node, hint, graph, ids)
+        left_names, bound, rows = self._rows_on_ids(node.left, hint, graph, ids)
+        right = node.right
+        right_names = self._layouts.get(id(right))
+        if right_names is None:
+            right_names = self._layouts[id(right)] = bgp_layout(right.steps)
+        names = left_names + tuple(name for name in right_names if name not in left_names)
+        shared = [slot for slot, name in enumerate(left_names) if name in right_names]
+        return names, bound, self._optional_rows(node, graph, ids, rows, names, shared, len(names) - len(left_names), hint)
+
+    def _optional_rows(self, node: LeftJoinPlan, graph: Any, ids: Any, rows: Iterator[list], names: tuple,
+                       shared: list, extra: int, hint: Solution) -> Iterator[list]:
+        pad = [None] * extra
+        for row in rows:
+            start = row + pad
+            bound = tuple([slot for slot in shared if row[slot] is not None])  # a row of an OPTIONAL may leave some unbound
+            key = (id(node), graph, bound, ids)
+            planned = self._item_plans.get(key)
+            if planned is None:
+                planned = self._item_plans[key] = self._plan_on_ids(node.right, graph, names, frozenset(bound), ids)
+            steps, states = planned
+            found = False
+            for extended in run_steps(steps, states, start, ids.decode, hint):
+                found = True
+                yield extended
+            if not found:
+                yield start
+
     def _bgp_rows(self, node: BGPPlan, hint: Solution, graph: Any, ids: Any) -> tuple[tuple, list, Iterator[list]]:
         """The rows of items of a BGP joined with ``hint`` (see :mod:`query.id_bgp`): its
         variables (a row's slots), the slots the hint bound, and the rows."""
@@ -788,6 +821,14 @@ class Executor:
                     yield {**sol, **other}
 
     def _left_join(self, node: LeftJoinPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
+        ids = self.ids(graph) if _optional_chain(node) else None
+        if ids is not None:
+            names, bound, rows = self._rows_on_ids(node, hint, graph, ids)
+            return _decoded(rows, hint, [(name, slot) for slot, name in enumerate(names) if slot not in bound],
+                            ids.decode)
+        return self._left_join_on_terms(node, hint, graph)
+
+    def _left_join_on_terms(self, node: LeftJoinPlan, hint: Solution, graph: Any) -> Iterator[Solution]:
         run = self.run
         right = node.right
         check = self._compile(node.expr, graph) if node.expr is not None else None
@@ -1184,13 +1225,28 @@ def _wait(step: Any) -> int:
 
 def _decoded(rows: Iterator[list], hint: Solution, outputs: list[tuple[str, int]],
              decode: Callable[[bytes], Any]) -> Iterator[Solution]:
-    """The solutions of a BGP's rows of items: ``hint`` with the terms of ``outputs``
-    (each variable's name and slot)."""
+    """The solutions of rows of items: ``hint`` with the terms of ``outputs`` (each
+    variable's name and slot; an OPTIONAL may leave a slot None: unbound)."""
     for row in rows:
         solution = hint.copy()
         for name, slot in outputs:
-            solution[name] = decode(row[slot])
+            item = row[slot]
+            if item is not None:
+                solution[name] = decode(item)
         yield solution
+
+
+def _optional_chain(node: LeftJoinPlan) -> bool:
+    """Whether an OPTIONAL can run on ids (:meth:`Executor._rows_on_ids`): OPTIONALs
+    without a filter of their own, looked up once per left solution, each right side a
+    BGP, down to a BGP; no operator among them hides outer bindings from its input."""
+    while type(node) is LeftJoinPlan:
+        right = node.right
+        if node.expr is not None or node.mode != "nested" or type(right) is not BGPPlan or \
+                right.keep is not None or right.drop or node.left.keep is not None or node.left.drop:
+            return False
+        node = node.left
+    return type(node) is BGPPlan
 
 
 def _merge(stream: Iterator[Solution], outer: Solution) -> Iterator[Solution]:

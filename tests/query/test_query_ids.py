@@ -60,6 +60,10 @@ QUERIES = [
     "SELECT (COUNT(*) AS ?n) (COUNT(?nowhere) AS ?u) (MAX(?o) AS ?m) (GROUP_CONCAT(?o) AS ?c) { ?s :p ?o . ?o ?q ?w }",
     "SELECT ?s ?nowhere (AVG(?v) AS ?a) { ?s :q ?v } GROUP BY ?s ?nowhere",
     "SELECT ?g (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
+    "SELECT * { ?s :q ?v OPTIONAL { ?s :p ?o } OPTIONAL { ?o :p ?w } OPTIONAL { ?v ?x ?s } }",
+    "SELECT * { ?s :q ?v OPTIONAL { ?s :p ?o . ?o :q ?z FILTER(?z != 1) } OPTIONAL { ?z :p ?s } }",
+    "SELECT * { ?s :q ?v OPTIONAL { ?s :p ?o FILTER(?o != ?v) } }",
+    "SELECT * { ?s :p ?o OPTIONAL { :a ?q ?s } OPTIONAL { ?o :p ?o } }",
 ]
 
 
