@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import weakref
 from contextlib import contextmanager
+from itertools import islice
 from typing import Any, Callable, Iterator
 
 from nstore import Var
+from nstore.pack import Packed
 from nstore.store import Param
 from nstore.terms import BNode, IRI, Literal, canonical, to_rdf
 
@@ -198,6 +200,31 @@ class QuerySource:
             check_cap(cap)
             found = self.statistics[key] = (self._reader or self.view)._count(prepare_pattern(args), cap)
         return found
+
+    def fanout(self, pattern: QuadPattern, lookup: frozenset, sample: int, cap: int) -> float | None:
+        """The mean number of matches of ``pattern`` per binding of its ``lookup``
+        variables, over the bindings of its first ``sample`` matches (each count stopping
+        at ``cap``): what a join's lookup step will read per solution (the planner's
+        measure, ``query.planner``), read on key items inside :meth:`reading`, nothing
+        decoded. None where it reads terms instead (a table graph or a graph variable,
+        outside ``reading``)."""
+        reader = getattr(self._reader, "_pinned", None)
+        if reader is None or type(pattern[0]) not in _STORED_AS_IS or self.is_table_graph(pattern[0]):
+            return None
+        args = prepare_pattern([i if type(i) in _STORED_AS_IS else self._item(i) for i in pattern])
+        positions, rows = reader.scan_items(args)
+        looked_up = [(positions.index(at), at) for at, item in enumerate(args)
+                     if type(item) is Var and item.name in lookup and at in positions]
+        # The other variables match anything: a fresh one per position.
+        template = [Var(f".f{at}") if type(item) is Var else item for at, item in enumerate(args)]
+        total = seen = 0
+        for row in islice(rows, sample):
+            bound = template.copy()
+            for index, at in looked_up:
+                bound[at] = Packed(row[index])
+            total += reader.count(bound, cap)
+            seen += 1
+        return total / seen if seen else 0.0
 
     def graphs(self) -> list:
         """The names of the non-default quad graphs (table graphs are not listed: a query

@@ -289,6 +289,44 @@ cdef class BlockLookup:
         return out
 
 
+def count_keys(cursor, bytes start, bytes end, bytes low, bytes high, Py_ssize_t cap):
+    """How many keys of ``[low, high)`` a keyspace of blocks (``start`` to ``end``) holds,
+    read by ``cursor`` (a py-lmdb cursor) block after block, no key made into an object;
+    counting stops at ``cap``."""
+    cdef Reader r
+    cdef Py_ssize_t n = 0
+    cdef const unsigned char* lo = <const unsigned char*>PyBytes_AS_STRING(low)
+    cdef const unsigned char* hi = <const unsigned char*>PyBytes_AS_STRING(high)
+    cdef Py_ssize_t lo_size = PyBytes_GET_SIZE(low), hi_size = PyBytes_GET_SIZE(high)
+    cdef bytes fence, block
+    cdef bint found = cursor.set_range(low)
+    if cap <= 0:
+        return 0
+    if not (found and cursor.key() == low):
+        # The block at or below low, if it is one of this keyspace's; else the first after.
+        if cursor.prev() if found else cursor.last():
+            if cursor.key() < start and not cursor.next():
+                return 0
+        elif not cursor.set_range(low):
+            return 0
+    while True:
+        fence = cursor.key()
+        if fence >= high or fence >= end:
+            return n
+        block = cursor.value()  # held: the reader points into it
+        _start(&r, fence, block)
+        while _next(&r):
+            if _compare(r.key, r.key_size, lo, lo_size) < 0:
+                continue
+            if _compare(r.key, r.key_size, hi, hi_size) >= 0:
+                return n
+            n += 1
+            if n >= cap:
+                return n
+        if not cursor.next():
+            return n
+
+
 def block_keys(cursor, bytes start, bytes low, bytes high):
     """The keys in ``[low, high)`` of a keyspace of blocks that begins at ``start``, read
     by ``cursor`` (a py-lmdb cursor), when the block at or below ``low`` holds them all: a

@@ -30,13 +30,14 @@ A value longer than :data:`EXTERNAL_VALUE` bytes is kept outside its block, unde
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from bisect import bisect_left
 from itertools import islice
 from typing import IO, Iterable, Iterator, Protocol, Sequence
 
-from ._blocks import (EXTERNAL, BlockError, BlockLookup, Changes, RunMerge, changes, count, decode, find, lookup, pairs_changes, problem,
-                      rewrite, rewrite_changes, slice_of)
+from ._blocks import (EXTERNAL, BlockError, BlockLookup, Changes, RunMerge, changes, count, count_keys, decode, find, lookup,
+                      pairs_changes, problem, rewrite, rewrite_changes, slice_of)
 from .errors import CorruptStoreError
 from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
 
@@ -65,6 +66,8 @@ class Keyspace(Protocol):
     def under_many(self, tx: Transaction, prefixes: Sequence[bytes]) -> dict[bytes, list[tuple[bytes, bytes]]]: ...
 
     def block_lookup(self, parts: list, count: int) -> BlockLookup | None: ...
+
+    def count(self, tx: Transaction, low: bytes, high: bytes, cap: int | None = None) -> int: ...
 
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]: ...
 
@@ -101,6 +104,10 @@ class Plain:
     def block_lookup(self, parts: list, count: int) -> BlockLookup | None:
         """None: plain keys have no blocks (see :meth:`Blocks.block_lookup`)."""
         return None
+
+    def count(self, tx: Transaction, low: bytes, high: bytes, cap: int | None = None) -> int:
+        """How many keys ``[low, high)`` holds (counting stops at ``cap``)."""
+        return sum(1 for _ in islice(tx.range(low, high), cap))
 
     def batches(self, tx: Transaction, start: bytes, end: bytes | None) -> Iterator[tuple[list[bytes], list[bytes]]]:
         """The pairs of ``[start, end)`` as ``(keys, values)`` lists of up to 4,096 pairs."""
@@ -249,6 +256,17 @@ class Blocks:
         ``rows(cursor, params)`` gives each key's ``count`` items after the prefix, or
         None: read :meth:`range`)."""
         return BlockLookup(parts, self.start, self.end, count)
+
+    def count(self, tx: Transaction, low: bytes, high: bytes, cap: int | None = None) -> int:
+        """How many keys ``[low, high)`` holds (counting stops at ``cap``), counted in C
+        block by block, none made into an object (a planner's estimate)."""
+        low, high = max(low, self.start), min(high, self.end)
+        if low >= high:
+            return 0
+        try:
+            return count_keys(tx.seek_cursor(), self.start, self.end, low, high, sys.maxsize if cap is None else cap)
+        except BlockError:  # range() names the damaged block
+            return sum(1 for _ in islice(self.range(tx, low, high), cap))
 
     def blocks(self, tx: Transaction) -> Iterator[tuple[bytes, bytes]]:
         """Every ``(fence, block)`` of the range, in order (for compiled readers and verify)."""

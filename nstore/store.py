@@ -701,12 +701,13 @@ class NStore:
                 blob_refs.update(ref[1:] for ref in refs)
         return sums
 
-    def count(self, tx: Transaction, *pattern: Any) -> int:
-        """How many tuples match the pattern (a scan of the matching keys, not decoded)."""
+    def count(self, tx: Transaction, *pattern: Any, cap: int | None = None) -> int:
+        """How many tuples match the pattern (a scan of the matching keys, not decoded;
+        counting stops at ``cap``)."""
         key_prefix, _, _, repeats, checks = self._plan(pattern)
         if repeats or checks:
-            return sum(1 for _ in self._rows(tx, pattern)[2])
-        return sum(1 for _ in self.space.range(tx, key_prefix, key_prefix + b"\xff"))  # see _matching for the end key
+            return sum(1 for _ in islice(self._rows(tx, pattern)[2], cap))
+        return self.space.count(tx, key_prefix, key_prefix + b"\xff", cap)  # see _matching for the end key
 
     def where(self, tx: Transaction, *pattern: Any) -> Step:
         """A join step for :func:`select`: extends each binding with the pattern's matches."""

@@ -17,6 +17,7 @@ it through an fstore view or transaction, or takes a :class:`~query.versioning.V
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Iterator
 
 from .algebra import BNode, Query, Var
@@ -55,7 +56,8 @@ def prepare(source: Any, query: Query, versions: VersionContext | None = None, *
         ctx.deadline = deadline
     executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check, max_held_rows=max_held_rows, memory=memory)
     planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs), versions=versions)
-    with guard_recursion("planning"):
+    reading = getattr(source, "reading", None)  # the planner's reads in one store transaction
+    with guard_recursion("planning"), reading() if reading is not None else nullcontext():
         return executor, planner.plan(query.pattern)
 
 

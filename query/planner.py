@@ -428,6 +428,12 @@ class Planner:
         else:
             g = graph
         pattern = (g, triple.s, triple.p, triple.o)
+        on_ids = getattr(self.source, "fanout", None)
+        if on_ids is not None and (graph is not DEFAULT or self.default_graphs):
+            measured = on_ids(pattern, lookup, FANOUT_SAMPLE, FANOUT_CAP)
+            if measured is not None:
+                self._estimates[key] = measured
+                return measured
         sample = list(islice(self.source.match(pattern), FANOUT_SAMPLE)) if graph is not DEFAULT or self.default_graphs else []
         estimate = getattr(self.source, "estimate", None)
         total = 0

@@ -691,7 +691,11 @@ class Reader:
         if items is None:
             return 0
         total = 0
-        if self.snapshot is not None:
+        if self.snapshot is not None and not self.overlay.dead:
+            total = self.store.count(self.tx, self.snapshot, *items, cap=cap)
+            if total == cap:
+                return total
+        elif self.snapshot is not None:
             free, skip, keys = self._scan(items, None)
             live: Iterable[Any] = keys
             if self.overlay.dead:

@@ -111,6 +111,11 @@ class BlocksMachine(RuleBasedStateMachine):
                                         for next_fence in self._fences_after(max(holders))):
             assert found == expected
 
+    @rule(low=keys, high=keys | st.just(END), cap=st.none() | st.integers(0, 8))
+    def count(self, low: bytes, high: bytes, cap: int | None) -> None:
+        expected = sum(1 for k in self.model if low <= k < high)
+        assert self.space.count(self.tx, low, high, cap) == (expected if cap is None else min(expected, cap))
+
     def _fences_after(self, fence: bytes) -> list[bytes]:
         return [f for f, _ in self.space.blocks(self.tx) if f > fence][:1]
 
