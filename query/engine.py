@@ -27,6 +27,7 @@ from .expressions import ExprContext
 from .limits import Deadline, LimitedSource, Limits, Memory, value_size
 from .nesting import guard_recursion
 from .parser import parse_query
+from .plan_cache import PlanCache
 from .planner import DEFAULT, Planner, explain_plan
 from .results import Result
 from .source import as_source
@@ -38,23 +39,26 @@ __all__ = ["execute", "run_query", "explain", "explain_query", "prepare"]
 
 def prepare(source: Any, query: Query, versions: VersionContext | None = None, *,
             deadline: Deadline | None = None, max_held_rows: int | None = None,
-            memory: Memory | None = None) -> tuple[Executor, Any]:
+            memory: Memory | None = None, kept: tuple[ExprContext, Any] | None = None) -> tuple[Executor, Any]:
     """An executor and the physical plan of ``query`` over ``source`` (over the view at the
     query's ``AT`` ref if it has one). With a ``deadline``, store reads, the rows between
     operators and REGEX stop at it; operators that hold rows in memory hold at most
     ``max_held_rows`` (None: any number), and the bytes of their values and the length of
     a value a function makes are within ``memory`` (None: any). Every caller (queries,
     updates' WHERE, EXPLAIN) plans through here, so a chain too long to plan is a
-    QueryTooComplexError for all."""
+    QueryTooComplexError for all. ``kept``: a context and plan made for this query over
+    this source before (:mod:`query.plan_cache`), run rather than planned again."""
     if query.at is not None:
         source = as_source(require(versions, "AT").view(query.at))
-    ctx = ExprContext(base=query.base)
+    ctx = kept[0] if kept is not None else ExprContext(base=query.base)
     check = None
     if deadline is not None and deadline.at is not None:
         source = LimitedSource(source, deadline)
         check = deadline.check
         ctx.deadline = deadline
     executor = Executor(source, dataset=query.dataset, ctx=ctx, check=check, max_held_rows=max_held_rows, memory=memory)
+    if kept is not None:
+        return executor, kept[1]
     planner = Planner(source, ctx, default_graphs=tuple(executor.default_graphs), versions=versions)
     reading = getattr(source, "reading", None)  # the planner's reads in one store transaction
     with guard_recursion("planning"), reading() if reading is not None else nullcontext():
@@ -104,8 +108,13 @@ def run_query(source: Any, query: Query, *, versions: VersionContext | None = No
         deadline = limits.deadline()
     held = limits.max_held_rows if limits is not None else None
     memory = limits.memory() if limits is not None else None
-    executor, plan = prepare(source, query, versions, deadline=deadline, max_held_rows=held, memory=memory)
-    solutions = _read_together(executor.source, executor.solutions(plan))
+    # CONSTRUCT and DESCRIBE read the context after the last solution (its blank nodes),
+    # and AT reads another view: their plans are not kept.
+    plans = PlanCache(source if query.at is None and query.form in ("SELECT", "ASK") else None)
+    kept = plans.take(query)
+    executor, plan = prepare(source, query, versions, deadline=deadline, max_held_rows=held, memory=memory, kept=kept)
+    solutions = _read_together(executor.source, executor.solutions(plan),
+                               lambda: plans.give(query, executor.ctx, plan))
     names = [v.name for v in query.vars]
     if query.form == "SELECT":
         return Result("SELECT", names, solutions=solutions, prefixes=query.prefixes)
@@ -119,14 +128,19 @@ def run_query(source: Any, query: Query, *, versions: VersionContext | None = No
     raise QueryEvaluationError(f"unknown query form {query.form}")
 
 
-def _read_together(source: Any, solutions: Iterator[dict]) -> Iterator[dict]:
-    """The solutions, read in one store read transaction if the source can do that."""
+def _read_together(source: Any, solutions: Iterator[dict], done: Any = None) -> Iterator[dict]:
+    """The solutions, read in one store read transaction if the source can do that;
+    ``done()`` once they are all read, or let go (the plan goes back to its cache)."""
     reading = getattr(source, "reading", None)
-    if reading is None:
-        yield from solutions
-        return
-    with reading():
-        yield from solutions
+    try:
+        if reading is None:
+            yield from solutions
+            return
+        with reading():
+            yield from solutions
+    finally:
+        if done is not None:
+            done()
 
 
 def _construct(template: tuple, solutions: Iterator[dict], executor: Executor) -> list:

@@ -81,6 +81,14 @@ class ExprContext:
     def __init__(self, *, base: str | None = None, exists: Callable | None = None) -> None:
         self.base = base
         self.exists = exists
+        self.reset()
+        self.exists = exists
+
+    def reset(self) -> None:
+        """Start another run of the same query (a kept plan's, see :mod:`query.plan_cache`):
+        a new NOW, new blank-node scopes, and no deadline, memory budget or EXISTS hook
+        until the run sets its own."""
+        self.exists = None
         now = _dt.datetime.now(_dt.timezone.utc)
         self.now = Literal(now.isoformat().replace("+00:00", "Z"), XSD_DATETIME)
         self.bnode_row = 0
