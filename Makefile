@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 BENCHES ?= nstore versioning query query_shapes tables tables_sparql kart spark history schemaorg load integrity server sync rdf_formats read_terms term_check clone_check merge_history scale
 BENCH_ARGS ?=
 
-.PHONY: demo test test-deep fuzz bench install clean
+.PHONY: demo test test-workers test-deep fuzz bench install clean
 
 $(STAMP): pyproject.toml setup.py $(wildcard */*.pyx */*/*.pyx)
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,16 @@ TEST_ARGS := -q tests --doctest-modules nstore fstore query datae -n $(TEST_WORK
 test: $(STAMP)
 	$(PY) -m compileall -q nstore fstore query datae tests bench
 	$(PY) -m pytest $(TEST_ARGS)
+
+# The suites that talk to a real `datae serve` with every server running two worker processes
+# (tests/server_fixtures.py: DATAE_TEST_SERVE_WORKERS): pushes, updates, graph store writes
+# and merge requests landing on either process, racing each other. (make test runs
+# tests/datae/test_server.py both ways, and tests/datae/test_server_workers.py.)
+SERVER_SUITES := tests/datae/test_server.py tests/datae/test_server_holes.py tests/datae/test_server_workers.py \
+	tests/datae/test_requests.py tests/datae/test_sparql_protocol.py tests/datae/test_sparql_clients.py \
+	tests/datae/test_graph_store.py tests/fstore/test_sync_received.py tests/query/test_query_memory.py
+test-workers: $(STAMP)
+	DATAE_TEST_SERVE_WORKERS=2 $(PY) -m pytest -q $(SERVER_SUITES) -n $(TEST_WORKERS) --dist loadgroup
 
 # The whole suite with every property test and state machine under the deep profile (a
 # hundred times the examples of make test, no deadline): hours, not for CI.

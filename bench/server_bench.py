@@ -3,6 +3,8 @@ against pyoxigraph's in-process query and Oxigraph's own HTTP server on the same
 
     python -m bench.server_bench                                   # 100k quads, 8 clients, 5 s
     python -m bench.server_bench --quads 100000 300000 --seconds 5 # two sizes: growth
+    python -m bench.server_bench --workers 1 2                     # datae serve with 1 and with 2 workers
+    python -m bench.server_bench --workers 1 2 --rounds 3          # each figure the median of 3 turns
 
 For each size N: the social graph of ``bench/query_bench.py`` (``social_graph``) goes into
 a datae store (``fstore.add_many``, one commit) and a pyoxigraph on-disk ``Store``; the
@@ -11,10 +13,12 @@ server CLI (PyPI package ``oxigraph``; the column is skipped, saying why, if it 
 run). Loading is not timed. Then, for each query of ``query_bench.QUERIES`` and for the
 mix of all of them (each client cycles through the set), ``--clients`` threads run
 queries back to back for ``--seconds`` and the throughput (queries a second, all clients
-together) is printed for:
+together) is printed (with ``--rounds N``, the median of N such runs, the engines taking
+turns, so that a machine shared with other work loads each engine alike) for:
 
-* **datae**: ``datae serve`` in its own process; one keep-alive ``http.client``
-  connection per thread, ``GET /sparql?query=...`` with ``Accept:
+* **datae**: ``datae serve --workers N`` (one column per N of ``--workers``, default 1;
+  the servers run side by side on the same store and take turns); one keep-alive
+  ``http.client`` connection per thread, ``GET /sparql?query=...`` with ``Accept:
   application/sparql-results+json``, the whole answer read, every status checked (200);
 * **pyoxigraph**: ``store.query(q)`` in-process from the same number of threads, every
   solution consumed (no HTTP, no serialisation: the floor);
@@ -23,17 +27,22 @@ together) is printed for:
 
 Before timing, each query's row count through datae's server is checked against
 pyoxigraph's (a mismatch is printed loudly). After the runs, the peak RSS (``VmHWM``) of
-each server process is printed. The ratios are datae q/s / peer q/s: **>= 1 means datae
+each server process is printed; for ``datae serve --workers N`` each worker's (the
+parent, a supervisor, apart), with its peak anonymous memory (``RssAnon``, sampled every
+0.2 s): the rest of a worker's RSS is the store file's pages, mapped by every worker and
+held once in the page cache. The ratios are datae q/s / peer q/s: **>= 1 means datae
 is as fast or faster**. The clients are Python threads in this process: on a small
 machine they compete with the servers for CPU (and with pyoxigraph for the GIL between
-solutions), so the figures are a lower bound for every column alike.
+solutions), so the figures are a lower bound for every column alike; on 2 cores, two
+workers share them with the clients.
 
 Cost growth: a query's cost is the cost of the query itself (see ``query_bench``: the
 star join, filter and OPTIONAL grow with the rows they match, the chain join and the
 aggregate with N) plus, over HTTP, a per-request cost (parsing, planning, the request
 and serialisation of the result: O(rows)); so q/s falls with N as the queries' results
 and scans grow, and concurrency helps only as far as the server's CPUs (datae's query
-engine runs in Python threads of one process: the GIL serialises them).
+engine runs in Python threads: the GIL serialises those of one worker process, so more
+cores need more workers).
 """
 
 from __future__ import annotations
@@ -51,6 +60,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from statistics import median
 from typing import IO, Callable
 from urllib.parse import quote
 
@@ -87,16 +97,46 @@ def build_stores(size: int, workdir: str) -> tuple[str, ox.Store, int]:
 
 
 class Process:
-    """A server in a process of its own, listening on ``127.0.0.1:port``."""
+    """A server in a process of its own, listening on ``127.0.0.1:port``; with workers,
+    its worker processes' memory is sampled (:meth:`sample`)."""
 
     def __init__(self, argv: list[str], port: int, path: str) -> None:
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.port, self.path = port, path
+        self.anon_peaks: dict[int, int] = {}  # worker pid -> peak RssAnon seen, kB
+        self.hwm: dict[int, int] = {}  # worker pid -> VmHWM last seen, kB
 
     def peak_rss_mb(self) -> int:
         """The process's peak resident set (``VmHWM``), in MB."""
-        with open(f"/proc/{self.process.pid}/status") as status:
-            return int(next(line for line in status if line.startswith("VmHWM:")).split()[1]) // 1024
+        return _status(self.process.pid, "VmHWM:") // 1024
+
+    def workers(self) -> list[int]:
+        """The worker processes of ``datae serve --workers N`` (N > 1): the children it
+        spawned (not multiprocessing's resource tracker)."""
+        found = []
+        for task in os.listdir(f"/proc/{self.process.pid}/task"):
+            try:
+                with open(f"/proc/{self.process.pid}/task/{task}/children") as children:
+                    found += [int(pid) for pid in children.read().split()]
+            except OSError:
+                pass
+        return [pid for pid in found if b"spawn_main" in _cmdline(pid)]
+
+    def sample(self) -> None:
+        """Note each worker's resident anonymous memory and peak RSS now."""
+        for pid in self.workers():
+            anon, hwm = _status(pid, "RssAnon:"), _status(pid, "VmHWM:")
+            if hwm:
+                self.anon_peaks[pid] = max(self.anon_peaks.get(pid, 0), anon)
+                self.hwm[pid] = hwm
+
+    def memory(self) -> str:
+        """The peak RSS of the server, or of each worker and of the parent."""
+        if not self.hwm:
+            return f"{self.peak_rss_mb()} MB"
+        workers = ", ".join(f"{self.hwm[pid] // 1024} MB (anonymous {self.anon_peaks[pid] // 1024} MB)"
+                            for pid in sorted(self.hwm))
+        return f"workers {workers}; supervisor {self.peak_rss_mb()} MB"
 
     def stop(self) -> None:
         self.process.terminate()
@@ -109,9 +149,35 @@ class Process:
             self.process.stdout.close()
 
 
-def start_datae(store: str) -> Process:
-    """``datae --repo STORE serve --port 0``; the port is read from its first line."""
-    argv = [sys.executable, "-m", "datae", "--repo", store, "serve", "--port", "0", "--read-only"]
+def _status(pid: int, field: str) -> int:
+    """A ``kB`` field of ``/proc/PID/status`` (0 if the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return int(next(line for line in status if line.startswith(field)).split()[1])
+    except (OSError, StopIteration):
+        return 0
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return cmdline.read()
+    except OSError:
+        return b""
+
+
+def sampling(servers: list[Process], stop: threading.Event) -> None:
+    """Sample the servers' workers every 0.2 s until ``stop``."""
+    while not stop.wait(0.2):
+        for server in servers:
+            server.sample()
+
+
+def start_datae(store: str, workers: int = 1) -> Process:
+    """``datae --repo STORE serve --port 0 --workers N``; the port is read from its first
+    line (printed once every worker serves)."""
+    argv = [sys.executable, "-m", "datae", "--repo", store, "serve", "--port", "0", "--read-only", "--workers",
+            str(workers)]
     server = Process(argv, 0, "/sparql")
     line = server.process.stdout.readline().decode()  # type: ignore[union-attr]
     if "http://" not in line:
@@ -273,30 +339,56 @@ def ratio(mine: float, theirs: float | None) -> str:
 def run_size(size: int, args: argparse.Namespace) -> None:
     """Build both stores at ``size``, start the servers, print the table, clean up."""
     workdir = tempfile.mkdtemp(prefix="datae-server-bench-")
-    datae = oxigraph = None
+    servers: list[Process] = []
+    oxigraph = None
+    stop_sampling = threading.Event()
     try:
         start = time.perf_counter()
         path, store, count = build_stores(size, workdir)
         oxigraph, why = start_oxigraph(store, workdir)
-        datae = start_datae(path)
+        datae = {workers: start_datae(path, workers) for workers in args.workers}
+        servers = list(datae.values())
+        threading.Thread(target=sampling, args=(servers, stop_sampling), daemon=True).start()
         print(f"\n{count:,} quads, {args.clients} clients, {args.seconds:g} s a query "
               f"(stores built in {time.perf_counter() - start:.1f} s, not timed)")
         if oxigraph is None:
             print(f"oxigraph server skipped: {why}")
-        check_rows(datae, store)
-        print(f"{'query':<12} {'datae q/s':>10} {'pyoxigraph':>11} {'ox server':>10} {'d/pyox':>8} {'d/oxsrv':>8}")
+        for server in servers:
+            check_rows(server, store)
+        one = len(datae) == 1  # the columns of one datae server are named as before
+        heads = "".join(f" {'datae q/s' if one else f'datae {workers}w':>10}" for workers in datae)
+        ratios = "".join(f" {'d/pyox' if one else f'{workers}w/pyox':>8} {'d/oxsrv' if one else f'{workers}w/oxsrv':>8}"
+                         for workers in datae)
+        print(f"{'query':<12}{heads} {'pyoxigraph':>11} {'ox server':>10}{ratios}")
         workloads = {label: [text] for label, text in QUERIES.items()} | {MIX: list(QUERIES.values())}
         for label, queries in workloads.items():
-            mine = rate(http_client(datae), queries, args, f"datae {label}")
-            local = rate(in_process_client(store), queries, args, f"pyoxigraph {label}")
-            server = rate(http_client(oxigraph), queries, args, f"oxigraph {label}") if oxigraph else None
+            runs: dict[object, list[float]] = {}
+            for _ in range(args.rounds):  # the engines take turns, each round: they share the machine's moods
+                for workers, server in datae.items():
+                    runs.setdefault(workers, []).append(rate(http_client(server), queries, args,
+                                                             f"datae {workers}w {label}"))
+                runs.setdefault("pyoxigraph", []).append(rate(in_process_client(store), queries, args,
+                                                              f"pyoxigraph {label}"))
+                if oxigraph:
+                    runs.setdefault("oxigraph", []).append(rate(http_client(oxigraph), queries, args,
+                                                                f"oxigraph {label}"))
+            mine = {workers: median(runs[workers]) for workers in datae}
+            local = median(runs["pyoxigraph"])
+            server = median(runs["oxigraph"]) if oxigraph else None
             shown = f"{server:>10.1f}" if server else f"{'-':>10}"
-            print(f"{label:<12} {mine:>10.1f} {local:>11.1f} {shown} {ratio(mine, local)} {ratio(mine, server)}", flush=True)
-        peaks = f"datae serve {datae.peak_rss_mb()} MB" + (f", oxigraph serve {oxigraph.peak_rss_mb()} MB" if oxigraph else "")
-        print(f"peak RSS (VmHWM) of the servers: {peaks}")
+            rates = "".join(f" {mine[workers]:>10.1f}" for workers in datae)
+            compared = "".join(f" {ratio(mine[workers], local)} {ratio(mine[workers], server)}" for workers in datae)
+            print(f"{label:<12}{rates} {local:>11.1f} {shown}{compared}", flush=True)
+        stop_sampling.set()
+        print("peak RSS (VmHWM) of the servers:")
+        for workers, server in datae.items():
+            print(f"  datae serve --workers {workers}: {server.memory()}")
+        if oxigraph:
+            print(f"  oxigraph serve: {oxigraph.peak_rss_mb()} MB")
         del store
     finally:
-        for server in (datae, oxigraph):
+        stop_sampling.set()
+        for server in (*servers, oxigraph):
             if server:
                 server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -307,6 +399,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quads", type=int, nargs="+", default=[100_000], help="graph size(s) (default 100,000)")
     parser.add_argument("--clients", type=int, default=8, help="concurrent client threads (default 8)")
     parser.add_argument("--seconds", type=float, default=5.0, help="run time per query and engine (default 5)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1], metavar="N",
+                        help="datae serve's worker processes, one column each (default 1; e.g. --workers 1 2)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="runs of each query per engine, the engines taking turns; the median is shown (default 1)")
     args = parser.parse_args(argv)
     print(f"# server benchmark: /sparql under {args.clients} clients; {machine()}")
     for size in args.quads:

@@ -119,8 +119,9 @@ class Served:
     """``datae serve`` on the store at ``path``, in its own process."""
 
     def __init__(self, path: str, port: int = 0) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "datae", "--repo", path, "serve", "--port", str(port)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        # one process: its peak RSS is the server's (with --workers N, the parent's is a supervisor's)
+        self.process = subprocess.Popen([sys.executable, "-m", "datae", "--repo", path, "serve", "--port", str(port),
+                                         "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.url = self.process.stdout.readline().decode().split()[2]
         self.port = int(self.url.rsplit(":", 1)[1])
 

@@ -12,11 +12,34 @@ compared in constant time and never written anywhere: not to the store, not to a
 line (the access log drops query strings). A write's author is the client's, else the
 server's ``DATAE_AUTHOR``, else ``anonymous <CLIENT ADDRESS>``: never empty.
 
-Every request runs in a worker thread on one open repository: LMDB readers never wait
-for the writer, so queries, fetches and clones are served while a push lands. A push is
-spooled to a temporary file as it arrives (memory stays flat) and written only once it
-is all there. Errors are JSON ``{"error": message, "kind": class name}`` with a 4xx status
-(5xx only for a limit or a fault), never a traceback.
+Every request runs in a thread of a worker process on the repository that process
+opened: LMDB readers never wait for the writer, so queries, fetches and clones are served
+while a push lands. A push is spooled to a temporary file as it arrives (memory stays
+flat) and written only once it is all there. Errors are JSON ``{"error": message, "kind":
+class name}`` with a 4xx status (5xx only for a limit or a fault), never a traceback.
+
+**Workers** (``--workers N``, default: the cores this process may run on,
+:func:`default_workers`). One Python process answers queries on one core at a time (the
+GIL), so ``datae serve`` runs N worker processes under a parent that serves nothing
+itself. The parent binds the address (``--port 0`` picks the port there), checks that
+the store opens, and starts the workers with multiprocessing's *spawn*: a fresh
+interpreter, never a fork, since an LMDB environment must not cross one. Each worker
+listens at once (a connection waits for it rather than being refused), opens the store
+itself, and tells the parent it serves; the parent announces the URL once every worker
+does. On Linux each worker has a listening socket of its own on the address
+(``SO_REUSEPORT``), and the kernel spreads new connections over them; elsewhere they
+share the parent's. Every socket names TCP, so Nagle's algorithm is off on every
+connection (see :func:`_listen`).
+
+Writes from any worker take turns on LMDB's one writer lock, and every check a write
+depends on (a branch still where the pusher saw it, a merge request still open) is read
+inside the write transaction that acts on it. Nothing a request reads is cached in a
+process beyond what a commit id pins (a commit never changes), so a write answered by
+one worker is seen by the next request on any other. The parent restarts a worker that
+dies and logs it; one that ends before it serves (its store cannot be opened) stops the
+server with an error. Ctrl-C or SIGTERM stops every worker (each finishes the requests
+it has); a worker dies with the parent even when that is killed outright.
+``--workers 1`` is today's one process: it serves the socket itself, no supervisor.
 
     datae serve --port 8000 --token-file ~/.datae-token      # on the shared machine
     datae remote add origin http://HOST:8000                  # on a laptop
@@ -32,11 +55,16 @@ import errno
 import hmac
 import json
 import logging
+import multiprocessing
+import multiprocessing.connection
 import os
 import queue
+import signal
 import socket
+import sys
 import tempfile
 import threading
+import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -62,8 +90,8 @@ from query.outcomes import UpdateResult
 from . import graph_store, service_description
 from .sparql_http import ProtocolError, negotiate, params_of, read_operation, run_operation
 
-__all__ = ["ServerConfig", "create_app", "serve", "ReadOnlyError", "CrossSiteError", "AddressInUseError",
-           "RedactQueryStrings"]
+__all__ = ["ServerConfig", "create_app", "serve", "default_workers", "ReadOnlyError", "CrossSiteError",
+           "AddressInUseError", "WorkerStartError", "RedactQueryStrings"]
 
 log = logging.getLogger("datae.server")
 _STREAM_CHUNK = 1 << 20
@@ -81,6 +109,10 @@ class CrossSiteError(DataeError):
 
 class AddressInUseError(DataeError):
     """``datae serve`` cannot listen on the address it was given."""
+
+
+class WorkerStartError(DataeError):
+    """A worker process of ``datae serve --workers N`` ended before it could serve."""
 
 
 @dataclass(frozen=True)
@@ -115,13 +147,17 @@ def _error(exc: BaseException) -> JSONResponse:
     return JSONResponse(wire.error_answer(exc), status_code=status, headers=headers)
 
 
-def create_app(config: ServerConfig) -> Starlette:
-    """The ASGI application serving the store at ``config.store``."""
+def create_app(config: ServerConfig, *, started: Callable[[], None] | None = None) -> Starlette:
+    """The ASGI application serving the store at ``config.store``; the store is opened when
+    the application starts (in the process that serves it), and ``started()`` is called
+    once it is."""
     state: dict[str, Any] = {}
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
         state["repo"] = fstore.open(config.store)
+        if started is not None:
+            started()
         try:
             yield
         finally:
@@ -514,17 +550,53 @@ def _copy_stream(copy_to_fd: Callable[[int], None]) -> Iterator[bytes]:
         os.close(read_end)
 
 
-def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *,
+def default_workers() -> int:
+    """The worker processes ``datae serve`` runs by default: the cores this process may
+    run on (its CPU affinity where the system tells it, else every core), at least one."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13: the affinity's count where there is one
+        return max(1, os.process_cpu_count() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, workers: int = 1,
           announce: Callable[[str], None] = print) -> None:
-    """Serve until interrupted; ``announce`` is told the URL once the socket listens
-    (port 0 picks a free one)."""
+    """Serve until interrupted, in ``workers`` processes (see the module doc; 1: this
+    process alone). ``announce`` is told the URL once the address is bound (port 0 picks
+    a free one); with workers, once every one of them serves it."""
     import uvicorn
 
+    if workers < 1:
+        raise ValueError(f"datae serve needs at least one worker, not {workers}")
     shown = f"[{host}]" if ":" in host else host
-    sock = _listen(host, port, shown)
+    sock = _claim(host, port, shown) if workers > 1 and _REUSE_PORT else _listen(host, port, shown)
+    try:
+        if workers > 1:  # opened (made if missing) and checked once, here: a store no worker could open stops us now
+            fstore.open(config.store).close()
+    except BaseException:
+        sock.close()
+        raise
     bound = sock.getsockname()[1]
-    announce(f"datae serve: http://{shown}:{bound} (store {config.store}; "
-             f"{'read-only' if config.read_only else 'writes need the token' if config.token else 'writes open to anyone'})")
+    line = (f"datae serve: http://{shown}:{bound} (store {config.store}; "
+            f"{'read-only' if config.read_only else 'writes need the token' if config.token else 'writes open to anyone'}"
+            f"{f'; {workers} workers' if workers > 1 else ''})")
+    logging_config = _logging_config(workers)
+    if workers == 1:
+        announce(line)
+        server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="info", log_config=logging_config))
+        server.run(sockets=[sock])
+        return
+    try:
+        _Supervisor(config, sock, (host, bound, shown), workers, logging_config).run(lambda: announce(line))
+    finally:
+        sock.close()
+
+
+def _logging_config(workers: int) -> dict:
+    """uvicorn's logging set-up, as ``datae serve`` wants it."""
+    import uvicorn
+
     # Every log line to stderr (uvicorn's access log goes to stdout by default): stdout
     # carries only the announcement, so a parent that reads one line never blocks us.
     logging_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
@@ -532,13 +604,202 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *,
     # A query string can carry a token (?access_token=) or private data: never logged.
     logging_config.setdefault("filters", {})["redact"] = {"()": RedactQueryStrings}
     logging_config["handlers"]["access"]["filters"] = ["redact"]
-    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="info", log_config=logging_config))
+    if workers > 1:  # the supervisor's lines (a worker started, died), as uvicorn's own
+        logging_config["loggers"][log.name] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return logging_config
+
+
+# Each worker listens on a socket of its own bound to the same address (SO_REUSEPORT),
+# where the kernel spreads new connections over the listening sockets by a hash of their
+# addresses. With one shared socket every worker's event loop wakes for a new connection
+# and the first takes every connection waiting (asyncio accepts up to a backlog at a
+# time): 8 kept-alive connections opened at once went 8/0 or 7/1 to two workers, against
+# 3/5 or 2/6 with SO_REUSEPORT. (Linux only: BSD and macOS take the option without spreading.)
+_REUSE_PORT = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+
+
+_BACKLOG = 2048  # uvicorn's: connections a listening socket holds until they are accepted
+
+
+class _Worker:
+    """One worker process, the end of the pipe it says "serving" on, and whether it has."""
+
+    __slots__ = ("slot", "process", "pipe", "serving", "silent")
+
+    def __init__(self, slot: int, process: Any, pipe: Any) -> None:
+        self.slot, self.process, self.pipe = slot, process, pipe
+        self.serving = False
+        self.silent = False  # its pipe closed without a word: it is ending before it served
+
+    def __str__(self) -> str:
+        return f"worker {self.slot + 1} [{self.process.pid}]"
+
+
+class _Supervisor:
+    """The parent process of ``datae serve --workers N``: starts the workers, announces
+    the server once each of them serves, restarts one that dies (saying so in the log),
+    stops them all on SIGINT or SIGTERM (a second signal kills them), and raises
+    :class:`WorkerStartError` if one ends before it could serve."""
+
+    def __init__(self, config: ServerConfig, sock: socket.socket, address: tuple[str, int, str], count: int,
+                 logging_config: dict) -> None:
+        self.config, self.address, self.count, self.logging_config = config, address, count, logging_config
+        # The parent's socket keeps the address for the workers' whole life; they serve it
+        # through sockets of their own (_REUSE_PORT) or, elsewhere, this one inherited,
+        # which then listens from now on, so no connection is refused while they start.
+        self.inherited = None if _REUSE_PORT else sock
+        if self.inherited is not None:
+            sock.listen(_BACKLOG)
+        self.context = multiprocessing.get_context("spawn")  # never fork: see the module doc
+        self.workers: list[_Worker] = []
+        self.signals: list[int] = []
+
+    def run(self, announce: Callable[[], None]) -> None:
+        import logging.config
+
+        logging.config.dictConfig(self.logging_config)
+        caught = {sig: signal.signal(sig, lambda number, frame: self.signals.append(number))
+                  for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            self.workers = [self._start(slot) for slot in range(self.count)]
+            failed = self._watch(announce)
+        finally:
+            self._stop()
+            for sig, handler in caught.items():
+                signal.signal(sig, handler)
+        if failed:
+            raise WorkerStartError(f"{failed}; the server stopped (its log above says why)")
+
+    def _start(self, slot: int) -> _Worker:
+        pipe, told = self.context.Pipe(duplex=False)
+        process = self.context.Process(target=_work, name=f"datae serve worker {slot + 1}", daemon=True,
+                                       args=(self.config, self.address, self.inherited, self.logging_config,
+                                             os.getpid(), told))
+        process.start()
+        told.close()  # the worker's end: the parent only reads
+        worker = _Worker(slot, process, pipe)
+        log.info("Started %s", worker)
+        return worker
+
+    def _watch(self, announce: Callable[[], None]) -> str | None:
+        """Until a signal: announce once every worker serves, restart each worker that
+        dies; a description of the failure if one ended before it served."""
+        announced = False
+        while not self.signals:
+            heard = [worker.pipe for worker in self.workers if not (worker.serving or worker.silent)]
+            ready = multiprocessing.connection.wait([worker.process.sentinel for worker in self.workers] + heard,
+                                                    timeout=0.25)
+            for worker in self.workers:
+                if worker.pipe in ready and not worker.serving:
+                    worker.serving = _said_serving(worker.pipe)
+                    worker.silent = not worker.serving
+                if worker.process.sentinel not in ready:
+                    continue
+                worker.process.join()
+                worker.serving = worker.serving or (not worker.silent and _said_serving(worker.pipe))
+                worker.pipe.close()
+                how = _ending(worker.process.exitcode)
+                if not worker.serving:
+                    log.error("%s ended before it could serve (%s)", str(worker).capitalize(), how)
+                    return f"{worker} of datae serve ended before it could serve ({how})"
+                log.error("%s died (%s); starting another", str(worker).capitalize(), how)
+                self.workers[worker.slot] = self._start(worker.slot)
+            if not announced and all(worker.serving for worker in self.workers):
+                announce()
+                announced = True
+        return None
+
+    def _stop(self) -> None:
+        """SIGTERM to every worker (each finishes the requests it has), then wait for
+        them; a signal more kills them."""
+        signals = len(self.signals)
+        for worker in self.workers:
+            worker.process.terminate()
+        while True:
+            running = [worker.process for worker in self.workers if worker.process.exitcode is None]
+            if not running:
+                break
+            if len(self.signals) > max(signals, 1):
+                for process in running:
+                    process.kill()
+            multiprocessing.connection.wait([process.sentinel for process in running], timeout=0.25)
+        for worker in self.workers:
+            worker.process.join()
+            worker.pipe.close()
+
+
+def _said_serving(pipe: Any) -> bool:
+    """Whether a worker said it serves (False: its end of the pipe closed first)."""
+    try:
+        return bool(pipe.poll() and pipe.recv() is True)
+    except (EOFError, OSError):
+        return False
+
+
+def _ending(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        return f"killed by {signal.Signals(-exitcode).name}"
+    return f"exit status {exitcode}"
+
+
+def _work(config: ServerConfig, address: tuple[str, int, str], inherited: socket.socket | None, logging_config: dict,
+          parent: int, told: Any) -> None:
+    """One worker process of ``datae serve --workers N`` (spawned: nothing of the parent's
+    store comes with it): it listens at once (connections wait for it rather than being
+    refused), opens the store itself, tells the parent it serves, and serves."""
+    import uvicorn
+
+    _end_with(parent)
+    host, port, shown = address
+    sock = inherited
+    if sock is None:
+        sock = _listen(host, port, shown, shared=True)
+        sock.listen(_BACKLOG)
+
+    def serving() -> None:
+        told.send(True)
+        told.close()
+
+    server = uvicorn.Server(uvicorn.Config(create_app(config, started=serving), log_level="info",
+                                           log_config=logging_config, backlog=_BACKLOG))
     server.run(sockets=[sock])
 
 
-def _listen(host: str, port: int, shown: str) -> socket.socket:
+def _end_with(parent: int) -> None:
+    """Have this process killed when process ``parent`` ends, however it ends: a parent
+    killed outright (SIGKILL) cannot stop its workers, and one left behind would keep
+    serving the address."""
+    if sys.platform.startswith("linux"):
+        import ctypes  # the C library's prctl: Linux only
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    else:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # it ended before the line above
+        os._exit(1)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _claim(host: str, port: int, shown: str) -> socket.socket:
+    """The parent's socket under ``_REUSE_PORT``, which the workers' sockets join. It is
+    bound once without SO_REUSEPORT first, so an address that any other socket holds
+    (another ``datae serve --workers N`` too, whose sockets would take it) is refused as
+    it is for one process; the port that bind gave is then bound again, shared."""
+    probe = _listen(host, port, shown)
+    port = probe.getsockname()[1]
+    probe.close()  # never listened: the port is free again at once, for the shared bind
+    return _listen(host, port, shown, shared=True)
+
+
+def _listen(host: str, port: int, shown: str, *, shared: bool = False) -> socket.socket:
     """A socket bound to ``host:port``; AddressInUseError names the address when it is
-    taken (the operating system's words alone do not say which)."""
+    taken (the operating system's words alone do not say which). ``shared``: several
+    processes of this user serve the address (the workers, when ``_REUSE_PORT``)."""
     # IPPROTO_TCP named, not left 0: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on
     # sockets whose protocol says TCP, and accepted ones inherit ours. With it on, each
     # response after the first on a kept-alive connection waited for the client's delayed
@@ -546,6 +807,8 @@ def _listen(host: str, port: int, shown: str) -> socket.socket:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if shared and _REUSE_PORT:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
     except socket.gaierror as exc:
         sock.close()

@@ -371,7 +371,7 @@ class Repository:
     def request_merge(self, n: int, author: str = "", message: str | None = None) -> str:
         """Merge open request ``n``'s source into its target; returns the new head.
         Refused (nothing written) when it conflicts: ``RequestConflictError``."""
-        return merge_requests.merge_request(self, n, author, message)
+        return merge_requests.merge_request(self.storage, n, author, message)
 
     def request_close(self, n: int, author: str = "") -> None:
         """Close open merge request ``n`` without merging it."""

@@ -1,6 +1,11 @@
 """Real servers for tests: ``datae serve`` in a process of its own, and a TCP proxy that
 cuts or stalls a connection after a number of bytes (a dropped connection, or a server
-killed in the middle of a transfer)."""
+killed in the middle of a transfer).
+
+Each server runs ``--workers`` :data:`WORKERS` processes unless a test names its own
+count: 1 by default, ``DATAE_TEST_SERVE_WORKERS=2`` for every server of a run (``make
+test-workers`` runs the suites over HTTP that way: pushes, updates and merge requests
+racing each other across processes)."""
 
 from __future__ import annotations
 
@@ -17,23 +22,26 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+WORKERS = int(os.environ.get("DATAE_TEST_SERVE_WORKERS", "1"))
+"""The worker processes of every server a test starts without naming a count."""
 
 
-def serve_with_token(store: Path, directory: Path, *args: str) -> "Server":
+def serve_with_token(store: Path, directory: Path, *args: str, workers: int | None = None) -> "Server":
     """A server on ``store`` that wants the token :func:`write_token` puts in
     ``directory``; the token is ``server.token``."""
     token_file, token = write_token(directory)
-    running = Server(store, "--token-file", str(token_file), *args)
+    running = Server(store, "--token-file", str(token_file), *args, workers=workers)
     running.token = token
     return running
 
 
 class Server:
-    """``datae --repo STORE serve --port 0 ARGS...``; ``url`` once it listens (a restart
-    listens on the same port)."""
+    """``datae --repo STORE serve --port 0 --workers N ARGS...`` (N: ``workers``, else
+    :data:`WORKERS`); ``url`` once it listens (a restart listens on the same port)."""
 
-    def __init__(self, store: Path, *args: str) -> None:
+    def __init__(self, store: Path, *args: str, workers: int | None = None) -> None:
         self.store, self.args = store, args
+        self.workers = WORKERS if workers is None else workers
         self.log = store.parent / f"serve-{store.name}.log"
         self.port = 0
         self.start()
@@ -41,7 +49,8 @@ class Server:
     def start(self) -> None:
         self.log_file = open(self.log, "ab")
         self.process = subprocess.Popen([sys.executable, "-m", "datae", "--repo", str(self.store), "serve", "--port", str(self.port),
-                                         *self.args], stdout=subprocess.PIPE, stderr=self.log_file, cwd=ROOT)
+                                         "--workers", str(self.workers), *self.args], stdout=subprocess.PIPE,
+                                        stderr=self.log_file, cwd=ROOT)
         line = self.process.stdout.readline().decode()
         if "http://" not in line:
             self.stop()
@@ -65,11 +74,37 @@ class Server:
         status, _, data = self.request(method, path, body, {"Content-Type": "application/json", **(headers or {})})
         return status, json.loads(data)
 
+    def worker_pids(self) -> list[int]:
+        """The worker processes serving (none for one worker: the server serves itself)."""
+        return [pid for pid in children(self.process.pid) if b"spawn_main" in _cmdline(pid)]
+
+    def serving_pid(self, connection: http.client.HTTPConnection) -> int | None:
+        """The worker process that accepted ``connection`` (one a request went over), by
+        the inode of its socket on the server's side (Linux: ``/proc``)."""
+        client = connection.sock.getsockname()[1]
+        inode = None
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == self.port and int(fields[2].rsplit(":", 1)[1], 16) == client:
+                    inode = fields[9]
+        for pid in self.worker_pids():
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                try:
+                    if os.readlink(fd) == f"socket:[{inode}]":
+                        return pid
+                except OSError:
+                    pass
+        return None
+
     def kill(self) -> None:
+        """SIGKILL, as a crash: its workers die with it (waited for, so the port is free)."""
+        workers = self.worker_pids()
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()
         self.process.stdout.close()
         self.log_file.close()
+        wait_ended(workers)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -81,6 +116,41 @@ class Server:
         self.process.stdout.close()
         if not self.log_file.closed:
             self.log_file.close()
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux: ``/proc``)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is no zombie."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def wait_ended(pids: list[int], seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while any(map(running, pids)):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"processes {[pid for pid in pids if running(pid)]} still run")
+        time.sleep(0.02)
 
 
 def _wait_listening(host: str, port: int) -> None:

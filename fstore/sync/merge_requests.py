@@ -29,10 +29,10 @@ None), since the same calls are to travel over HTTP to a server.
 from __future__ import annotations
 
 import datetime as _dt
-import threading
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote
 
+from ..ops.merge import merge as merge_into
 from ..ops.diff import diff_seqs
 from ..errors import FstoreError, MergeConflict, UnknownRefError
 from ..ops.three_way import Conflict, plan_merge
@@ -68,9 +68,6 @@ __all__ = [
 STATES = ("open", "merged", "closed")
 PREVIEW_LIMIT = 20
 MAX_PREVIEW_LIMIT = 10_000
-# Request changes in this process take turns (a server runs requests in threads): a merge
-# reads, merges and marks its request as one step. Re-entrant: a merge marks under it.
-_MERGING = threading.RLock()
 # fstore.tables.mapping owns these names; the core may not import the tables package
 # (tests/test_layers.py), and a request only needs them to count rows.
 _DATASET_PREFIX = "urn:datae:dataset:"
@@ -273,7 +270,7 @@ def open_request(storage: Storage, source: str, target: str, title: str, author:
 def _update(storage: Storage, number: int, change: Callable[[Writer, dict], None]) -> None:
     """Apply ``change(writer, record)`` to request ``number`` in one write transaction
     (an exception inside leaves it as it was) and stamp it updated."""
-    with _MERGING, storage.write() as writer:
+    with storage.write() as writer:
         record = _record(writer, number)
         change(writer, record)
         record["updated"] = _now()
@@ -320,43 +317,39 @@ def close_request(storage: Storage, number: int, author: str) -> None:
     _update(storage, number, change)
 
 
-def merge_request(store: OpenStore, number: int, author: str, message: str | None = None) -> str:
+def merge_request(storage: Storage, number: int, author: str, message: str | None = None) -> str:
     """Merge an open request's source into its target with the normal merge (a
     fast-forward when it can be); returns the target's new head. A conflicting merge is
     refused with :class:`RequestConflictError`, and nothing is written: the contributor
-    merges the target into the source, resolves there, and pushes again."""
-    with _MERGING:  # read, merge and mark as one step: a second merge or a close waits, then is refused
-        return _merge_request(store, number, author, message)
+    merges the target into the source, resolves there, and pushes again.
 
-
-def _merge_request(store: OpenStore, number: int, author: str, message: str | None) -> str:
-    with store.storage.read() as snapshot:
-        record = _record(snapshot, number)
+    One write transaction reads the request, merges and marks it merged: a second merge
+    or a close of the same request, from this process or another (the workers of ``datae
+    serve``), waits for it on LMDB's writer lock and is then refused as the request is no
+    longer open. (Read first and merged after, a close could land in between and the
+    branch be merged under a closed request.)"""
+    with storage.write() as writer:
+        record = _record(writer, number)
         _require_open(record, "merge")
         source, target = record["source"], record["target"]
-        head = snapshot.commit_id(_branch_head(snapshot, source, "source"))
-        onto = snapshot.commit_id(_branch_head(snapshot, target, "target"))
-    if message is None:
-        message = f"Merge request #{number} from {source}: {record['title']}" if record["title"] else \
-                  f"Merge request #{number} from {source}"
-    try:
-        # The id read above, not the branch name: what is recorded is what was merged.
-        merged = store.merge(target, head, message=message, author=author)
-    except MergeConflict as exc:
-        conflicts = [_conflict_json(conflict) for conflict in exc.conflicts]
-        shown = "; ".join(c["text"] for c in conflicts[:3]) + (" ..." if len(conflicts) > 3 else "")
-        raise RequestConflictError(
-            f"merge request #{number} conflicts ({len(conflicts)}: {shown}); nothing was written. Merge {target} into "
-            f"{source}, resolve the conflicts there, and update the request's branch", conflicts) from None
-
-    # A second transaction: Repository.merge commits its own. Should a crash fall between
-    # the two, the request stays open and merging it again finds it up to date.
-    def change(writer: Writer, record: dict) -> None:
-        _require_open(record, "mark as merged")
-        record.update(state="merged", merge_commit=merged, merged_head=head, merged_onto=onto, merged_by=author)
-
-    _update(store.storage, number, change)
-    return merged
+        head = writer.commit_id(_branch_head(writer, source, "source"))
+        onto = writer.commit_id(_branch_head(writer, target, "target"))
+        if message is None:
+            message = f"Merge request #{number} from {source}: {record['title']}" if record["title"] else \
+                      f"Merge request #{number} from {source}"
+        try:
+            # The id read above, not the branch name: what is recorded is what was merged.
+            merged = merge_into(writer, target, head, message=message, author=author)
+        except MergeConflict as exc:
+            conflicts = [_conflict_json(conflict) for conflict in exc.conflicts]
+            shown = "; ".join(c["text"] for c in conflicts[:3]) + (" ..." if len(conflicts) > 3 else "")
+            raise RequestConflictError(
+                f"merge request #{number} conflicts ({len(conflicts)}: {shown}); nothing was written. Merge {target} "
+                f"into {source}, resolve the conflicts there, and update the request's branch", conflicts) from None
+        record.update(state="merged", merge_commit=merged, merged_head=head, merged_onto=onto, merged_by=author,
+                      updated=_now())
+        writer.put_request(number, record)
+    return merged  # type: ignore[return-value]  # a merge of a commit: never a branch without one
 
 
 # -- copies of a remote's requests ----------------------------------------------------------

@@ -4,8 +4,7 @@ an instance is an :class:`OpenStore`, the class itself an :class:`Opener`).
 
 Sync works on a store's :class:`~fstore.core.storage.Storage` wherever it can; the
 protocol adds only the operations sync builds on but does not own: closing the store,
-``verify`` (a cloned file is checked before it is kept) and ``merge`` (pull, and merging
-a merge request).
+``verify`` (a cloned file is checked before it is kept) and ``merge`` (pull).
 
 >>> import tempfile, fstore
 >>> def reopen(opener: Opener, path: str) -> OpenStore:

@@ -113,7 +113,7 @@ class PathRemote:
         merge_requests.approve_request(self.store.storage, n, author)
 
     def request_merge(self, n: int, author: str = "", message: str | None = None) -> str:
-        return merge_requests.merge_request(self.store, n, author, message)
+        return merge_requests.merge_request(self.store.storage, n, author, message)
 
     def request_close(self, n: int, author: str = "") -> None:
         merge_requests.close_request(self.store.storage, n, author)

@@ -6,6 +6,9 @@ line end to end."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -14,7 +17,9 @@ import fstore.tables as tables
 from fstore import IRI, Var
 from fstore.sync.merge_requests import (RequestConflictError, RequestRefusedError, RequestStateError, UnknownRequestError,
                              mirror_requests)
+from fstore.sync import merge_requests
 from tests.cli_fixtures import run_cli
+from tests.locations import PROJECT
 
 EVERYTHING = (Var("g"), Var("s"), Var("p"), Var("o"))
 S, NAME, AGE = IRI("urn:alice"), IRI("urn:name"), IRI("urn:age")
@@ -201,6 +206,61 @@ def test_a_second_approval_by_the_same_reviewer_replaces_the_first(server):
         a.request_approve(number, author="bob")
         [approval] = a.request(number)["approvals"]
         assert approval["head"] == a.head("f") != first
+
+
+# Closes request #1 of the store at argv[1] once told to on stdin, in a process of its own.
+_CLOSER = """
+import sys
+import fstore
+from fstore.sync.merge_requests import RequestStateError
+repo = fstore.open(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.readline()
+try:
+    repo.request_close(1, author="dee")
+    print("closed", flush=True)
+except RequestStateError as exc:
+    print("refused:", exc, flush=True)
+repo.close()
+"""
+
+
+def test_a_close_from_another_process_waits_for_the_merge_under_way(server, monkeypatch):
+    """Two processes on one store (the workers of ``datae serve``): a close of request #1
+    sent while a merge of it is under way, after the merge found it open. The merge reads,
+    merges and marks in one write transaction, so the close waits for LMDB's writer lock
+    and is then refused: the request is merged and its target holds the merge. (Read in
+    one transaction and merged in another, the close landed in between and the target was
+    merged under a closed request.)"""
+    with fstore.open(server) as a:
+        a.branch("f")
+        write(a, "f", add=[(None, S, NAME, "Al")])
+        assert a.request_open("f", author="ann") == 1
+        before = a.head("main")
+    closer = subprocess.Popen([sys.executable, "-c", _CLOSER, server], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, cwd=PROJECT, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    try:
+        assert closer.stdout.readline() == "ready\n"
+        checked = merge_requests._require_open
+
+        def then_close(record: dict, action: str) -> None:
+            checked(record, action)
+            if action == "merge":  # found open: now the other process closes it, if it can
+                closer.stdin.write("go\n")
+                closer.stdin.flush()
+                time.sleep(1.0)
+
+        monkeypatch.setattr(merge_requests, "_require_open", then_close)
+        with fstore.open(server) as a:
+            merged = a.request_merge(1, author="bob")
+            answer, _ = closer.communicate(timeout=60)
+            record = a.request(1)
+            assert answer.startswith("refused:") and "it is merged" in answer
+            assert record["state"] == "merged" and record["merge_commit"] == merged == a.head("main") != before
+    finally:
+        if closer.poll() is None:
+            closer.kill()
+            closer.wait()
 
 
 def test_mirror_replaces_the_copies(server, tmp_path):

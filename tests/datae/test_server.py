@@ -34,11 +34,13 @@ def seeded(path, commits: int = 12, quads: int = 400) -> None:
     repo.close()
 
 
-@pytest.fixture
-def served(tmp_path):
+@pytest.fixture(params=[1, 2], ids=["1 worker", "2 workers"])
+def served(tmp_path, request):
+    """The seeded store served with a token, by one process and by two workers: pushes,
+    fetches, merge requests and their races go through either."""
     seeded(tmp_path / "origin")
     token_file, token = write_token(tmp_path)
-    server = Server(tmp_path / "origin", "--token-file", str(token_file))
+    server = Server(tmp_path / "origin", "--token-file", str(token_file), workers=request.param)
     server.token = token
     yield server
     server.stop()

@@ -41,13 +41,14 @@ def test_query_strings_are_not_in_the_access_log(tmp_path):
     assert '"GET /sparql?[redacted] HTTP/1.1" 200' in log
 
 
-def test_a_busy_port_is_named_in_one_error_line(tmp_path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_busy_port_is_named_in_one_error_line(tmp_path, workers):
     store = tmp_path / "store"
     fstore.open(str(store)).close()
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
-        run = subprocess.run([sys.executable, "-m", "datae", "--repo", str(store), "serve", "--port", str(port)],
-                             capture_output=True, text=True, cwd=ROOT, timeout=60)
+        run = subprocess.run([sys.executable, "-m", "datae", "--repo", str(store), "serve", "--port", str(port),
+                              "--workers", workers], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert run.returncode != 0
     assert run.stdout == ""
     lines = run.stderr.splitlines()
