@@ -283,6 +283,7 @@ cdef object _new_tagged(type literal_type, str lexical, str lang):
     PyObject_GenericSetAttr(literal, "datatype", None)
     PyObject_GenericSetAttr(literal, "lang", lang)
     PyObject_GenericSetAttr(literal, "_hash", None)
+    PyObject_GenericSetAttr(literal, "_num", None)
     return literal
 
 

@@ -143,7 +143,7 @@ class Literal:
     lower-cased ``lang`` (tags compare case-insensitively).
     """
 
-    __slots__ = ("lexical", "datatype", "lang", "_hash")
+    __slots__ = ("lexical", "datatype", "lang", "_hash", "_num")
     lexical: str
     datatype: IRI | None
     lang: str | None
@@ -168,6 +168,7 @@ class Literal:
         object.__setattr__(self, "datatype", datatype)
         object.__setattr__(self, "lang", lang)
         object.__setattr__(self, "_hash", None)
+        object.__setattr__(self, "_num", None)  # (kind, value) once known: see numeric_value
 
     def __setattr__(self, name, value):
         raise AttributeError("Literal is immutable")
@@ -310,7 +311,9 @@ def to_rdf(value: Any) -> IRI | Literal | BNode | None:
     if kind is bool:
         return _exact(Literal("true" if value else "false", XSD_BOOLEAN), value)
     if kind is int:
-        return _exact(Literal(str(value), XSD_INTEGER), value)
+        literal = _exact(Literal(str(value), XSD_INTEGER), value)
+        object.__setattr__(literal, "_num", (INT, value))
+        return literal
     if kind is float:
         literal = Literal(double_lexical(value), XSD_DOUBLE)
         return literal if value != value else _exact(literal, value)  # NaN hashes by its key
@@ -516,6 +519,12 @@ _NUMERIC_CACHE: dict[Literal, tuple[int, Any] | None] = {}
 _CACHE_LIMIT = 1 << 16
 
 
+def _known_numeric(term: Literal, found: tuple[int, Any]) -> None:
+    """Remember on the literal itself the ``(kind, value)`` it holds (a literal made from
+    the value, whose lexical form needs no parsing), as :func:`numeric_value` finds it."""
+    object.__setattr__(term, "_num", found)
+
+
 def numeric_value(term: object) -> tuple[int, Any] | None:
     """``(kind, value)`` of a numeric literal; None for anything else (including an
     ill-typed literal such as ``"x"^^xsd:integer``). Remembered per literal: a query
@@ -528,6 +537,8 @@ def numeric_value(term: object) -> tuple[int, Any] | None:
     """
     if type(term) is not Literal or term.datatype is None:
         return None
+    if type(term) is Literal and term._num is not None:
+        return term._num
     found = _NUMERIC_CACHE.get(term, False)
     return _numeric_of(term) if found is False else found
 
@@ -566,6 +577,9 @@ def numeric_functions(error: type[Exception]) -> tuple[Callable[[object], tuple[
     def numeric(term: object) -> tuple[int, Any]:
         if type(term) is not Literal or term.datatype is None:
             raise error()
+        found = term._num
+        if found is not None:
+            return found
         found = cache.get(term, False)
         if found is False:
             found = _numeric_of(term)
@@ -575,7 +589,10 @@ def numeric_functions(error: type[Exception]) -> tuple[Callable[[object], tuple[
 
     def make_numeric(kind: int, value: Any) -> Literal:
         if kind == INT:
-            return Literal(str(int(value)), XSD_INTEGER)
+            value = int(value)
+            literal = Literal(str(value), XSD_INTEGER)
+            _known_numeric(literal, (INT, value))  # str() of an int parses back to it
+            return literal
         if kind == DEC:
             if not isinstance(value, Decimal):
                 try:

@@ -118,6 +118,9 @@ _KINDS_LIMIT = 1 << 16
 def literal_kind(term: Literal) -> tuple[int, Any]:
     """``(kind, comparable value)`` of a literal; ill-typed literals are K_OTHER.
     Memoised: the source hands out the same literal objects again and again."""
+    known = term._num  # a number made from its value: no parse, no lookup
+    if known is not None:
+        return K_NUMERIC, known[1]
     found = _KINDS.get(term)
     if found is None:
         found = _literal_kind(term)
@@ -368,14 +371,11 @@ def _against_number(op: str, args: tuple, general: Compiled) -> Compiled | None:
         return None
     name = a.name
     test = _TESTS[op]
-    kinds = _KINDS
 
     def against_number(sol: Solution) -> Literal:
         term = sol.get(name)
         if type(term) is Literal:
-            found = kinds.get(term)
-            if found is None:
-                found = literal_kind(term)
+            found = literal_kind(term)
             if found[0] == K_NUMERIC and found[1] == found[1]:
                 return TRUE if test(found[1], constant) else FALSE
         return general(sol)
