@@ -30,10 +30,14 @@ What runs, in order, for each scale:
 5. **The check**: every query of the first ``--check`` mixes on every engine; each
    answer's size (rows, or triples for DESCRIBE and CONSTRUCT) must equal pyoxigraph's.
    A difference or an error is printed loudly, with the query, before any timing.
-6. **The timing**: each engine runs the ``--warmup`` mixes (not timed); then the
-   ``--runs`` timed mixes are cut into ``--rounds`` rounds and, round after round, every
-   engine runs the same mixes in turn (a busy machine slows all of them alike; each
-   round is timed with :func:`bench.timing.timed`: garbage collected before, paused
+6. **The timing**, warm: every file of both stores is read once first, so all four
+   engines find the data in the page cache (``--no-preload``: not; then whichever engine
+   first runs a mix reads its pages from disk, and the other one on the same files, the
+   server after its in-process twin, finds them in memory). Each engine runs the
+   ``--warmup`` mixes (not timed); then the ``--runs`` timed mixes are cut into
+   ``--rounds`` rounds and, round after round, every engine runs the same mixes in turn
+   (a busy machine slows all of them alike), each round starting with the next engine;
+   each round is timed with :func:`bench.timing.timed` (garbage collected before, paused
    during). ``--seconds`` stops after the round in which the slowest engine's time passed
    it. In-process engines run one stream of mixes; each server gets ``--clients``
    threads, each taking the next whole mix from a shared counter (BSBM's ``-mt``).
@@ -56,7 +60,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -69,6 +72,7 @@ from typing import Callable, Iterator
 import pyoxigraph as ox
 
 import fstore
+from query import execute
 
 from .nstore_bench import machine
 from .scale_bench import Load, datae_load, oxigraph_load
@@ -239,8 +243,6 @@ class Engine:
 
 def datae_engine(view: object) -> Engine:
     """datae in-process: ``query.execute`` on ``view``, every row or triple consumed."""
-    from query import execute
-
     return Engine("datae", lambda: lambda q: sum(1 for _ in execute(view, q.text)))
 
 
@@ -380,18 +382,33 @@ def rounds_of(mixes: list[Mix], rounds: int) -> Iterator[list[Mix]]:
 def measure(engines: list[Engine], warmup: list[Mix], timed_mixes: list[Mix], rounds: int,
             seconds: float | None) -> dict[str, Tally]:
     """Each engine's warm-up (not timed), then the timed rounds, the engines taking turns
-    on the same mixes; after the round in which the slowest engine passed ``seconds``,
-    no more. Engine name -> :class:`Tally`."""
+    on the same mixes, each round starting one engine later than the one before (the
+    first to run a mix reads its data first); after the round in which the slowest engine
+    passed ``seconds``, no more. Engine name -> :class:`Tally`."""
     for engine in engines:
         run_mixes(engine, warmup)
     tallies = {engine.name: Tally() for engine in engines}
-    for mixes in rounds_of(timed_mixes, rounds):
-        for engine in engines:
+    for r, mixes in enumerate(rounds_of(timed_mixes, rounds)):
+        for engine in engines[r % len(engines):] + engines[:r % len(engines)]:
             wall, done = timed(lambda: run_mixes(engine, mixes))
             merge(tallies[engine.name], done, wall)
         if seconds is not None and max(t.seconds for t in tallies.values()) >= seconds:
             break
     return tallies
+
+
+def preload(*stores: Path) -> tuple[int, float]:
+    """Read every file of ``stores`` once, so that the engines find them in the page
+    cache: bytes read and seconds. Without it, whichever engine first runs a mix reads its
+    pages from disk and the next engine on the same files (datae serve after datae,
+    Oxigraph's server after pyoxigraph) finds them in memory."""
+    start, read = time.perf_counter(), 0
+    for store in stores:
+        for path in sorted(p for p in store.rglob("*") if p.is_file()):
+            with open(path, "rb", buffering=0) as stream:
+                while chunk := stream.read(1 << 23):
+                    read += len(chunk)
+    return read, time.perf_counter() - start
 
 
 def merge(total: Tally, part: Tally, wall: float) -> None:
@@ -429,31 +446,45 @@ def print_loads(loads: dict[str, tuple[Load, bool]]) -> None:
           f"{mine.peak_rss / theirs.peak_rss:>9.2f}x {mine.disk / theirs.disk:>9.2f}x")
 
 
-def print_tallies(tallies: dict[str, Tally], numbers: list[int], forms: dict[int, str]) -> None:
-    """QMpH per engine with the ratios, then each query's average ms and q/s."""
+QueryFigure = Callable[[Tally, int], float | None]  # one engine's figure for one query number
+PER_QUERY: list[tuple[str, QueryFigure]] = [
+    ("average ms a query (BSBM's AQET)", lambda tally, number: tally.average_ms(number)),
+    ("queries a second, one client", lambda tally, number: 1000 / ms if (ms := tally.average_ms(number)) else None),
+]
+
+
+def print_tallies(tallies: dict[str, Tally], forms: dict[int, str]) -> None:
+    """QMpH per engine with the ratios, each query's average ms and q/s (queries by BSBM
+    number, ``forms`` giving each one's form), then any failures, loudly."""
     names = [name for name in ENGINES if name in tallies]
     print(f"{'engine':<16} {'mixes':>6} {'seconds':>9} {'QMpH':>10} {'ratio':>7}")
     for name in names:
         tally, peer = tallies[name], tallies.get(PEERS.get(name, ""))
         shown = f"{ratio(tally.qmph(), peer.qmph() if peer else None)}  ({name} / {PEERS[name]})" if name in PEERS else ""
         print(f"{name:<16} {tally.mixes:>6} {tally.seconds:>9.1f} {tally.qmph():>10,.0f} {shown}")
-    header = "".join(f" {name:>14}" + (f" {'ratio':>7}" if name in PEERS.values() else "") for name in names)
-    for title, value in (("average ms a query (BSBM's AQET)", lambda t, n: t.average_ms(n)),
-                         ("queries a second, one client", lambda t, n: 1000 / ms if (ms := t.average_ms(n)) else None)):
-        print(f"\n{title}; ratio = datae / peer\n{'query':<6} {'form':<10} {'count':>6}{header}")
-        for number in numbers:
-            cells = ""
-            for name in names:
-                figure = value(tallies[name], number)
-                cells += f" {figure:>14.2f}" if figure is not None else f" {'-':>14}"
-                if name in PEERS.values():
-                    mine = next(d for d, p in PEERS.items() if p == name)
-                    cells += f" {ratio(value(tallies[mine], number), figure) if mine in tallies else '-':>7}"
-            runs = len(tallies[names[0]].times.get(number, []))
-            print(f"Q{number:<5} {forms[number]:<10} {runs:>6}{cells}")
+    for title, figure in PER_QUERY:
+        print_per_query(title, figure, tallies, names, forms)
     for name in names:
         for number, failed in sorted(tallies[name].failures.items()):
             print(f"!!! {name}: Q{number} FAILED {failed} times, e.g. {tallies[name].errors[number]}")
+
+
+def print_per_query(title: str, figure: QueryFigure, tallies: dict[str, Tally], names: list[str],
+                    forms: dict[int, str]) -> None:
+    """One table: ``figure`` of each query for each engine, and after each peer's column
+    the datae engine's figure / the peer's."""
+    ours = {peer: mine for mine, peer in PEERS.items()}
+    header = "".join(f" {name:>14}" + (f" {'ratio':>7}" if name in ours else "") for name in names)
+    print(f"\n{title}; ratio = datae / peer\n{'query':<6} {'form':<10} {'count':>6}{header}")
+    for number, form in sorted(forms.items()):
+        cells = ""
+        for name in names:
+            value = figure(tallies[name], number)
+            cells += f" {value:>14.2f}" if value is not None else f" {'-':>14}"
+            if name in ours:
+                mine = tallies.get(ours[name])
+                cells += f" {ratio(figure(mine, number) if mine else None, value)}"
+        print(f"Q{number:<5} {form:<10} {len(tallies[names[0]].times.get(number, [])):>6}{cells}")
 
 
 # -- the run ---------------------------------------------------------------------------
@@ -486,13 +517,15 @@ def run_scale(products: int, classes: Path, args: argparse.Namespace) -> None:
         else:
             engines.append(http_engine("oxigraph serve", oxigraph, args.clients))
         report_check(engines, mixes[:args.check])
+        if not args.no_preload:
+            read, took = preload(directory / "datae", directory / "pyoxigraph")
+            print(f"page cache: both stores' files read first ({read / 1e9:.2f} GB in {took:.1f} s)")
         print(f"timing: {args.warmup} warm-up mixes, then up to {args.runs} in {args.rounds} rounds"
               f"{f', stopping after {args.seconds:g} s' if args.seconds else ''}; servers: {args.clients} client(s); "
               f"seed {args.seed}", flush=True)
         tallies = measure(engines, mixes[:args.warmup], mixes[args.warmup:args.warmup + args.runs], args.rounds,
                           args.seconds)
-        forms = {query.number: query.form for query in mixes[0]}
-        print_tallies(tallies, sorted(forms), forms)
+        print_tallies(tallies, {query.number: query.form for query in mixes[0]})
         peaks = f"datae serve {datae.peak_rss_mb()} MB" + (f", oxigraph serve {oxigraph.peak_rss_mb()} MB" if oxigraph else "")
         print(f"peak RSS (VmHWM) of the servers: {peaks}")
     finally:
@@ -536,6 +569,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="stop after the round in which the slowest engine passed this (default: no cap)")
     parser.add_argument("--clients", type=int, default=1, help="client threads per server (default 1)")
     parser.add_argument("--check", type=int, default=2, help="mixes whose answers are checked first (default 2)")
+    parser.add_argument("--no-preload", action="store_true",
+                        help="do not read the stores' files into the page cache before timing")
     parser.add_argument("--seed", type=int, default=SEED, help=f"the parameter pool's seed (default {SEED})")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "datae-bsbm-bench"),
                         help="classes, data and stores, kept for the next run (default: %(default)s)")
