@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # choose some with e.g. `make bench BENCHES=query BENCH_ARGS="--quads 100000"`.
 # `python -m bench.run_all [--quick]` runs them all at the sizes docs/performance.md cites
 # (or small ones) and prints one line per figure.
-BENCHES ?= nstore versioning query query_shapes tables tables_sparql kart spark history schemaorg load integrity server sync rdf_formats read_terms term_check clone_check merge_history scale
+BENCHES ?= nstore versioning query query_shapes tables tables_sparql kart spark history schemaorg load integrity server sync rdf_formats read_terms term_check clone_check merge_history scale bsbm
 BENCH_ARGS ?=
 
 .PHONY: demo test test-workers test-deep fuzz bench install clean

@@ -8,10 +8,11 @@ minutes in all on 2 cores: a check that everything runs and a rough before/after
 the same machine); without it, the sizes docs/performance.md reports (an hour or more).
 
 The ratio is always **datae / peer** of the unit shown: for ``s`` and ``B`` above 1
-means datae takes longer or stores more; for ``q/s`` below 1 means datae serves fewer.
-A figure the parser cannot find in a bench's output prints as ``MISSING`` (the bench's
-output format changed: fix its parser here), and a bench that fails prints ``FAILED``
-with its exit code; the run goes on and exits 1 at the end.
+means datae takes longer or stores more; for ``q/s`` and ``QMpH`` (query mixes an
+hour) below 1 means datae serves fewer. A figure the parser cannot find in a bench's
+output prints as ``MISSING`` (the bench's output format changed: fix its parser here),
+and a bench that fails prints ``FAILED`` with its exit code; the run goes on and exits
+1 at the end.
 
     python -m bench.run_all --quick                 # everything, small sizes
     python -m bench.run_all --quick --only load,query
@@ -368,6 +369,31 @@ def parse_scale(out: str) -> list[Figure]:
     return figures or [Figure("scale", "loads", None, None)]
 
 
+
+def parse_bsbm(out: str) -> list[Figure]:
+    """Each scale's QMpH (in-process and over HTTP) and loads; nothing if the bench was
+    skipped for want of a JDK (it says so)."""
+    if re.search(r"^bsbm skipped: ", out, re.MULTILINE):
+        return []
+    figures = []
+    for products, section in re.findall(r"^== BSBM explore, ([\d,]+) products: (.*?)(?=^== |\Z)", out,
+                                        re.MULTILINE | re.DOTALL):
+        qmph = {engine: _num(value) for engine, _, value in re.findall(  # engine, mixes, seconds, QMpH
+            rf"^(datae|pyoxigraph|datae serve|oxigraph serve)\s+\d+\s+{NUMBER}\s+{NUMBER}", section, re.MULTILINE)}
+        loads = {engine: (_num(seconds), _num(rss)) for engine, seconds, rss in re.findall(
+            rf"^(datae import|pyoxigraph bulk_load)\s+{NUMBER} s\s+{NUMBER} MB", section, re.MULTILINE)}
+        mine, theirs = loads.get("datae import", (None, None)), loads.get("pyoxigraph bulk_load", (None, None))
+        figures += [
+            Figure("bsbm", f"QMpH in-process, {products} products", qmph.get("datae"), qmph.get("pyoxigraph"),
+                   "QMpH", "pyoxigraph"),
+            Figure("bsbm", f"QMpH over HTTP, {products} products", qmph.get("datae serve"),
+                   qmph.get("oxigraph serve"), "QMpH", "oxigraph serve-read-only"),
+            Figure("bsbm", f"load, {products} products", mine[0], theirs[0], peer_name="pyoxigraph bulk_load"),
+            Figure("bsbm", f"peak RSS of the load, {products} products", mine[1], theirs[1], "MB",
+                   "pyoxigraph bulk_load")]
+    return figures or [Figure("bsbm", "QMpH", None, None, "QMpH")]
+
+
 # The order of `make bench`, then the benchmarks it does not run. `full` is the command
 # docs/performance.md cites; `quick` takes seconds to a minute each.
 BENCHES = [
@@ -400,6 +426,7 @@ BENCHES = [
     Bench("clone_check", ["--quads", "2000", "--commits", "4"], ["--quads", "100000"], parse_clone_check),
     Bench("merge_history", ["--merges", "50"], ["--merges", "300,1000"], parse_merge_history),
     Bench("scale", ["--quick", "--repeat", "1"], ["--sizes", "1000000,10000000"], parse_scale),
+    Bench("bsbm", ["--products", "100", "--warmup", "2", "--runs", "10", "--workdir", "{workdir}/bsbm"], [], parse_bsbm),
 ]
 
 

@@ -110,10 +110,10 @@ def run_child(command: list[str]) -> tuple[float, int]:
     return seconds, usage.ru_maxrss * 1024  # Linux reports kilobytes
 
 
-def datae_load(nquads: str, store: str) -> Load:
+def datae_load(nquads: str, store: str, message: str = "scale bench") -> Load:
     """``datae init`` (not timed), then ``datae import FILE`` (one commit), timed."""
     run_child([sys.executable, "-m", "datae", "--repo", store, "init"])
-    seconds, rss = run_child([sys.executable, "-m", "datae", "--repo", store, "import", nquads, "-m", "scale bench",
+    seconds, rss = run_child([sys.executable, "-m", "datae", "--repo", store, "import", nquads, "-m", message,
                               "--author", "bench"])
     return Load(seconds, rss, disk_bytes(store))
 

@@ -207,14 +207,32 @@ def free_port() -> int:
 def start_oxigraph(store: ox.Store, workdir: str) -> tuple[Process | None, str]:
     """Oxigraph's server on a copy of ``store`` (dumped as N-Quads, ``oxigraph load``ed),
     or None and why not."""
-    binary = shutil.which("oxigraph") or os.path.join(os.path.dirname(sys.executable), "oxigraph")
-    if not os.path.exists(binary):
-        return None, "no oxigraph command (pip install oxigraph)"
+    binary = oxigraph_command()
+    if binary is None:
+        return None, NO_OXIGRAPH
     dump, location = os.path.join(workdir, "data.nq"), os.path.join(workdir, "oxigraph-server")
     store.dump(dump, ox.RdfFormat.N_QUADS)
     loaded = subprocess.run([binary, "load", "--location", location, "--file", dump], capture_output=True, text=True)
     if loaded.returncode:
         return None, f"oxigraph load failed: {loaded.stderr.strip()[-300:]}"
+    return serve_oxigraph(location)
+
+
+NO_OXIGRAPH = "no oxigraph command (pip install oxigraph)"
+
+
+def oxigraph_command() -> str | None:
+    """The ``oxigraph`` server CLI (on PATH or beside this Python), or None."""
+    binary = shutil.which("oxigraph") or os.path.join(os.path.dirname(sys.executable), "oxigraph")
+    return binary if os.path.exists(binary) else None
+
+
+def serve_oxigraph(location: str) -> tuple[Process | None, str]:
+    """``oxigraph serve-read-only`` on the store at ``location`` (an Oxigraph or pyoxigraph
+    store directory), once it answers; or None and why not."""
+    binary = oxigraph_command()
+    if binary is None:
+        return None, NO_OXIGRAPH
     port = free_port()
     server = Process([binary, "serve-read-only", "--location", location, "--bind", f"127.0.0.1:{port}"], port, "/query")
     try:
@@ -239,9 +257,11 @@ def wait_ready(server: Process) -> None:
     raise RuntimeError(f"nothing answers on port {server.port}")
 
 
-def http_query(connection: http.client.HTTPConnection, path: str, query: str) -> tuple[int, bytes]:
-    """One ``GET path?query=...`` on a kept-alive connection: (status, body)."""
-    connection.request("GET", f"{path}?query={quote(query)}", headers={"Accept": JSON_RESULTS})
+def http_query(connection: http.client.HTTPConnection, path: str, query: str,
+               accept: str = JSON_RESULTS) -> tuple[int, bytes]:
+    """One ``GET path?query=...`` on a kept-alive connection, asking for ``accept``:
+    (status, the whole body)."""
+    connection.request("GET", f"{path}?query={quote(query)}", headers={"Accept": accept})
     response = connection.getresponse()
     return response.status, response.read()
 
