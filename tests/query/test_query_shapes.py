@@ -9,6 +9,7 @@ generated queries with arbitrary strings, IRIs and numbers.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -80,18 +81,39 @@ def test_every_w3c_query_with_other_constants_parses_as_in_full() -> None:
     assert filled > 200  # most of the suite's queries hold constants
 
 
+def _bsbm_values(number: int) -> dict[str, str]:
+    """Values of the BSBM explore templates' parameters, different for each ``number``."""
+    inst = "http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/instances/"
+    return {
+        "ProductXYZ": f"<{inst}dataFromProducer{number}/Product{number * 7}>",
+        "OfferXYZ": f"<{inst}dataFromVendor{number}/Offer{number * 3}>",
+        "ReviewXYZ": f"<{inst}dataFromRatingSite{number}/Review{number * 5}>",
+        "ProductType": f"<{inst}ProductType{number}>",
+        "ProductFeature1": f"<{inst}ProductFeature{number}>",
+        "ProductFeature2": f"<{inst}ProductFeature{number + 1}>",
+        "ProductFeature3": f"<{inst}ProductFeature{number + 2}>",
+        "x": str(number * 11), "y": str(number * 13),
+        "currentDate": f'"2008-0{number % 9 + 1}-20T00:00:00"^^<http://www.w3.org/2001/XMLSchema#dateTime>',
+        "word1": f"word{number}",  # the template quotes it
+    }
+
+
 def test_bsbm_explore_templates() -> None:
-    """The BSBM explore mix's shapes are all kept (none depends on its values)."""
-    templates = Path(__file__).resolve().parents[2] / "bench" / "bsbm" / "queries" / "explore"
+    """Every BSBM explore template, with its parameters put in twice, parses as in full,
+    and its shape is kept (no query of the mix depends on its values)."""
+    templates = Path(__file__).resolve().parents[2] / "bench" / "bsbm" / "vendor" / "queries" / "explore"
     if not templates.exists():
         pytest.skip("bench/bsbm is not here")
     cache = ShapeCache(_parse_query_text, string_value)
-    for path in sorted(templates.glob("query*.txt")):
-        if "desc" in path.name:
-            continue
-        text = path.read_text(encoding="utf-8").replace("%", "")
-        _cached(cache, text)
-        assert all(type(entry).__name__ == "Template" for entry in cache.shapes.values()), path
+    texts = sorted(p for p in templates.glob("query*.txt") if p.stem[5:].isdigit())
+    assert len(texts) == 12
+    for path in texts:
+        template = path.read_text(encoding="utf-8")
+        for number in (1, 2):
+            text = re.sub(r"%(\w+)%", lambda m: _bsbm_values(number)[m.group(1)], template)
+            assert _cached(cache, text) == _full(text) and not isinstance(_full(text), type), path
+    assert len(cache.shapes) == 12
+    assert all(type(entry).__name__ == "Template" for entry in cache.shapes.values())
 
 
 _LEXICAL = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=12)
