@@ -55,6 +55,19 @@ _CONSTANTS = _STORED_AS_IS | {Literal, Param}  # any other item is a variable (b
 # Estimates per view: a view is a fixed commit, so they stay right for all its queries
 # (for a transaction they may lag behind its own writes, which only affects plan quality).
 _ESTIMATES: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+STATISTICS_KEPT = 50_000
+"""Entries a view's statistics dict holds at most (estimates, fan-outs, kept plans): a
+server answering queries with ever new constants at one head would otherwise grow it
+without end. Past it, it starts again (about 20 MB at most)."""
+
+
+class _Statistics(dict):
+    """A view's statistics (see :data:`STATISTICS_KEPT`): emptied when full."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if len(self) >= STATISTICS_KEPT and key not in self:
+            self.clear()
+        super().__setitem__(key, value)
 _ANY = object()
 _DECODED_KEPT = 1 << 16  # terms whose items ItemReads remembers (then it starts again)
 
@@ -94,7 +107,7 @@ class QuerySource:
         # no plug-in, no tables: every graph is a graph of quads
         self.is_table_graph: Callable[[Any], bool] = view.repo.plugins.get("is_table_graph") or _no_table
         try:
-            self.statistics = _ESTIMATES.setdefault(view, {})
+            self.statistics = _ESTIMATES.setdefault(view, _Statistics())
         except TypeError:  # not weak-referenceable: cache for this source only
             self.statistics = {}
 

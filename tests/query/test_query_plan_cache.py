@@ -82,3 +82,16 @@ def test_each_run_has_its_own_blank_nodes(repo: Any, plans_made: list) -> None:
     first, second = (list(execute(view, text))[0]["b"] for _ in range(2))
     assert type(first) is BNode and first != second
     assert len(plans_made) == 1
+
+
+def test_a_views_statistics_stay_bounded(repo: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Queries with ever new constants at one view (a server at one head) do not grow its
+    estimates and plans without end."""
+    import fstore.query_source as query_source
+
+    monkeypatch.setattr(query_source, "STATISTICS_KEPT", 20)
+    view = repo.at("main")
+    source = view.query_source()
+    for i in range(45):
+        assert len(list(execute(view, f"SELECT ?o WHERE {{ <{EX}n{i}> <{EX}p> ?o . ?o <{EX}p> ?z }}"))) == 1
+        assert len(source.statistics) <= 20
