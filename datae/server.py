@@ -82,7 +82,6 @@ from fstore.errors import MergeConflict, MergeInProgressError, MergeStaleError, 
 from fstore.sync import protocol
 from fstore.sync import wire
 from fstore.sync.merge_requests import RequestConflictError, RequestStateError, UnknownRequestError
-from nstore.collector import relaxed
 from nstore.errors import DataeError
 from query.errors import QueryError
 from query.limits import Limits, QueryTimeoutError, ResultTooLargeError
@@ -585,7 +584,6 @@ def serve(config: ServerConfig, host: str = "127.0.0.1", port: int = 8000, *, wo
     logging_config = _logging_config(workers)
     if workers == 1:
         announce(line)
-        relaxed()
         server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="info", log_config=logging_config))
         server.run(sockets=[sock])
         return
@@ -762,7 +760,6 @@ def _work(config: ServerConfig, address: tuple[str, int, str], inherited: socket
         told.send(True)
         told.close()
 
-    relaxed()
     server = uvicorn.Server(uvicorn.Config(create_app(config, started=serving), log_level="info",
                                            log_config=logging_config, backlog=_BACKLOG))
     server.run(sockets=[sock])
