@@ -69,7 +69,7 @@ class _Statistics(dict):
             self.clear()
         super().__setitem__(key, value)
 _ANY = object()
-_DECODED_KEPT = 1 << 16  # terms whose items ItemReads remembers (then it starts again)
+_DECODED_KEPT = 1 << 12  # terms whose items ItemReads remembers (then it starts again): memory per running query
 
 
 
