@@ -289,6 +289,19 @@ cdef class BlockLookup:
         return out
 
 
+cdef int _next_in(Reader* r, const unsigned char* lo, Py_ssize_t lo_size,
+                  const unsigned char* hi, Py_ssize_t hi_size) except -2:
+    """Move ``r`` to its block's next key in ``[lo, hi)``: 1 on one, 0 at the block's end,
+    -1 at a key at or past ``hi`` (no later key is in the range)."""
+    while _next(r):
+        if _compare(r.key, r.key_size, lo, lo_size) < 0:
+            continue
+        if _compare(r.key, r.key_size, hi, hi_size) >= 0:
+            return -1
+        return 1
+    return 0
+
+
 def count_keys(cursor, bytes start, bytes end, bytes low, bytes high, Py_ssize_t cap):
     """How many keys of ``[low, high)`` a keyspace of blocks (``start`` to ``end``) holds,
     read by ``cursor`` (a py-lmdb cursor) block after block, no key made into an object;
@@ -299,6 +312,7 @@ def count_keys(cursor, bytes start, bytes end, bytes low, bytes high, Py_ssize_t
     cdef const unsigned char* hi = <const unsigned char*>PyBytes_AS_STRING(high)
     cdef Py_ssize_t lo_size = PyBytes_GET_SIZE(low), hi_size = PyBytes_GET_SIZE(high)
     cdef bytes fence, block
+    cdef int state
     cdef bint found = cursor.set_range(low)
     if cap <= 0:
         return 0
@@ -315,15 +329,14 @@ def count_keys(cursor, bytes start, bytes end, bytes low, bytes high, Py_ssize_t
             return n
         block = cursor.value()  # held: the reader points into it
         _start(&r, fence, block)
-        while _next(&r):
-            if _compare(r.key, r.key_size, lo, lo_size) < 0:
-                continue
-            if _compare(r.key, r.key_size, hi, hi_size) >= 0:
-                return n
+        while True:
+            state = _next_in(&r, lo, lo_size, hi, hi_size)
+            if state != 1:
+                break
             n += 1
             if n >= cap:
                 return n
-        if not cursor.next():
+        if state == -1 or not cursor.next():
             return n
 
 
@@ -339,6 +352,7 @@ def block_keys(cursor, bytes start, bytes low, bytes high):
     cdef const unsigned char* hi = <const unsigned char*>PyBytes_AS_STRING(high)
     cdef Py_ssize_t lo_size = PyBytes_GET_SIZE(low), hi_size = PyBytes_GET_SIZE(high)
     cdef bytes fence, block, following
+    cdef int state
     if cursor.set_range(low):
         if cursor.key() != low and not cursor.prev():
             return None
@@ -349,12 +363,13 @@ def block_keys(cursor, bytes start, bytes low, bytes high):
         return None
     block = cursor.value()  # held: the reader points into it
     _start(&r, fence, block)
-    while _next(&r):
-        if _compare(r.key, r.key_size, lo, lo_size) < 0:
-            continue
-        if _compare(r.key, r.key_size, hi, hi_size) >= 0:
-            return keys
+    while True:
+        state = _next_in(&r, lo, lo_size, hi, hi_size)
+        if state != 1:
+            break
         keys.append(_key(&r))
+    if state == -1:
+        return keys
     if cursor.next():
         following = cursor.key()
         if following < high:

@@ -513,20 +513,12 @@ class Reader:
         cache, slow = self.history.decoding(terms)
         prefetch = self.history.prefetch
         tx = self.tx
-        count = len(free)
         slots = tuple((slot, position - 1) for slot, position in enumerate(free))
         missing = _MISSING
         first = True
-        while True:
-            # The first row at once (a LIMIT 1, an ASK), then chunks whose terms are
-            # decoded in one batch of dictionary reads before their rows are filled.
-            chunk = list(islice(keys, 1 if first else _CHUNK))
-            if not chunk:
-                return
-            try:
-                rows = split_rows(chunk, skip, count)
-            except ValueError:  # an item the C split does not know: Python's splits or names it
-                rows = [split(key, skip, count) for key, _ in chunk]
+        for rows in _split_chunks(keys, skip, len(free)):
+            # Past the first row, a chunk's terms are decoded in one batch of dictionary
+            # reads before its rows are filled.
             if not first:
                 prefetch(tx, chain.from_iterable(rows), terms)
             first = False
@@ -670,18 +662,8 @@ class Reader:
         if self.overlay.dead:
             yield from self._rows(free, skip, keys, bound)
             return
-        count = len(free)
-        size = 1  # the first row at once (a LIMIT 1, an ASK, a lookup of one match)
-        while True:
-            chunk = list(islice(keys, size))
-            if not chunk:
-                return
-            try:
-                rows = split_rows(chunk, skip, count)
-            except ValueError:  # an item the C split does not know: Python's splits or names it
-                rows = [split(key, skip, count) for key, _ in chunk]
+        for rows in _split_chunks(keys, skip, len(free)):
             yield from rows
-            size = _CHUNK
 
     def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         """How many quads match (counting stops at ``cap``), none of them decoded."""
@@ -799,6 +781,23 @@ class Reader:
                 yield fill(row)
 
         return run
+
+
+def _split_chunks(keys: Iterator[tuple[bytes, bytes]], skip: int, count: int) -> Iterator[list[list[bytes]]]:
+    """The ``count`` items after ``skip`` bytes of each key, split in C a chunk of keys at a
+    time: the first chunk one key (a LIMIT 1, an ASK, a lookup of one match gets it at
+    once), then :data:`_CHUNK` keys."""
+    size = 1
+    while True:
+        chunk = list(islice(keys, size))
+        if not chunk:
+            return
+        try:
+            rows = split_rows(chunk, skip, count)
+        except ValueError:  # an item the C split does not know: Python's splits or names it
+            rows = [split(key, skip, count) for key, _ in chunk]
+        yield rows
+        size = _CHUNK
 
 
 def repeated_vars(pattern: Sequence[Any]) -> list[tuple[int, int]]:
