@@ -69,7 +69,6 @@ class _Statistics(dict):
             self.clear()
         super().__setitem__(key, value)
 _ANY = object()
-_DECODED_KEPT = 1 << 12  # terms whose items ItemReads remembers (then it starts again): memory per running query
 
 
 
@@ -155,13 +154,17 @@ class QuerySource:
         queries do not inherit the deadline; it shares the view's estimates."""
         return QuerySource(self.view, check)
 
+    def _args(self, pattern: QuadPattern) -> list:
+        """A query pattern's items as the store reads them (see :meth:`_item`)."""
+        item = self._item
+        return [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
+
     def match(self, pattern: QuadPattern, within: Any = None) -> Iterator[Bindings]:
         """``{variable name: RDF term}`` per matching quad; ``within``, a
         :class:`fstore.NumericRange`, may leave out objects outside it."""
         if self.is_table_graph(pattern[0]):
             return self._tables.match(pattern)
-        item = self._item
-        args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
+        args = self._args(pattern)
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) not in _CONSTANTS}.items())
         prepared = prepare_pattern(args)
         check_within(prepared, within)
@@ -173,8 +176,7 @@ class QuerySource:
         pattern's variables, as ``match`` would with those values in place."""
         if self.is_table_graph(pattern[0]):
             return self._tables.prepare(pattern)
-        item = self._item
-        args = [i if type(i) in _STORED_AS_IS else item(i) for i in pattern]
+        args = self._args(pattern)
         slots = list({i.name: at for at, i in enumerate(pattern) if type(i) not in _CONSTANTS}.items())
         read = params_checked((self._reader or self.view)._prepare(prepare_pattern(args, params=True), True))
 
@@ -192,7 +194,7 @@ class QuerySource:
             return None
         found = self._ids
         if found is None or found.reader is not reader:
-            found = self._ids = ItemReads(reader, self._item)
+            found = self._ids = ItemReads(reader, self._args)
         return found
 
     def count(self, pattern: QuadPattern) -> int:
@@ -224,7 +226,7 @@ class QuerySource:
         reader = getattr(self._reader, "_pinned", None)
         if reader is None or type(pattern[0]) not in _STORED_AS_IS or self.is_table_graph(pattern[0]):
             return None
-        args = prepare_pattern([i if type(i) in _STORED_AS_IS else self._item(i) for i in pattern])
+        args = prepare_pattern(self._args(pattern))
         positions, rows = reader.scan_items(args)
         looked_up = [(positions.index(at), at) for at, item in enumerate(args)
                      if type(item) is Var and item.name in lookup and at in positions]
@@ -274,47 +276,34 @@ class ItemReads:
     >>> repo.close()
     """
 
-    def __init__(self, reader: Any, item: Callable[[Any], Any]) -> None:
+    def __init__(self, reader: Any, args: Callable[[QuadPattern], list]) -> None:
         self.reader = reader  # fstore.core.heads.Reader, pinned to the read transaction
-        self._item = item  # a query item as the store reads it (QuerySource._item)
+        self._args = args  # a query pattern as the store reads it (QuerySource._args)
         cache, slow = reader.history.decoding(True)
         tx = reader.tx
-        # The item of each term decoded here, by the term's id (the term kept alive with
-        # it): a join's later lookup by a term this read gave out takes its item back
-        # without a dictionary read.
-        decoded: dict[int, tuple[Any, bytes]] = {}
-        self._decoded = decoded
 
         def decode(item: bytes) -> Any:
             term = cache.get(item, _ANY)
-            if term is _ANY:
-                term = slow(tx, item)
-            if len(decoded) >= _DECODED_KEPT:
-                decoded.clear()
-            decoded[id(term)] = (term, item)
-            return term
+            return slow(tx, item) if term is _ANY else term
 
         self.decode: Callable[[bytes], Any] = decode  # the RDF term of an item
 
     def encode(self, term: Any) -> bytes | None:
-        """The item of an RDF term, None when no quad holds it."""
-        found = self._decoded.get(id(term))
-        if found is not None and found[0] is term:
-            return found[1]
+        """The item of an RDF term, None when no quad holds it (the dictionary keeps the
+        items of the terms it looked up)."""
         return self.reader.item(canonical(term) if type(term) is Literal else term)
 
     def scan(self, pattern: QuadPattern, within: Any = None) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
         """The positions (0-based) of each row's items and the rows of the quads matching
         ``pattern`` (as :meth:`QuerySource.match` reads it): the items at those positions."""
-        args = prepare_pattern([i if type(i) in _STORED_AS_IS else self._item(i) for i in pattern])
+        args = prepare_pattern(self._args(pattern))
         check_within(args, within)
         return self.reader.scan_items(args, within)
 
     def prepare(self, pattern: QuadPattern) -> tuple[tuple[int, ...], Callable[..., Iterator[list[bytes]]]]:
         """:meth:`scan` planned once for a pattern with ``Param()`` items: the positions, and
         a function of the params' items (in pattern order) giving the rows."""
-        args = prepare_pattern([i if type(i) in _STORED_AS_IS else self._item(i) for i in pattern], params=True)
-        return self.reader.prepare_items(args)
+        return self.reader.prepare_items(prepare_pattern(self._args(pattern), params=True))
 
 
 def _bindings(quads: Iterator[tuple], slots: list[tuple[str, int]]) -> Iterator[Bindings]:

@@ -302,6 +302,17 @@ cdef int _next_in(Reader* r, const unsigned char* lo, Py_ssize_t lo_size,
     return 0
 
 
+cdef bint _at_floor(cursor, bytes start, bytes low) except -1:
+    """Put ``cursor`` on the block at or below ``low`` of the keyspace that begins at
+    ``start``: False (the cursor then anywhere) when there is none."""
+    if cursor.set_range(low):
+        if cursor.key() != low and not cursor.prev():
+            return False
+    elif not cursor.last():
+        return False
+    return cursor.key() >= start
+
+
 def count_keys(cursor, bytes start, bytes end, bytes low, bytes high, Py_ssize_t cap):
     """How many keys of ``[low, high)`` a keyspace of blocks (``start`` to ``end``) holds,
     read by ``cursor`` (a py-lmdb cursor) block after block, no key made into an object;
@@ -313,16 +324,11 @@ def count_keys(cursor, bytes start, bytes end, bytes low, bytes high, Py_ssize_t
     cdef Py_ssize_t lo_size = PyBytes_GET_SIZE(low), hi_size = PyBytes_GET_SIZE(high)
     cdef bytes fence, block
     cdef int state
-    cdef bint found = cursor.set_range(low)
     if cap <= 0:
         return 0
-    if not (found and cursor.key() == low):
-        # The block at or below low, if it is one of this keyspace's; else the first after.
-        if cursor.prev() if found else cursor.last():
-            if cursor.key() < start and not cursor.next():
-                return 0
-        elif not cursor.set_range(low):
-            return 0
+    # The block at or below low, else the first after it.
+    if not _at_floor(cursor, start, low) and not cursor.set_range(low):
+        return 0
     while True:
         fence = cursor.key()
         if fence >= high or fence >= end:
@@ -353,14 +359,9 @@ def block_keys(cursor, bytes start, bytes low, bytes high):
     cdef Py_ssize_t lo_size = PyBytes_GET_SIZE(low), hi_size = PyBytes_GET_SIZE(high)
     cdef bytes fence, block, following
     cdef int state
-    if cursor.set_range(low):
-        if cursor.key() != low and not cursor.prev():
-            return None
-    elif not cursor.last():
+    if not _at_floor(cursor, start, low):
         return None
     fence = cursor.key()
-    if fence < start:
-        return None
     block = cursor.value()  # held: the reader points into it
     _start(&r, fence, block)
     while True:

@@ -559,24 +559,15 @@ class Reader:
                 yield fill(row)
 
     def packed(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
-        """:meth:`match` without decoding: the Var positions (0-based, in the order items
-        come) and each alive quad's key items at those positions; decode an item with
-        ``history.value``."""
-        items = None if self.empty else self.history.encode(self.tx, pattern)
-        free_all, repeats = self._free(pattern)
-        if items is None:
-            return tuple(p - 1 for p in free_all), iter(())
-
-        def rows() -> Iterator[list[bytes]]:
-            if self.snapshot is not None:
-                free, skip, keys = self._scan(items, None)
-                order = [free.index(p) for p in free_all]
-                bound = [None if type(item) is Var else item for item in self.history.item_bytes(items)] if self.overlay.dead else []
-                for row in self._rows(free, skip, keys, bound):  # type: ignore[arg-type]
-                    yield [row[i] for i in order]
-            yield from self._born(items, None, free_all, repeats)
-
-        return tuple(p - 1 for p in free_all), rows()
+        """:meth:`match` without decoding: the Var positions (0-based, in pattern order)
+        and each alive quad's key items at those positions (:meth:`scan_items` in pattern
+        order); decode an item with ``history.value``."""
+        positions, rows = self.scan_items(pattern)
+        in_order = tuple(sorted(positions))
+        if positions == in_order:
+            return positions, rows
+        order = [positions.index(position) for position in in_order]
+        return in_order, ([row[i] for i in order] for row in rows)
 
     # -- reads on key items (the query engine's joins on ids) -------------------------------
 
