@@ -201,16 +201,19 @@ def dump_mixes(classes: Path, dataset: Dataset, mixes: int, seed: int = SEED) ->
 # -- stores ----------------------------------------------------------------------------
 
 
-def cached_load(marker: Path, store: Path, build: Callable[[], Load]) -> tuple[Load, bool]:
+def cached_load(marker: Path, store: Path, build: Callable[[], Load], made_by: str) -> tuple[Load, bool]:
     """The load that built ``store``: measured now by ``build`` (a half-built store from an
-    interrupted run is removed first), or read from ``marker`` if an earlier run built
-    it; and whether it was built now."""
+    interrupted run, or one ``made_by`` another format or version, is removed first), or
+    read from ``marker`` if an earlier run of the same ``made_by`` built it; and whether
+    it was built now."""
     if marker.exists():
         figures = json.loads(marker.read_text())
-        return Load(figures["seconds"], figures["peak_rss"], figures["disk"]), False
+        if figures.get("made by") == made_by:
+            return Load(figures["seconds"], figures["peak_rss"], figures["disk"]), False
     shutil.rmtree(store, ignore_errors=True)
     done = build()
-    marker.write_text(json.dumps({"seconds": done.seconds, "peak_rss": done.peak_rss, "disk": done.disk}))
+    marker.write_text(json.dumps({"seconds": done.seconds, "peak_rss": done.peak_rss, "disk": done.disk,
+                                  "made by": made_by}))
     return done, True
 
 
@@ -220,9 +223,11 @@ def build_stores(dataset: Dataset, directory: Path) -> dict[str, tuple[Load, boo
     nt = str(dataset.ntriples)
     return {
         "datae": cached_load(directory / "datae.json", directory / "datae",
-                             lambda: datae_load(nt, str(directory / "datae"), "BSBM dataset")),
+                             lambda: datae_load(nt, str(directory / "datae"), "BSBM dataset"),
+                             f"datae format {fstore.FORMAT_VERSION}"),
         "pyoxigraph": cached_load(directory / "pyoxigraph.json", directory / "pyoxigraph",
-                                  lambda: oxigraph_load(nt, str(directory / "pyoxigraph"))),
+                                  lambda: oxigraph_load(nt, str(directory / "pyoxigraph")),
+                                  f"pyoxigraph {ox.__version__}"),
     }
 
 

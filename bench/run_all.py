@@ -158,6 +158,19 @@ def parse_query_shapes(out: str) -> list[Figure]:
     return [Figure("query_shapes", label, *found.get(label, (None, None)), "ms", "pyoxigraph") for label in QUERIES]
 
 
+def parse_counts(out: str) -> list[Figure]:
+    """Each size's ``query  datae ms  pyoxigraph ms  ratio`` lines of counts_bench."""
+    from .counts_bench import QUERIES
+
+    figures = []
+    for size, section in re.findall(r"^([\d,]+) quads\n(.*?)(?=^[\d,]+ quads\n|\Z)", out, re.MULTILINE | re.DOTALL):
+        found = {label: (_num(mine), _num(theirs)) for label, mine, theirs in re.findall(
+            rf"^({'|'.join(QUERIES)})\s+{NUMBER}ms\s+{NUMBER}ms", section, re.MULTILINE)}
+        figures += [Figure("counts", f"{label}, {size} quads", *found.get(label, (None, None)), "ms", "pyoxigraph")
+                    for label in QUERIES]
+    return figures or [Figure("counts", label, None, None, "ms", "pyoxigraph") for label in QUERIES]
+
+
 def parse_history(out: str) -> list[Figure]:
     def lookups(label: str) -> tuple[float | None, ...]:
         row = re.findall(rf"^[\d,]+ {label}\s+[\d,]+\s+{NUMBER} ms\s+{NUMBER} ms\s+{NUMBER} ms\s+{NUMBER} ms", out,
@@ -404,6 +417,7 @@ BENCHES = [
     Bench("query", ["--quads", "20000", "--repeat", "2"], ["--quads", "1000000", "--small", "100000", "--repeat", "5"],
           parse_query),
     Bench("query_shapes", ["--repeat", "2"], ["--repeat", "5"], parse_query_shapes),
+    Bench("counts", ["--sizes", "20000", "--repeat", "2"], ["--sizes", "100000,1000000", "--repeat", "5"], parse_counts),
     Bench("tables", ["--sizes", "5000"], ["--sizes", "100000,1000000"], parse_tables),
     Bench("tables_sparql", ["--sizes", "2000"], ["--sizes", "10000,100000"], parse_tables_sparql),
     Bench("kart", ["--sizes", "2000", "--commits", "3"], ["--sizes", "10000,100000", "--commits", "20"], parse_kart),

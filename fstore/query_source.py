@@ -204,16 +204,22 @@ class QuerySource:
         return (self._reader or self.view)._count(prepare_pattern([self._item(i) for i in pattern]))
 
     def estimate(self, pattern: QuadPattern, cap: int) -> int:
-        """``min(count, cap)``, reading at most ``cap`` matches (cached per view); for a
-        table graph a row count, which may exceed ``cap``."""
+        """``min(count, cap)``, reading at most ``cap`` matches (cached per view); the exact
+        count, which may exceed ``cap``, where the store keeps it (a pattern binding at most
+        its graph and predicate: the counts kept with the heads) and for a table graph (its
+        row count)."""
         key = (tuple(i if type(i) in _CONSTANTS else _ANY for i in pattern), cap)
         found = self.statistics.get(key)
         if found is None and self.is_table_graph(pattern[0]):
             found = self.statistics[key] = self._tables.estimate(pattern, cap)
         if found is None:
-            args = [self._item(i) for i in pattern]
+            args = prepare_pattern([self._item(i) for i in pattern])
             check_cap(cap)
-            found = self.statistics[key] = (self._reader or self.view)._count(prepare_pattern(args), cap)
+            reads = self._reader or self.view
+            found = reads._known_count(args)
+            if found is None:
+                found = reads._count(args, cap)
+            self.statistics[key] = found
         return found
 
     def fanout(self, pattern: QuadPattern, lookup: frozenset, sample: int, cap: int) -> float | None:
@@ -299,6 +305,17 @@ class ItemReads:
         args = prepare_pattern(self._args(pattern))
         check_within(args, within)
         return self.reader.scan_items(args, within)
+
+    def known_count(self, pattern: QuadPattern) -> int | None:
+        """The matches of ``pattern`` from the counts the store keeps with its heads (a
+        pattern binding at most its graph and predicate; see
+        :meth:`fstore.core.heads.Reader.known_count`), or None."""
+        return self.reader.known_count(self._args(pattern))
+
+    def predicate_counts(self, graph: Any) -> dict[bytes, int]:
+        """The quads of ``graph`` (None: the default graph) by predicate item, from the
+        counts the store keeps (:meth:`fstore.core.heads.Reader.predicate_counts`)."""
+        return self.reader.predicate_counts(graph)
 
     def prepare(self, pattern: QuadPattern) -> tuple[tuple[int, ...], Callable[..., Iterator[list[bytes]]]]:
         """:meth:`scan` planned once for a pattern with ``Param()`` items: the positions, and

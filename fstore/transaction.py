@@ -228,6 +228,13 @@ class Staged:
                 break
         return total
 
+    def known_count(self, pattern: Sequence[Any]) -> int | None:
+        """The head's counts (:meth:`fstore.core.heads.Reader.known_count`) while no write
+        is staged; None after (staged writes are not counted)."""
+        if not self.pending and not self.spilled:
+            return self.reader.known_count(pattern)
+        return None
+
     def graphs(self) -> list[Any]:
         if not self.pending and not self.spilled:
             return self.reader.graphs()
@@ -470,6 +477,9 @@ class Transaction:
 
     def _count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         return self._space(QUADS.name).count(pattern, cap)
+
+    def _known_count(self, pattern: Sequence[Any]) -> int | None:
+        return self._space(QUADS.name).known_count(pattern)
 
     def _graphs(self) -> list[Any]:
         return self._space(QUADS.name).graphs()

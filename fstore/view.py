@@ -150,6 +150,12 @@ class View:
         with self._read() as snapshot:
             return self._quads(snapshot).count(pattern, cap)
 
+    def _known_count(self, pattern: Sequence[Any]) -> int | None:
+        """The matches of ``pattern`` from the counts kept with the heads (see
+        :meth:`fstore.core.heads.Reader.known_count`), or None where they do not answer."""
+        with self._read() as snapshot:
+            return self._quads(snapshot).known_count(pattern)
+
     def _graphs(self) -> list[Any]:
         with self._read() as snapshot:
             return self._quads(snapshot).graphs()

@@ -197,14 +197,15 @@ def exclusive(directory: str) -> Iterator[None]:
 
 
 def compact(directory: str, *, transform: Callable[[Iterator[tuple[bytes, bytes]]], Iterator[tuple[bytes, bytes]]] | None = None,
-            check: Callable[[str], None] | None = None) -> tuple[int, int]:
+            finish: Callable[[str], None] | None = None) -> tuple[int, int]:
     """Replace the store's ``data.mdb`` by a rewrite of its pairs in key order (see the
     module doc), inside :func:`exclusive` with every handle on it closed. Returns the
     file's bytes before and after.
 
     ``transform`` turns the stream of pairs (key order) into the pairs to write (still in
-    key order): an upgrade of the format. ``check(directory of the new file)`` runs before
-    the new file replaces the old one; if it raises, the old file stays as it was."""
+    key order): an upgrade of the format. ``finish(directory of the new file)`` runs before
+    the new file replaces the old one, to complete it (keys a format derives from others)
+    and check it; if it raises, the old file stays as it was."""
     if os.path.realpath(directory) not in _EXCLUSIVE:
         raise StoreFileError(f"compacting {directory} needs it held exclusively (nstore.lmdbfile.exclusive)")
     data = os.path.join(directory, DATA_FILE)
@@ -215,13 +216,13 @@ def compact(directory: str, *, transform: Callable[[Iterator[tuple[bytes, bytes]
     os.mkdir(work)
     _rewrite(directory, work, map_size=max(2 * before, 1 << 20), transform=transform)
     copied = os.path.join(work, DATA_FILE)
-    _flush(copied)
-    if check is not None:
+    if finish is not None:
         try:
-            check(work)
+            finish(work)
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
+    _flush(copied)
     os.replace(copied, data)
     _flush(directory)
     shutil.rmtree(work, ignore_errors=True)

@@ -72,7 +72,7 @@ from .planner import (
     ValuesPlan,
 )
 from .source import distinct_graphs, table_graph_test
-from nstore.terms import IRI, Literal  # noqa: F401 - IRI is used by the doctest
+from nstore.terms import IRI, XSD_INTEGER, Literal  # noqa: F401 - IRI is used by the doctest
 from .errors import EvalError
 
 __all__ = ["Executor", "compatible", "SCAN_ROWS_PER_LOOKUP", "LOOKUPS_BEFORE_SCAN", "SCAN_CHUNK", "ADAPTIVE_STEPS",
@@ -937,9 +937,13 @@ class Executor:
         aggregates = [(name, agg, self._compile(agg.arg, graph) if agg.arg is not None else None) for name, agg, _ in node.aggregates]
         arguments = [agg.arg.name if type(agg.arg) is Var else None for _, agg, _ in node.aggregates]
         groups: dict = {}
+        ids = self._group_ids(node, hint, graph, key_names, aggregates, arguments)
+        counted = self._kept_counts(node, graph, ids) if ids is not None else None
+        if counted is not None:
+            yield from counted
+            return
         limit = self.max_held_rows
         budget = Budget(limit, self.memory) if limit is not None or self.memory is not None else None
-        ids = self._group_ids(node, hint, graph, key_names, aggregates, arguments)
         try:
             with paused_gc():  # the whole input is read before the first group comes out
                 if ids is not None:
@@ -965,6 +969,43 @@ class Executor:
             if argument is None and (agg.arg is not None or agg.distinct):
                 return None
         return self.ids(graph)
+
+    def _kept_counts(self, node: GroupPlan, graph: Any, ids: Any) -> list[Solution] | None:
+        """The solutions of ``COUNT(*)`` (or ``COUNT(?v)``, not DISTINCT) over a single
+        triple pattern without filters, from the counts the store keeps with its heads
+        (``ids.known_count``, ``ids.predicate_counts``): without GROUP BY, of a pattern
+        binding at most its predicate (one read, whatever its size); grouped by the
+        pattern's predicate variable, of ``?s ?p ?o`` (one read a predicate, the store's
+        property partition). None where the store keeps no such count."""
+        child = node.child
+        if len(child.steps) != 1 or child.steps[0].filters or child.steps[0].object_range is not None:
+            return None
+        triple = child.steps[0].triple
+        names = {item.name for item in (triple.s, triple.p, triple.o) if type(item) is Var}
+        for _, agg, _ in node.aggregates:
+            if agg.name != "COUNT" or agg.distinct or not (agg.arg is None or (type(agg.arg) is Var and agg.arg.name in names)):
+                return None
+        g = self.default_graphs[0] if graph is DEFAULT else graph
+        if not node.keys:
+            count = ids.known_count((g, triple.s, triple.p, triple.o))
+            return None if count is None else [self._counted({}, node, count)]
+        if len(node.keys) != 1 or type(node.keys[0][0]) is not Var or node.keys[0][0] != triple.p or len(names) != 3:
+            return None
+        by_predicate = ids.predicate_counts(g)
+        limit = self.max_held_rows
+        if limit is not None and len(by_predicate) > limit:
+            raise IntermediateTooLargeError("GROUP BY", limit)
+        out = node.keys[0][2]
+        return [self._counted({out: ids.decode(item)} if out is not None else {}, node, count)
+                for item, count in by_predicate.items()]
+
+    @staticmethod
+    def _counted(solution: Solution, node: GroupPlan, count: int) -> Solution:
+        """``solution`` with each (COUNT) aggregate of ``node`` bound to ``count``."""
+        value = Literal(str(count), XSD_INTEGER)
+        for name, _, _ in node.aggregates:
+            solution[name] = value
+        return solution
 
     def _accumulate_items(self, child: BGPPlan, graph: Any, ids: Any, groups: dict, key_names: list,
                           aggregates: list, arguments: list, budget: Budget | None) -> None:

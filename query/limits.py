@@ -285,6 +285,8 @@ class _CheckedIds:
         self.ids = ids
         self.encode = ids.encode
         self.decode = ids.decode
+        self.known_count = ids.known_count  # one read or one per predicate: nothing to check
+        self.predicate_counts = ids.predicate_counts
         self._checked = checked
         self._check = check
 

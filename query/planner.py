@@ -396,6 +396,10 @@ class Planner:
             if n >= ESTIMATE_CAP:
                 bound_positions = sum(1 for item in constants if item is not None)
                 n = ESTIMATE_CAP * (1000.0, 30.0, 3.0, 1.0)[bound_positions]
+                if bound_positions > 1 and constants[1] is not None:
+                    # At most the matches of its predicate, where the source knows them
+                    # (a store's counts kept with its heads).
+                    n = min(n, self.estimate(Triple(Var(".s"), constants[1], Var(".o")), graph))
             found = self._estimates[key] = float(n + known)
         return found
 

@@ -27,6 +27,7 @@ of history. ``docs/format.md`` gives the keys.
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import chain, compress, islice
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
@@ -38,7 +39,7 @@ from nstore.errors import CorruptStoreError, DataeError
 from nstore.indices import minimal_permutations
 from nstore.okvs import Okvs, Transaction
 from nstore._pack import split_rows
-from nstore.pack import Packed, find_items, pack, pack_value, split, unpack
+from nstore.pack import Packed, decode_item, find_items, pack, pack_value, split, unpack
 from nstore.store import Param
 
 from .commits import CommitStore
@@ -74,6 +75,8 @@ class Records(Protocol):
     def decoder(self, tx: Transaction, terms: bool) -> Callable[[bytes], Any]: ...
 
 SNAPSHOT_INDICES = tuple((0,) + tuple(i + 1 for i in perm) for perm in minimal_permutations(4))
+_BY_PAIR = next(number for number, perm in enumerate(SNAPSHOT_INDICES) if perm[:3] == (0, 1, 3))  # snapshot, graph, predicate
+_PAIR, _PREDICATE = 0, 1  # the kinds of count keys (Heads._add_counts)
 OVERLAY_LIMIT = 20_000
 _ITEMS = ("snapshot", "graph", "subject", "predicate", "object")
 _AS_TERM = frozenset({type(None), Var, Param})
@@ -88,12 +91,30 @@ class Overlay:
     commit, absent from the snapshot; identity bytes -> the four key items) and ``dead``
     (in the snapshot, dead at the commit; identity bytes)."""
 
-    __slots__ = ("born", "dead", "_indexed")
+    __slots__ = ("born", "dead", "_indexed", "_deltas")
 
     def __init__(self, born: dict[bytes, list[bytes]] | None = None, dead: set[bytes] | None = None) -> None:
         self.born = born if born is not None else {}
         self.dead = dead if dead is not None else set()
         self._indexed: dict[tuple[int, ...], dict[tuple[bytes, ...], list[list[bytes]]]] = {}
+        self._deltas: Counter[tuple[bytes | None, bytes | None]] | None = None
+
+    def count_delta(self, graph: bytes | None, predicate: bytes | None) -> int:
+        """How many more quads of ``graph`` with ``predicate`` (None: any) are alive here
+        than in the snapshot: born ones less dead ones (tallied once per overlay)."""
+        deltas = self._deltas
+        if deltas is None:
+            deltas = self._deltas = Counter()
+            for sign, quads in ((1, self.born.values()), (-1, (split(ident, 0, 4) for ident in self.dead))):
+                for g, _, p, _ in quads:
+                    for key in ((g, p), (None, p), (g, None), (None, None)):
+                        deltas[key] += sign
+        return deltas[(graph, predicate)]
+
+    def predicate_deltas(self, graph: bytes) -> dict[bytes, int]:
+        """:meth:`count_delta` of ``graph`` with each predicate the overlay changes."""
+        self.count_delta(graph, None)  # tallied
+        return {p: delta for (g, p), delta in self._deltas.items() if g == graph and p is not None and delta}  # type: ignore[union-attr]
 
     def __len__(self) -> int:
         return len(self.born) + len(self.dead)
@@ -153,6 +174,7 @@ class Heads:
         self._meta_tag, self._branch_tag = space.meta, space.branch
         self._metas = pack(space.meta)  # pack(meta, number) -> msgpack [seq, owner or None, count]
         self._branches = pack(space.branch)  # pack(branch tag, name) -> pack(snapshot number)
+        self._counts_tag = space.counts  # pack(counts tag, number, kind) + items -> pack(quads)
         self._overlays: dict[tuple[int | None, int], Overlay] = {}
         self._choices: dict[tuple, int | None] = {}
         # Prepared reads of snapshot patterns, by snapshot and key items: a plan depends on
@@ -281,14 +303,27 @@ class Heads:
         return self._apply(tx, number, count, ItemChanges.of(changes))
 
     def _apply(self, tx: Transaction, number: int, count: int, changes: ItemChanges) -> int:
-        """Add and remove quads (key items) in snapshot ``number``; returns its new count."""
+        """Add and remove quads (key items) in snapshot ``number``, and its counts by them;
+        returns its new count."""
         snapshot = pack_value(number)
+        deltas: Counter[tuple[bytes, bytes]] = Counter()
+        exact = True
         died = changes.where(False)
         if died[0]:
-            count -= self.store.bulk_delete_items(tx, [[snapshot] * len(died[0]), *died])
+            removed = self.store.bulk_delete_items(tx, [[snapshot] * len(died[0]), *died])
+            count -= removed
+            exact = removed == len(died[0])
+            deltas.subtract(zip(died[0], died[2]))
         born = changes.where(True)
         if born[0]:
-            count += self.store.bulk_add_items(tx, [[snapshot] * len(born[0]), *born])
+            added = self.store.bulk_add_items(tx, [[snapshot] * len(born[0]), *born])
+            count += added
+            exact = exact and added == len(born[0])
+            deltas.update(zip(born[0], born[2]))
+        if exact:
+            self._add_counts(tx, number, deltas)
+        else:  # changes that did not all apply (a damaged snapshot): count what it holds
+            self._recount(tx, number)
         return count
 
     def _quads_of(self, tx: Transaction, number: int) -> list[list[bytes]]:
@@ -302,12 +337,109 @@ class Heads:
         quads = self._quads_of(tx, source)
         if quads:
             self.store.bulk_add_items(tx, [[pack_value(target)] * len(quads), *map(list, zip(*quads))])
+        start, into = pack(self._counts_tag, source), pack(self._counts_tag, target)
+        for key, value in list(tx.range(start, start + b"\xff")):
+            tx.set(into + key[len(start):], value)
 
     def _drop(self, tx: Transaction, number: int) -> None:
         quads = self._quads_of(tx, number)
         if quads:
             self.store.bulk_delete_items(tx, [[pack_value(number)] * len(quads), *map(list, zip(*quads))])
         tx.delete(pack(self._meta_tag, number))
+        self._drop_counts(tx, number)
+
+    # -- counts by graph and predicate (format 5) ------------------------------------------
+    # Two kinds of keys per snapshot, so that an estimate is one read: the quads of each
+    # (graph, predicate) pair, ``pack(tag, number, PAIR) + graph + predicate``, and of each
+    # predicate in any graph, ``pack(tag, number, PREDICATE) + predicate``; the value is
+    # ``pack(quads)``, and a pair or predicate without quads has no key.
+
+    def _add_counts(self, tx: Transaction, number: int, deltas: Counter[tuple[bytes, bytes]]) -> None:
+        """Move the counts of snapshot ``number`` by ``deltas`` (quads by graph and predicate)."""
+        pairs, predicates = pack(self._counts_tag, number, _PAIR), pack(self._counts_tag, number, _PREDICATE)
+        by_predicate: Counter[bytes] = Counter()
+        for (graph, predicate), delta in deltas.items():
+            if delta:
+                _bump(tx, pairs + graph + predicate, delta)
+                by_predicate[predicate] += delta
+        for predicate, delta in by_predicate.items():
+            if delta:
+                _bump(tx, predicates + predicate, delta)
+
+    def _drop_counts(self, tx: Transaction, number: int) -> None:
+        start = pack(self._counts_tag, number)
+        for key, _ in list(tx.range(start, start + b"\xff")):
+            tx.delete(key)
+
+    def _recount(self, tx: Transaction, number: int) -> None:
+        """Write the counts of snapshot ``number`` anew from the quads it holds."""
+        self._drop_counts(tx, number)
+        self._add_counts(tx, number, self.tally(tx, number))
+
+    def recount(self, tx: Transaction) -> None:
+        """Write every snapshot's counts anew (``datae upgrade`` from a format without them)."""
+        for number in self.metas(tx):
+            self._recount(tx, number)
+
+    def tally(self, tx: Transaction, number: int) -> Counter[tuple[bytes, bytes]]:
+        """The quads snapshot ``number`` holds by (graph, predicate) key items: a skip scan
+        of the index led by graph and predicate, each pair's keys counted in C
+        (O(pairs) seeks; for verify and upgrade)."""
+        prefix = self.store.index_prefix(_BY_PAIR) + pack_value(number)
+        end = prefix + b"\xff"
+        found: Counter[tuple[bytes, bytes]] = Counter()
+        start = prefix
+        while (first := next(self.store.range(tx, start, end, limit=1), None)) is not None:
+            graph, predicate = split(first[0], len(prefix), 4)[:2]
+            pair = prefix + graph + predicate
+            found[(graph, predicate)] = self.store.space.count(tx, pair, pair + b"\xff", None)
+            start = pair + b"\xff"  # past every key of the pair (no type code is 0xff)
+        return found
+
+    def _count_problems(self, tx: Transaction, number: int) -> Iterator[str]:
+        """Where the counts kept for snapshot ``number`` differ from the quads it holds."""
+        name = self.history.space.name
+        try:
+            pairs, predicates = self.stored_counts(tx, number)
+        except (DataeError, ValueError) as exc:
+            yield f"{name} snapshot {number}: its counts are damaged: {exc}"
+            return
+        held = self.tally(tx, number)
+        by_predicate: Counter[bytes] = Counter()
+        for (_, predicate), count in held.items():
+            by_predicate[predicate] += count
+        for what, stored, found in (("graph and predicate", pairs, held), ("predicate", predicates, by_predicate)):
+            wrong = [key for key in stored.keys() | found.keys() if stored.get(key) != found.get(key)]
+            if wrong:
+                key = min(wrong)
+                shown = b"".join(key) if type(key) is tuple else key
+                yield (f"{name} snapshot {number}: {len(wrong)} count(s) by {what} differ from the quads it holds "
+                       f"(first: {shown.hex()} counts {stored.get(key, 0)}, holds {found.get(key, 0)})")
+
+    def stored_counts(self, tx: Transaction, number: int) -> tuple[dict[tuple[bytes, bytes], int], dict[bytes, int]]:
+        """The counts kept for snapshot ``number``: by (graph, predicate) and by predicate."""
+        pairs, predicates = pack(self._counts_tag, number, _PAIR), pack(self._counts_tag, number, _PREDICATE)
+        by_pair = {tuple(split(key, len(pairs), 2)): unpack(value)[0] for key, value in tx.range(pairs, pairs + b"\xff")}
+        by_predicate = {key[len(predicates):]: unpack(value)[0] for key, value in tx.range(predicates, predicates + b"\xff")}
+        return by_pair, by_predicate  # type: ignore[return-value]
+
+    def stored_predicates(self, tx: Transaction, number: int, graph: bytes) -> dict[bytes, int]:
+        """The quads of ``graph`` in snapshot ``number`` by predicate item, from its counts."""
+        start = pack(self._counts_tag, number, _PAIR) + graph
+        return {key[len(start):]: unpack(value)[0] for key, value in tx.range(start, start + b"\xff")}
+
+    def stored_count(self, tx: Transaction, number: int, graph: bytes | None, predicate: bytes | None) -> int:
+        """The quads of snapshot ``number`` in ``graph`` with ``predicate`` (None: any), from
+        its counts: one read, or for a graph with any predicate one per predicate of it."""
+        if predicate is None:
+            if graph is None:
+                return self.metas(tx)[number][2]
+            return sum(self.stored_predicates(tx, number, graph).values())
+        if graph is None:
+            value = tx.get(pack(self._counts_tag, number, _PREDICATE) + predicate)
+        else:
+            value = tx.get(pack(self._counts_tag, number, _PAIR) + graph + predicate)
+        return 0 if value is None else unpack(value)[0]
 
     # -- choosing a snapshot and its overlay ----------------------------------------------
 
@@ -405,6 +537,7 @@ class Heads:
             held = self.count_keys(tx, number)
             if held != count:
                 yield f"{name} snapshot {number} records {count} quads but holds {held}"
+            yield from self._count_problems(tx, number)
             if owner is not None:
                 try:
                     exists, head = refs.get(tx, BRANCH, owner)
@@ -423,6 +556,15 @@ class Heads:
                 continue
             if not exists or number not in numbers:
                 yield f"{name}: branch {branch!r} reads snapshot {number!r}, but one of the two does not exist"
+        counts = pack(self._counts_tag)
+        for key, _ in tx.range(counts, counts + b"\xff"):
+            try:
+                number, kind, *items = split(key, len(counts))
+                known = decode_item(number) in numbers and len(items) == {_PAIR: 2, _PREDICATE: 1}.get(decode_item(kind))
+            except DataeError:
+                known = False
+            if not known:
+                yield f"{name}: count key {key.hex()} belongs to no snapshot"
 
 
 class Reader:
@@ -657,12 +799,16 @@ class Reader:
             yield from rows
 
     def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
-        """How many quads match (counting stops at ``cap``), none of them decoded."""
+        """How many quads match (counting stops at ``cap``), none of them decoded: from the
+        snapshot's counts where they answer (:meth:`known_count`), else by counting keys."""
         if self.empty or cap == 0:
             return 0
         items = self.history.encode(self.tx, pattern)
         if items is None:
             return 0
+        known = self._known(pattern, items)
+        if known is not None:
+            return known if cap is None else min(known, cap)
         total = 0
         if self.snapshot is not None and not self.overlay.dead:
             total = self.store.count(self.tx, self.snapshot, *items, cap=cap)
@@ -684,6 +830,61 @@ class Reader:
             if total == cap:
                 return total
         return total
+
+    def known_count(self, pattern: Sequence[Any]) -> int | None:
+        """How many quads match ``pattern``, from the counts kept with the snapshot plus the
+        overlay's (O(1): no key of the quads read) when it binds at most the graph and the
+        predicate and repeats no variable; else None.
+
+        >>> import tempfile, fstore
+        >>> repo = fstore.open(tempfile.mkdtemp())
+        >>> with repo.transaction("main", message="m") as tx:
+        ...     fstore.add_many(tx, [(None, fstore.IRI(f"urn:s{i}"), fstore.IRI("urn:p"), i) for i in range(5)])
+        >>> with repo.storage.read() as snapshot:
+        ...     reader = snapshot.reader(snapshot.head("main"))
+        ...     [reader.known_count((None, fstore.Var("s"), fstore.IRI("urn:p"), fstore.Var("o"))),
+        ...      reader.known_count((None, fstore.Var("s"), fstore.IRI("urn:p"), 3))]
+        [5, None]
+        >>> repo.close()
+        """
+        if not _counted(pattern):
+            return None
+        items = None if self.empty else self.history.encode(self.tx, pattern)
+        return 0 if items is None else self._known(pattern, items)
+
+    def _known(self, pattern: Sequence[Any], items: list[Any]) -> int | None:
+        if not _counted(pattern):
+            return None
+        graph, _, predicate, _ = self.history.item_bytes(items)
+        graph = None if type(graph) is Var else bytes(graph)
+        predicate = None if type(predicate) is Var else bytes(predicate)
+        stored = 0 if self.snapshot is None else self.heads.stored_count(self.tx, self.snapshot, graph, predicate)
+        return stored + self.overlay.count_delta(graph, predicate)
+
+    def predicate_counts(self, graph: Any) -> dict[bytes, int]:
+        """The quads of ``graph`` (a stored value; None: the default graph) alive here, by
+        predicate key item: the snapshot's counts (one read a predicate) plus the
+        overlay's born quads less its dead ones. Predicates without quads are left out.
+
+        >>> import tempfile, fstore
+        >>> repo = fstore.open(tempfile.mkdtemp())
+        >>> with repo.transaction("main", message="m") as tx:
+        ...     fstore.add_many(tx, [(None, fstore.IRI(f"urn:s{i}"), fstore.IRI(f"urn:p{i % 2}"), i) for i in range(5)])
+        >>> with repo.storage.read() as snapshot:
+        ...     sorted(snapshot.reader(snapshot.head("main")).predicate_counts(None).values())
+        [2, 3]
+        >>> repo.close()
+        """
+        items = None if self.empty else self.history.encode(self.tx, [graph])
+        if items is None:
+            return {}
+        item = bytes(self.history.item_bytes(items)[0])
+        found: dict[bytes, int] = {}
+        if self.snapshot is not None:
+            found = self.heads.stored_predicates(self.tx, self.snapshot, item)
+        for predicate, delta in self.overlay.predicate_deltas(item).items():
+            found[predicate] = found.get(predicate, 0) + delta
+        return {predicate: count for predicate, count in found.items() if count}
 
     def graphs(self) -> list[Any]:
         """The graphs holding at least one quad here, in the order of their packed values:
@@ -789,6 +990,24 @@ def _split_chunks(keys: Iterator[tuple[bytes, bytes]], skip: int, count: int) ->
             rows = [split(key, skip, count) for key, _ in chunk]
         yield rows
         size = _CHUNK
+
+
+def _counted(pattern: Sequence[Any]) -> bool:
+    """Whether the counts kept with the snapshots answer ``pattern``: subject and object
+    free, no variable repeated."""
+    return type(pattern[1]) is Var and type(pattern[3]) is Var and not repeated_vars(pattern)
+
+
+def _bump(tx: Transaction, key: bytes, delta: int) -> None:
+    """Add ``delta`` to the count at ``key`` (absent: 0), deleting it at 0."""
+    value = tx.get(key)
+    count = (0 if value is None else unpack(value)[0]) + delta
+    if count < 0:
+        raise CorruptStoreError(f"a snapshot count ({key.hex()}) would fall below zero: the counts are damaged")
+    if count:
+        tx.set(key, pack(count))
+    elif value is not None:
+        tx.delete(key)
 
 
 def repeated_vars(pattern: Sequence[Any]) -> list[tuple[int, int]]:

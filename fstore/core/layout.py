@@ -50,9 +50,9 @@ SCRATCH = pack("scratch")
 @dataclass(frozen=True)
 class Space:
     """The keys of one versioned space: its change records' and snapshots' n-tuple store
-    prefixes, the tags of its snapshot metadata (``pack(meta, k)``) and of each branch's
-    snapshot (``pack(branch, name)``), and the byte the commit id puts before each of its
-    records."""
+    prefixes, the tags of its snapshot metadata (``pack(meta, k)``), of each branch's
+    snapshot (``pack(branch, name)``) and of each snapshot's counts (``pack(counts, k, kind)``,
+    format 5), and the byte the commit id puts before each of its records."""
 
     name: str
     records: bytes
@@ -60,10 +60,11 @@ class Space:
     meta: str
     branch: str
     mark: bytes
+    counts: str
 
 
-QUADS = Space("quads", b"\x91", b"\x92", "S", "B", b"")
-TABLES = Space("tables", b"\x93", b"\x94", "TS", "TB", b"\xff")  # no packed item starts with 0xff
+QUADS = Space("quads", b"\x91", b"\x92", "S", "B", b"", "SC")
+TABLES = Space("tables", b"\x93", b"\x94", "TS", "TB", b"\xff", "TSC")  # no packed item starts with 0xff
 SPACES = (QUADS, TABLES)
 # The keyspaces kept in prefix-compressed blocks (format 4; nstore.blocks.Blocks.under each).
 BLOCKED = (DICTIONARY, QUADS.records, QUADS.snapshots, TABLES.records, TABLES.snapshots)

@@ -51,7 +51,9 @@ from .refs import BRANCH, REMOTE, TAG, Refs, kind_name, qualified, qualify
 
 __all__ = ["Storage", "Snapshot", "Writer", "Opened", "Changes", "ChangeStream", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
+UPGRADABLE = frozenset({3, 4})
+"""The older formats ``datae upgrade`` rewrites into this one (``fstore.ops.upgrade``)."""
 DEFAULT_BRANCH = "main"
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{64}")
@@ -98,7 +100,7 @@ class Storage:
                     tx.set(FORMAT_KEY, str(FORMAT_VERSION).encode())
                     self.refs.set(tx, BRANCH, DEFAULT_BRANCH, None)
         elif version != str(FORMAT_VERSION).encode():
-            hint = "; `datae upgrade` rewrites it in this format" if version == b"3" else ""
+            hint = "; `datae upgrade` rewrites it in this format" if version in {str(v).encode() for v in UPGRADABLE} else ""
             raise FormatVersionError(
                 f"{self.path} holds datae format {version.decode(errors='replace')}; this datae reads format {FORMAT_VERSION}{hint}"
             )

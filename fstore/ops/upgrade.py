@@ -1,13 +1,15 @@
 """Upgrading a store written in an older format (``datae upgrade``, ``fstore.upgrade``).
 
-Format 4 keeps the dictionary, the change records and the snapshots of both spaces in
-prefix-compressed blocks (``nstore.blocks``); format 3 held the same keys as one LMDB pair
-each. The keys themselves (what they encode) did not change, so the upgrade is a rewrite of
-the file: every pair in key order, the pairs of each blocked keyspace turned into its
-blocks as they stream past, the format key set to 4. It runs as a compaction does
-(:func:`nstore.lmdbfile.compact`): the new file is written beside the old one, flushed, and
-**verified** (every check of ``datae verify``) before it replaces the old one in one
-rename; a crash, a full disk or a failed check leaves the old file as it was.
+Format 5 keeps with every snapshot its quads counted by graph and predicate (the query
+planner's estimates); format 4 did not. Format 4 keeps the dictionary, the change records
+and the snapshots of both spaces in prefix-compressed blocks (``nstore.blocks``); format 3
+held the same keys as one LMDB pair each. So the upgrade is a rewrite of the file: every
+pair in key order (a format-3 store's blocked keyspaces turned into blocks as they stream
+past), the format key set to 5; then, in the new file, every snapshot's counts are taken
+from the quads it holds. It runs as a compaction does (:func:`nstore.lmdbfile.compact`):
+the new file is written beside the old one, flushed, completed and **verified** (every
+check of ``datae verify``) before it replaces the old one in one rename; a crash, a full
+disk or a failed check leaves the old file as it was.
 
 >>> import tempfile, fstore
 >>> path = tempfile.mkdtemp()
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from nstore import okvs
 from nstore.blocks import Blocks, into_blocks
@@ -28,13 +30,11 @@ from nstore.errors import CorruptStoreError, FormatVersionError
 from nstore.lmdbfile import compact, exclusive
 
 from ..core.layout import BLOCKED, FORMAT_KEY
-from ..core.storage import FORMAT_VERSION, Storage
+from ..core.storage import FORMAT_VERSION, UPGRADABLE, Storage
 from .verify import verify
 
 __all__ = ["upgrade", "UpgradeReport", "UPGRADABLE"]
 
-UPGRADABLE = frozenset({3})
-"""The formats :func:`upgrade` rewrites into the current one."""
 
 
 @dataclass
@@ -69,19 +69,30 @@ def upgrade(path: str | os.PathLike, map_size: int | None = None) -> UpgradeRepo
             shown = stored.decode(errors="replace") if stored is not None else "none"
             raise FormatVersionError(f"{directory} holds datae format {shown}; this datae upgrades formats "
                                      f"{', '.join(map(str, sorted(UPGRADABLE)))} to {FORMAT_VERSION}")
-        before, after = compact(directory, transform=_to_current, check=_verified)
+        before, after = compact(directory, transform=_rewrite_from(version), finish=_completed)
     return UpgradeReport(version, True, before, after)
 
 
-def _to_current(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
-    """A format-3 store's pairs as format 4 holds them."""
-    for key, value in into_blocks(pairs, [Blocks.under(prefix) for prefix in BLOCKED]):
-        yield key, (str(FORMAT_VERSION).encode() if key == FORMAT_KEY else value)
+def _rewrite_from(version: int) -> Callable[[Iterator[tuple[bytes, bytes]]], Iterator[tuple[bytes, bytes]]]:
+    """The rewrite of a store's pairs from format ``version`` (3 or 4) into the current one."""
+
+    def rewrite(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
+        if version == 3:
+            pairs = into_blocks(pairs, [Blocks.under(prefix) for prefix in BLOCKED])
+        for key, value in pairs:
+            yield key, (str(FORMAT_VERSION).encode() if key == FORMAT_KEY else value)
+
+    return rewrite
 
 
-def _verified(directory: str) -> None:
+def _completed(directory: str) -> None:
+    """Count the quads of every snapshot in the rewritten store (format 5's counts, one
+    write transaction), then verify it."""
     storage = Storage(directory)
     try:
+        with storage.write() as writer:
+            for space in storage.spaces:
+                space.heads.recount(writer.tx)
         with storage.read() as snapshot:
             problems = verify(snapshot)
     finally:

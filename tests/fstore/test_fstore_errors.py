@@ -152,15 +152,16 @@ def test_exception_inside_leaves_store_unchanged(repo):
     assert snapshot(repo) == before
 
 
-# a future format, format 1 (before the dictionary), 2 (before state digests), 3 (before blocks: upgradable)
-@pytest.mark.parametrize("version", [b"99", b"1", b"2", b"3"])
+# a future format, format 1 (before the dictionary), 2 (before state digests), 3 (before blocks: upgradable),
+# 4 (before counts: upgradable)
+@pytest.mark.parametrize("version", [b"99", b"1", b"2", b"3", b"4"])
 def test_format_version_is_checked(tmp_path, version):
     repo = fstore.open(tmp_path / "r")
     with repo.storage.write() as writer:
         writer.tx.set(pack("datae", "format"), version)
     repo.close()
-    hint = "; `datae upgrade` rewrites it in this format" if version == b"3" else ""
-    with pytest.raises(FormatVersionError, match=f"holds datae format {version.decode()}; this datae reads format 4{re.escape(hint)}$"):
+    hint = "; `datae upgrade` rewrites it in this format" if version in (b"3", b"4") else ""
+    with pytest.raises(FormatVersionError, match=f"holds datae format {version.decode()}; this datae reads format 5{re.escape(hint)}$"):
         fstore.open(tmp_path / "r")
 
 

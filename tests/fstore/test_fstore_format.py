@@ -1,4 +1,4 @@
-"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 4):
+"""Pins the versioned store's on-disk layout (docs/format.md, "Versioned store", format 5):
 if this test must change, the format version must change too."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_raw_keys_of_one_commit(tmp_path):
     state = recomputed_digest([identity])
     assert tx.commit_id == recomputed_id([], "m", "a", state, [identity + b"\x01"])
     assert tx.commit_id == "f80ab9f263f71768b42a0221f4c2adc1f39314f76791c7b32d7e2a9e10230291"
-    assert pairs.pop(pack("datae", "format")) == b"4"
+    assert pairs.pop(pack("datae", "format")) == b"5"
     assert pairs.pop(pack("b", "main")) == pack(1, tx.commit_id)  # the id lets verify check the seq
     assert pairs.pop(pack("i", tx.commit_id)) == pack(1)
     record = msgpack.unpackb(pairs.pop(pack("c", 1)))
@@ -61,10 +61,14 @@ def test_raw_keys_of_one_commit(tmp_path):
     # Snapshot 1 holds main's state at commit 1; main uses it and owns it.
     assert msgpack.unpackb(pairs.pop(pack("S", 1))) == [1, "main", 1]
     assert pairs.pop(pack("B", "main")) == pack(1)
+    # Its quads counted by (graph, predicate) and by predicate (format 5).
+    s_ref, p_ref = bytes.fromhex("500000000000"), bytes.fromhex("500000000001")
+    assert pairs.pop(pack("SC", 1, 0) + pack(None) + p_ref) == pack(1)
+    assert pairs.pop(pack("SC", 1, 1) + p_ref) == pack(1)
+    assert pack("SC", 1, 0).hex(" ") == "02 53 43 00 15 01 14"
     # The keys of the dictionary (90), the records (91) and the snapshots (92), each space
     # in blocks: here one block each, under its first key.
     # The dictionary: IRIs get ids 0 and 1 in the order the commit met them; 1 stays inline.
-    s_ref, p_ref = bytes.fromhex("500000000000"), bytes.fromhex("500000000001")
     dictionary = {b"\x90t" + pack(IRI("urn:s")): s_ref, b"\x90t" + pack(IRI("urn:p")): p_ref,
                   b"\x90i" + s_ref: pack(IRI("urn:s")), b"\x90i" + p_ref: pack(IRI("urn:p")),
                   b"\x90n": (2).to_bytes(8, "big")}

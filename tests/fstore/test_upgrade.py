@@ -1,7 +1,8 @@
-"""`datae upgrade` (fstore.ops.upgrade): a store written by datae in format 3 (the file in
-tests/fstore/data, made by tests/fstore/data/make_format3.py with the datae of that format)
-becomes format 4 holding every key it held, with the same commit ids and a clean verify;
-a rewrite that fails verify leaves the old file as it was."""
+"""`datae upgrade` (fstore.ops.upgrade): stores written by datae in formats 3 and 4 (the files
+in tests/fstore/data, made by tests/fstore/data/make_old_format.py with the datae of each
+format) become format 5 holding every key they held, the snapshots' counts added, with the
+same commit ids and a clean verify; a rewrite that fails verify leaves the old file as it
+was."""
 
 from __future__ import annotations
 
@@ -9,30 +10,41 @@ import gzip
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import lmdb
 import pytest
 
 import fstore
-from fstore.core.layout import BLOCKED, FORMAT_KEY
+from fstore.core.layout import BLOCKED, FORMAT_KEY, SPACES
 from nstore import okvs
 from nstore.blocks import Blocks
 from nstore.errors import CorruptStoreError, FormatVersionError
+from nstore.pack import pack, split, unpack
 
-DATA = Path(__file__).parent / "data" / "format3-data.mdb.gz"
-# The heads make_format3.py printed when it wrote the file (ids hash content, not layout).
+DATA = Path(__file__).parent / "data"
+# The heads make_old_format.py printed when it wrote each file (ids hash content, not layout).
 MAIN = "cbbb0c9bd0e619162a37f9affab9d090f387ca5869b0a0be6fea5ed128e72885"
 SIDE = "870eb1524a37514e6cc05cd749fa7910f51cb685738b7e63b01e00ca3a9b1c96"
 
 
-@pytest.fixture
-def format3(tmp_path: Path) -> Path:
-    store = tmp_path / "old"
+def unpacked(version: int, tmp_path: Path) -> Path:
+    store = tmp_path / f"old{version}"
     store.mkdir()
-    with gzip.open(DATA) as source, open(store / "data.mdb", "wb") as target:
+    with gzip.open(DATA / f"format{version}-data.mdb.gz") as source, open(store / "data.mdb", "wb") as target:
         shutil.copyfileobj(source, target)
     return store
+
+
+@pytest.fixture(params=[3, 4])
+def old(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[int, Path]:
+    return request.param, unpacked(request.param, tmp_path)
+
+
+@pytest.fixture
+def format3(tmp_path: Path) -> Path:
+    return unpacked(3, tmp_path)
 
 
 def raw_pairs(path: Path) -> dict[bytes, bytes]:
@@ -55,20 +67,46 @@ def logical_pairs(path: Path) -> dict[bytes, bytes]:
     return pairs
 
 
-def test_a_format_3_store_is_refused_with_the_way_out(format3: Path) -> None:
-    with pytest.raises(FormatVersionError, match="holds datae format 3; this datae reads format 4; `datae upgrade`"):
-        fstore.open(format3)
+def test_an_old_store_is_refused_with_the_way_out(old: tuple[int, Path]) -> None:
+    version, path = old
+    with pytest.raises(FormatVersionError, match=f"holds datae format {version}; this datae reads format 5; `datae upgrade`"):
+        fstore.open(path)
 
 
-def test_upgrade_keeps_every_key_and_id(format3: Path) -> None:
-    before = raw_pairs(format3)
-    report = fstore.upgrade(format3)
-    assert (report.version, report.upgraded) == (3, True)
-    assert report.bytes_after < report.bytes_before
-    after = logical_pairs(format3)
-    assert after.pop(FORMAT_KEY) == b"4" and before.pop(FORMAT_KEY) == b"3"
+def counted(pairs: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    """The count keys format 5 adds, taken out of ``pairs``, each checked against a count
+    made here of the snapshot keys (index 0: snapshot, graph, subject, predicate, object)."""
+    added = {}
+    for space in SPACES:
+        tag = pack(space.counts)
+        added.update({key: pairs.pop(key) for key in [key for key in pairs if key.startswith(tag)]})
+        by_pair: Counter = Counter()
+        index0 = space.snapshots + b"\x00"  # the first index (docs/format.md)
+        for key in pairs:
+            if key.startswith(index0):
+                number, graph, _, predicate, _ = split(key, len(index0), 5)
+                by_pair[(number, graph, predicate)] += 1
+        expected = {}
+        for (number, graph, predicate), count in by_pair.items():
+            expected[tag + number + pack(0) + graph + predicate] = pack(count)
+            key = tag + number + pack(1) + predicate
+            expected[key] = pack((unpack(expected[key])[0] if key in expected else 0) + count)
+        assert {key: value for key, value in added.items() if key.startswith(tag)} == expected
+    return added
+
+
+def test_upgrade_keeps_every_key_and_id(old: tuple[int, Path]) -> None:
+    version, path = old
+    before = logical_pairs(path) if version == 4 else raw_pairs(path)
+    report = fstore.upgrade(path)
+    assert (report.version, report.upgraded) == (version, True)
+    if version == 3:
+        assert report.bytes_after < report.bytes_before
+    after = logical_pairs(path)
+    assert after.pop(FORMAT_KEY) == b"5" and before.pop(FORMAT_KEY) == str(version).encode()
+    assert counted(after)  # the snapshots' counts, as the snapshots hold
     assert after == before
-    with fstore.open(format3) as repo:
+    with fstore.open(path) as repo:
         assert repo.verify() == []
         assert (repo.head("main"), repo.head("side"), repo.resolve("v1")) == (MAIN, SIDE, MAIN)
         assert repo.at("main").table("towns").get(3)["name"] == "renamed"
@@ -76,11 +114,11 @@ def test_upgrade_keeps_every_key_and_id(format3: Path) -> None:
         with repo.transaction("main", message="after") as tx:  # and it takes commits
             fstore.add(tx, None, fstore.IRI("urn:new"), fstore.IRI("urn:p"), 1)
         assert repo.verify() == []
-    assert fstore.upgrade(format3).upgraded is False
+    assert fstore.upgrade(path).upgraded is False
 
 
 def test_a_rewrite_that_fails_verify_keeps_the_old_file(format3: Path) -> None:
-    """A format-3 file whose snapshot lost a key: the rewrite in format 4 fails verify,
+    """A format-3 file whose snapshot lost a key: the rewrite in format 5 fails verify,
     and the old file is left byte for byte."""
     env = lmdb.open(str(format3), map_size=1 << 26)
     with env.begin(write=True) as txn:
@@ -103,7 +141,7 @@ def test_datae_upgrade_command(format3: Path) -> None:
     assert refused.returncode != 0 and "datae upgrade" in refused.stderr and "Traceback" not in refused.stderr
     done = datae("upgrade")
     assert done.returncode == 0, done.stderr
-    assert "upgraded from format 3 to 4 (verified)" in done.stdout
+    assert "upgraded from format 3 to 5 (verified)" in done.stdout
     again = datae("upgrade")
     assert again.returncode == 0 and "nothing to do" in again.stdout
     assert datae("verify").returncode == 0

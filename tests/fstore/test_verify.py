@@ -288,6 +288,30 @@ def test_a_snapshot_record_with_a_wrong_count_is_reported(repo):
     assert any(f"records {count + 1} quads but holds {count}" in problem for problem in repo.verify())
 
 
+def test_a_snapshot_count_by_graph_and_predicate_that_is_wrong_missing_or_stray_is_reported(repo):
+    with repo.transaction("main", message="more", author="a") as tx:
+        fstore.add_many(tx, [(IRI(f"urn:g{i % 2}"), IRI(f"urn:s{i}"), IRI(f"urn:p{i % 3}"), i) for i in range(30)])
+    assert repo.verify() == []
+    heads = repo.storage.quads.heads
+    with repo.storage.read() as snapshot:
+        number = next(iter(heads.metas(snapshot.tx)))
+        pairs = dict(snapshot.tx.range(pack("SC", number, 0), pack("SC", number, 0) + b"\xff"))
+    key, value = next(iter(pairs.items()))
+    tampered = [(key, pack(unpack(value)[0] + 1), "count(s) by graph and predicate differ"),
+                (key, None, "count(s) by graph and predicate differ"),
+                (pack("SC", number, 1) + key[-6:], None, "count(s) by predicate differ"),
+                (pack("SC", number + 7, 1) + key[-6:], pack(1), "belongs to no snapshot")]
+    for where, new, reported in tampered:
+        with repo.storage.read() as snapshot:
+            old = snapshot.tx.get(where)
+        with repo.storage.write() as writer:
+            writer.tx.delete(where) if new is None else writer.tx.set(where, new)
+        assert any(reported in problem for problem in repo.verify()), (where, reported)
+        with repo.storage.write() as writer:
+            writer.tx.delete(where) if old is None else writer.tx.set(where, old)
+        assert repo.verify() == []
+
+
 def test_byte_flips_are_refused_reported_or_harmless(tmp_path):
     """One bit flipped at a time in a store with history, branches, a tag, a merge, a
     table and values of every kind (``tests/fstore/flip_probe.py``): at random offsets

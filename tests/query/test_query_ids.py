@@ -64,6 +64,22 @@ QUERIES = [
     "SELECT * { ?s :q ?v OPTIONAL { ?s :p ?o . ?o :q ?z FILTER(?z != 1) } OPTIONAL { ?z :p ?s } }",
     "SELECT * { ?s :q ?v OPTIONAL { ?s :p ?o FILTER(?o != ?v) } }",
     "SELECT * { ?s :p ?o OPTIONAL { :a ?q ?s } OPTIONAL { ?o :p ?o } }",
+    # Counts the store keeps (COUNT of one pattern binding at most its predicate), and
+    # patterns it does not keep counts of.
+    "SELECT (COUNT(*) AS ?n) (COUNT(?o) AS ?m) { ?s :p ?o }",
+    "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }",
+    "SELECT (COUNT(*) AS ?n) { GRAPH :g { ?s ?p ?o } }",
+    "SELECT (COUNT(?s) AS ?n) FROM :g { ?s :q ?o }",
+    "SELECT (COUNT(*) AS ?n) { ?s :nowhere ?o }",
+    "SELECT (COUNT(*) AS ?n) { ?s :p ?s }",
+    "SELECT (COUNT(*) AS ?n) { :a :p ?o }",
+    "SELECT (COUNT(DISTINCT ?o) AS ?n) { ?s :p ?o }",
+    "SELECT (COUNT(*) AS ?n) { ?s :p ?o FILTER(?o != :a) }",
+    "SELECT ?p (COUNT(*) AS ?n) (COUNT(?o) AS ?m) { ?s ?p ?o } GROUP BY ?p",
+    "SELECT ?p (COUNT(*) AS ?n) { GRAPH :g { ?s ?p ?o } } GROUP BY ?p",
+    "SELECT (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY ?p",
+    "SELECT ?p (COUNT(*) AS ?n) { ?s ?p ?s } GROUP BY ?p",
+    "SELECT ?s (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY ?s",
 ]
 
 
@@ -109,6 +125,34 @@ def test_bgps_on_ids_give_what_bgps_on_terms_give(commits: list, early: bool, on
                 on_ids = _rows(view, text)
                 with on_terms():
                     assert on_ids == _rows(view, text), (ref, text)
+    finally:
+        repo.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_counts_of_one_pattern_read_the_store_s_counts_not_its_quads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """COUNT(*) of ``?s :p ?o``, and of ``?s ?p ?o`` grouped by ``?p``, are the counts the
+    store keeps with its heads: no quad is read (a scan would fail here), and the answer
+    is the count at the commit read."""
+    folder = tempfile.mkdtemp(prefix="datae-ids-")
+    repo = fstore.open(folder)
+    try:
+        with repo.transaction("main", message="m", author="tests") as tx:
+            fstore.add_many(tx, [(None, IRI(f"{EX}s{i}"), PREDICATES[i % 2], i) for i in range(101)])
+        first = repo.head("main")
+        with repo.transaction("main", message="m2", author="tests") as tx:
+            fstore.rm(tx, None, IRI(f"{EX}s0"), PREDICATES[0], 0)
+
+        def no_scan(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("the quads were read")
+
+        monkeypatch.setattr(fstore.query_source.ItemReads, "scan", no_scan)
+        text = "SELECT (COUNT(*) AS ?n) { ?s :p ?o }"
+        assert _rows(repo.at("main"), text) == Counter({frozenset({("n", Literal("50", XSD_INTEGER))}): 1})
+        assert _rows(repo.at(first), text) == Counter({frozenset({("n", Literal("51", XSD_INTEGER))}): 1})
+        partition = "SELECT ?p (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY ?p"
+        counts = {p: Literal(str(n), XSD_INTEGER) for p, n in zip(PREDICATES, (50, 50))}
+        assert _rows(repo.at("main"), partition) == Counter(frozenset({("p", p), ("n", n)}) for p, n in counts.items())
     finally:
         repo.close()
         shutil.rmtree(folder, ignore_errors=True)

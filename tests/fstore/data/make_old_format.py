@@ -1,10 +1,11 @@
-"""How tests/fstore/data/format3-data.mdb.gz was made: run with datae at commit b6eea6d (the
-last of format 3) on the path, then ``gc`` (to compact it) and ``gzip -9`` of its data.mdb.
+"""How tests/fstore/data/formatN-data.mdb.gz were made: run with the datae of format N on the
+path (format 3: commit b6eea6d, the last of it; format 4: commit dbea488), which ends with
+``gc`` (to compact the file), then ``gzip -9`` of its data.mdb.
 
-    git worktree add /tmp/f3 b6eea6d && PYTHONPATH=/tmp/f3 python tests/fstore/data/make_format3.py OUT
+    git worktree add /tmp/f3 b6eea6d && PYTHONPATH=/tmp/f3 python tests/fstore/data/make_old_format.py 3 OUT
 
-tests/fstore/test_upgrade.py checks that ``datae upgrade`` turns it into format 4 with every
-key, commit id and read unchanged."""
+tests/fstore/test_upgrade.py checks that ``datae upgrade`` turns each into the current format
+with every key, commit id and read unchanged."""
 import datetime as dt
 import shutil
 import sys
@@ -17,7 +18,7 @@ from fstore.core.layout import FORMAT_KEY
 WHEN = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
 
 
-def main(out: str) -> None:
+def main(version: str, out: str) -> None:
     shutil.rmtree(out, ignore_errors=True)
     repo = fstore.open(out)
     ex = "http://example.org/"
@@ -40,11 +41,11 @@ def main(out: str) -> None:
     repo.merge("main", "side", message="merge side", author="ann", time=WHEN)
     repo.tag("v1", "main")
     with repo.storage.read() as snapshot:
-        assert snapshot.tx.get(FORMAT_KEY) == b"3"
+        assert snapshot.tx.get(FORMAT_KEY) == version.encode()
     print(repo.verify(), {name: repo.head(name) for name in ("main", "side")})
     repo.gc(expire=dt.timedelta(0))
     repo.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])
