@@ -40,7 +40,8 @@ What runs, in order, for each scale:
    each round is timed with :func:`bench.timing.timed` (garbage collected before, paused
    during). ``--seconds`` stops after the round in which the slowest engine's time passed
    it. In-process engines run one stream of mixes; each server gets ``--clients``
-   threads, each taking the next whole mix from a shared counter (BSBM's ``-mt``).
+   threads, each taking the next whole mix from a shared counter (BSBM's ``-mt``);
+   datae serve runs ``--workers`` processes (default: one a client, at most the cores).
 
 Figures: **QMpH** (query mixes per hour: mixes x 3600 / wall seconds of the timed
 rounds) per engine and, for each query, the average time (BSBM's AQET) and queries a
@@ -495,10 +496,10 @@ def print_per_query(title: str, figure: QueryFigure, tallies: dict[str, Tally], 
 # -- the run ---------------------------------------------------------------------------
 
 
-def start_servers(store: Path, pyoxigraph_store: Path) -> tuple[Process, Process | None, str]:
-    """``datae serve --read-only`` on datae's store and ``oxigraph serve-read-only`` on
-    pyoxigraph's (None and why not, if it cannot run)."""
-    datae = start_datae(str(store))
+def start_servers(store: Path, pyoxigraph_store: Path, workers: int = 1) -> tuple[Process, Process | None, str]:
+    """``datae serve --read-only --workers N`` on datae's store and ``oxigraph
+    serve-read-only`` on pyoxigraph's (None and why not, if it cannot run)."""
+    datae = start_datae(str(store), workers)
     oxigraph, why = serve_oxigraph(str(pyoxigraph_store))
     return datae, oxigraph, why
 
@@ -514,7 +515,8 @@ def run_scale(products: int, classes: Path, args: argparse.Namespace) -> None:
     print_loads(loads)
     repo = fstore.open(str(directory / "datae"))
     store = ox.Store.read_only(str(directory / "pyoxigraph"))
-    datae, oxigraph, why = start_servers(directory / "datae", directory / "pyoxigraph")
+    workers = args.workers or min(args.clients, os.cpu_count() or 1)
+    datae, oxigraph, why = start_servers(directory / "datae", directory / "pyoxigraph", workers)
     try:
         engines = [datae_engine(repo.at("main")), pyoxigraph_engine(store), http_engine("datae serve", datae, args.clients)]
         if oxigraph is None:
@@ -527,11 +529,12 @@ def run_scale(products: int, classes: Path, args: argparse.Namespace) -> None:
             print(f"page cache: both stores' files read first ({read / 1e9:.2f} GB in {took:.1f} s)")
         print(f"timing: {args.warmup} warm-up mixes, then up to {args.runs} in {args.rounds} rounds"
               f"{f', stopping after {args.seconds:g} s' if args.seconds else ''}; servers: {args.clients} client(s); "
-              f"seed {args.seed}", flush=True)
+              f"datae serve workers: {workers}; seed {args.seed}", flush=True)
         tallies = measure(engines, mixes[:args.warmup], mixes[args.warmup:args.warmup + args.runs], args.rounds,
                           args.seconds)
         print_tallies(tallies, {query.number: query.form for query in mixes[0]})
-        peaks = f"datae serve {datae.peak_rss_mb()} MB" + (f", oxigraph serve {oxigraph.peak_rss_mb()} MB" if oxigraph else "")
+        datae.sample()  # each worker's peak RSS, if there are several
+        peaks = f"datae serve {datae.memory()}" + (f", oxigraph serve {oxigraph.peak_rss_mb()} MB" if oxigraph else "")
         print(f"peak RSS (VmHWM) of the servers: {peaks}")
     finally:
         for server in (datae, oxigraph):
@@ -573,6 +576,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=None,
                         help="stop after the round in which the slowest engine passed this (default: no cap)")
     parser.add_argument("--clients", type=int, default=1, help="client threads per server (default 1)")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="datae serve's worker processes (default: the clients, at most the cores)")
     parser.add_argument("--check", type=int, default=2, help="mixes whose answers are checked first (default 2)")
     parser.add_argument("--no-preload", action="store_true",
                         help="do not read the stores' files into the page cache before timing")

@@ -88,7 +88,7 @@ from query.limits import Limits, QueryTimeoutError, ResultTooLargeError
 from query.outcomes import UpdateResult
 
 from . import graph_store, service_description
-from .sparql_http import ProtocolError, negotiate, params_of, read_operation, run_operation
+from .sparql_http import ProtocolError, answer, params_of, read_operation
 
 __all__ = ["ServerConfig", "create_app", "serve", "default_workers", "ReadOnlyError", "CrossSiteError",
            "AddressInUseError", "WorkerStartError", "RedactQueryStrings"]
@@ -245,12 +245,11 @@ def create_app(config: ServerConfig, *, started: Callable[[], None] | None = Non
         if operation.kind == "update":
             require_write(request)
             operation = dataclasses.replace(operation, author=author_of(request, operation.author))
-        outcome = await run_in_threadpool(run_operation, repo(), operation, config.limits)
+        outcome = await run_in_threadpool(answer, repo(), operation, config.limits, request.headers.get("accept"))
         if isinstance(outcome, UpdateResult):
             return JSONResponse({"branch": outcome.branch, "commit": outcome.commit_id, "added": outcome.added,
                                  "removed": outcome.removed})
-        fmt, media = negotiate(request.headers.get("accept"), outcome.form, operation.formats)
-        text = await run_in_threadpool(outcome.serialize, fmt)
+        text, media = outcome
         if request.method == "HEAD":  # the headers a GET would get, without the body
             text = b""
         return Response(text, media_type=media if media.startswith("text/") else None,

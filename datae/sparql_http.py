@@ -41,7 +41,7 @@ from nstore.terms import IRI
 from query.updates import Load, Modify, UpdateRequest
 from query.versioning import VersionContext
 
-__all__ = ["Operation", "ProtocolError", "MethodNotAllowedError", "ALLOWED_METHODS", "read_operation", "run_operation", "negotiate", "RESULT_TYPES", "GRAPH_TYPES",
+__all__ = ["Operation", "ProtocolError", "MethodNotAllowedError", "ALLOWED_METHODS", "read_operation", "run_operation", "answer", "negotiate", "RESULT_TYPES", "GRAPH_TYPES",
            "FORMAT_PARAMETERS", "ranked_media", "params_of"]
 
 RESULT_TYPES = {
@@ -298,6 +298,18 @@ def run_operation(repo: fstore.Repository, operation: Operation, limits: Limits)
     deadline = limits.deadline()
     source = as_source(_views.at(versions))
     return collect(run_query(source, query, versions=versions, limits=limits, deadline=deadline), limits, deadline)
+
+
+def answer(repo: fstore.Repository, operation: Operation, limits: Limits,
+           accept: str | None) -> UpdateResult | tuple[bytes, str]:
+    """:func:`run_operation`, and a query's result written in the format ``accept`` and
+    the request's hints choose (:func:`negotiate`): ``(body, media type)``. One call, so a
+    server hands a request to a worker thread once."""
+    outcome = run_operation(repo, operation, limits)
+    if isinstance(outcome, UpdateResult):
+        return outcome
+    fmt, media = negotiate(accept, outcome.form, operation.formats)
+    return outcome.serialize(fmt), media
 
 
 class _Views:
