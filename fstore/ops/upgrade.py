@@ -36,7 +36,6 @@ from .verify import verify
 __all__ = ["upgrade", "UpgradeReport", "UPGRADABLE"]
 
 
-
 @dataclass
 class UpgradeReport:
     """What :func:`upgrade` did: the format the store held, whether it was rewritten, and
