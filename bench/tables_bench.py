@@ -11,6 +11,12 @@ peers measured in the same run on the same rows, and the cost of a schema change
 * pyarrow: ``Table.from_pylist`` + ``parquet.write_table``; read: ``read_table().to_pylist()``.
 * schema change: ``alter`` (add a column) on tables of each size: O(1) in rows (it writes
   schema.json and one legend, never a row), so the time must not grow with N.
+* CSV import (``import_csv``, types guessed) against sqlite3's csv module + ``executemany``,
+  with DuckDB's ``read_csv_auto`` printed beside for reference; ``to_pandas`` and
+  ``to_arrow`` against pyarrow reading the same rows from Parquet.
+* upsert: ``write_pandas(mode="upsert")`` of 10% of the rows, changed, against sqlite3's
+  ``INSERT ... ON CONFLICT (fid) DO UPDATE``; ``table diff`` between two commits 1,000
+  changed rows apart (issue 28's target: <= 50 ms whatever the table's size).
 
 Usage: ``python -m bench.tables_bench [--sizes 10000,1000000] [--dir DIR]``; prints one
 line per measurement and the ratios datae / peer (> 1: datae is slower).
@@ -96,6 +102,9 @@ def bench_csv(n: int, root: str, data: list[dict[str, Any]], out: dict[str, floa
     out["datae to_pandas"], frame = timed(table.to_pandas)
     assert len(frame) == n
     del frame
+    out["datae to_arrow"], arrow = timed(table.to_arrow)
+    assert arrow.num_rows == n
+    del arrow
     repo.close()
 
     db = os.path.join(root, f"sqlite-csv-{n}.db")
@@ -115,6 +124,22 @@ def bench_csv(n: int, root: str, data: list[dict[str, Any]], out: dict[str, floa
     con.close()
     out["sqlite3 CSV file MiB"] = os.path.getsize(db) / 2**20
     try:
+        import duckdb
+    except ImportError:  # pragma: no cover - duckdb is a bench dependency, for reference only
+        duckdb = None
+    if duckdb is not None:
+        ddb = os.path.join(root, f"duckdb-csv-{n}.db")
+        dcon = duckdb.connect(ddb)
+
+        def duckdb_import() -> None:
+            dcon.execute("CREATE TABLE bench AS SELECT * FROM read_csv_auto(?, header = true)", [path])
+            dcon.execute("ALTER TABLE bench ADD PRIMARY KEY (fid)")
+            dcon.execute("CHECKPOINT")
+
+        out["duckdb CSV import (reference)"], _ = timed(duckdb_import)
+        dcon.close()
+        out["duckdb CSV file MiB (reference)"] = os.path.getsize(ddb) / 2**20
+    try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - pyarrow is an optional dependency
@@ -123,6 +148,8 @@ def bench_csv(n: int, root: str, data: list[dict[str, Any]], out: dict[str, floa
     pq.write_table(pa.Table.from_pylist(data), ppath)
     out["pyarrow parquet to_pandas"], frame = timed(lambda: pq.read_table(ppath).to_pandas())
     assert len(frame) == n
+    out["pyarrow parquet read_table"], arrow = timed(lambda: pq.read_table(ppath))
+    assert arrow.num_rows == n
 
 
 def bench_size(n: int, root: str) -> dict[str, float]:
@@ -168,6 +195,22 @@ def bench_size(n: int, root: str) -> dict[str, float]:
     out["datae schema change (add column, commit)"] = statistics.median(changes)
     out["datae schema change (alter() alone)"] = statistics.median(staged)
     out["datae store MiB"] = repo.stats()["bytes"] / 2**20
+    changed = [dict(r, value=r["value"] + 1.0, count=-r["count"]) for r in data[::10]]  # 10% of the rows
+    import pandas as pd
+
+    frame = pd.DataFrame(changed, columns=COLUMNS)
+
+    def upsert() -> None:
+        with repo.transaction("main", message="upsert 10%") as tx:
+            tx.table("bench").write_pandas(frame, mode="upsert")
+
+    out["datae upsert 10% (write_pandas)"], _ = timed(upsert)
+    before = repo.head("main")
+    step = max(n // 1000, 1)
+    with repo.transaction("main", message="1,000 changed rows") as tx:
+        tx.table("bench").upsert_rows([dict(data[i], code="CHANGED") for i in range(0, n, step)][:1000])
+    out["datae table diff (1,000 changed rows)"], found = timed(lambda: len(repo.table_diff(before, "main", "bench")))
+    assert found == min(1000, n), found
     repo.close()
 
     # -- sqlite3
@@ -184,6 +227,14 @@ def bench_size(n: int, root: str) -> dict[str, float]:
     out["sqlite3 import (executemany, indexed)"], _ = timed(sqlite_import)
     out["sqlite3 read (SELECT *)"], count = timed(lambda: sum(1 for _ in con.execute("SELECT * FROM bench")))
     assert count == n
+    updates = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:])
+
+    def sqlite_upsert() -> None:
+        with con:
+            con.executemany(f"INSERT INTO bench VALUES ({marks}) ON CONFLICT (fid) DO UPDATE SET {updates}",
+                            ([r[c] for c in COLUMNS] for r in changed))
+
+    out["sqlite3 upsert 10% (ON CONFLICT DO UPDATE)"], _ = timed(sqlite_upsert)
     out["sqlite3 schema change (ADD COLUMN)"], _ = timed(lambda: con.execute("ALTER TABLE bench ADD COLUMN extra INTEGER"))
     con.close()
     out["sqlite3 file MiB"] = os.path.getsize(path) / 2**20
@@ -218,13 +269,19 @@ def main(argv: list[str] | None = None) -> None:
             results[n] = bench_size(n, root)
             for name, value in results[n].items():
                 unit = "MiB" if "MiB" in name else "s"
-                per = "" if unit == "MiB" or "change" in name or "get" in name else f"  ({value / n * 1e6:.2f} µs/row)"
+                per = "" if unit == "MiB" or "change" in name or "get" in name or "diff" in name or "upsert" in name else f"  ({value / n * 1e6:.2f} µs/row)"
                 print(f"{name:42s} {value:10.3f} {unit}{per}", flush=True)
             r = results[n]
             print(f"ratio CSV import datae / sqlite3: {r['datae CSV import'] / r['sqlite3 CSV import']:.1f}x time, "
                   f"{r['datae CSV store MiB'] / r['sqlite3 CSV file MiB']:.1f}x bytes")
+            if "duckdb CSV import (reference)" in r:
+                print(f"reference CSV import duckdb / sqlite3: {r['duckdb CSV import (reference)'] / r['sqlite3 CSV import']:.1f}x time, "
+                      f"{r['duckdb CSV file MiB (reference)'] / r['sqlite3 CSV file MiB']:.1f}x bytes")
             if "pyarrow parquet to_pandas" in r:
                 print(f"ratio to_pandas datae / pyarrow (Parquet): {r['datae to_pandas'] / r['pyarrow parquet to_pandas']:.1f}x")
+                print(f"ratio to_arrow  datae / pyarrow (Parquet read_table): {r['datae to_arrow'] / r['pyarrow parquet read_table']:.1f}x")
+            print(f"ratio upsert 10% datae / sqlite3: {r['datae upsert 10% (write_pandas)'] / r['sqlite3 upsert 10% (ON CONFLICT DO UPDATE)']:.1f}x")
+            print(f"table diff of 1,000 changed rows: {r['datae table diff (1,000 changed rows)'] * 1000:.1f} ms (target <= 50 ms)")
             print(f"ratio import  datae / sqlite3: {r['datae import'] / r['sqlite3 import (executemany, indexed)']:.1f}x")
             print(f"ratio read    datae / sqlite3: {r['datae read (python values)'] / r['sqlite3 read (SELECT *)']:.1f}x "
                   f"(stored values {r['datae read (stored values)'] / r['sqlite3 read (SELECT *)']:.1f}x)")
