@@ -244,6 +244,19 @@ def parse_tables(out: str) -> list[Figure]:
     return [Figure("tables", label, value(mine), value(theirs), unit, peer) for label, mine, theirs, unit, peer in pairs]
 
 
+def parse_tables_versions(out: str) -> list[Figure]:
+    """Each measure of tables_versions_bench at its two sizes: the larger's time against
+    the smaller's (a cost that follows the rows changed stays near 1)."""
+    sections = re.findall(r"^--- ([\d,]+) rows\n(.*?)(?=^--- |\Z)", out, re.MULTILINE | re.DOTALL)
+    found = [{name.strip(): _num(ms) for name, ms in re.findall(rf"^(\S.*?)\s+{NUMBER} ms$", body, re.MULTILINE)}
+             for _, body in sections]
+    if len(found) < 2:
+        return [Figure("tables_versions", "measures", None, None)]
+    (small, smaller), (large, larger) = (sections[0][0], found[0]), (sections[-1][0], found[-1])
+    return [Figure("tables_versions", f"{name}: {large} rows / {small} rows", larger.get(name), smaller.get(name),
+                   "ms", f"{small} rows") for name in smaller]
+
+
 def parse_tables_sparql(out: str) -> list[Figure]:
     rows = re.findall(rf"^(\S.*?)\s+datae\s+{NUMBER} ms\s+pyoxigraph\s+{NUMBER} ms", out, re.MULTILINE)
     last = {case: (_num(mine), _num(theirs)) for case, mine, theirs in rows}  # the largest size: printed last
@@ -422,6 +435,8 @@ BENCHES = [
     Bench("query_shapes", ["--repeat", "2"], ["--repeat", "5"], parse_query_shapes),
     Bench("counts", ["--sizes", "20000", "--repeat", "2"], ["--sizes", "100000,1000000", "--repeat", "5"], parse_counts),
     Bench("tables", ["--sizes", "5000"], ["--sizes", "100000,1000000"], parse_tables),
+    Bench("tables_versions", ["--sizes", "2000,5000", "--repeat", "2"], ["--sizes", "100000,1000000", "--repeat", "3"],
+          parse_tables_versions),
     Bench("tables_sparql", ["--sizes", "2000"], ["--sizes", "10000,100000"], parse_tables_sparql),
     Bench("kart", ["--sizes", "2000", "--commits", "3"], ["--sizes", "10000,100000", "--commits", "20"], parse_kart),
     Bench("spark", ["--quads", "20000", "--rows", "20000", "--repeat", "1", "--workdir", "{workdir}/spark"],
