@@ -9,4 +9,5 @@ setup(ext_modules=cythonize([
     Extension("nstore._btree", ["nstore/_btree.pyx"]),
     Extension("nstore._terms", ["nstore/_terms.pyx"]),
     Extension("nstore._ntriples", ["nstore/_ntriples.pyx"]),
+    Extension("fstore.tables._columns", ["fstore/tables/_columns.pyx"]),
 ], language_level=3))

@@ -24,16 +24,20 @@ from nstore.collector import paused_gc
 
 from ..errors import ExportError, require
 from .arrow_types import kart_arrow_type, table_arrow_schema, table_crs
-from .frames import stored_column_chunks
+from .columnar import columnar_batch
+from .frames import table_feature_chunks
 from .geometry import gpkg_to_wkb
 from .types import decode_value
 
 pa = require("pyarrow", "the Arrow form of a table")
 
-__all__ = ["BATCH_SIZE", "column_plan", "column_batch", "table_batches", "typed_array", "to_arrow"]
+__all__ = ["BATCH_SIZE", "COLUMNAR", "column_plan", "column_batch", "table_batches", "typed_array", "to_arrow"]
 
 BATCH_SIZE = 65_536
 """Rows in a record batch: enough to amortise the per-batch cost, one batch held at a time."""
+COLUMNAR = True
+"""Whether chunks go through the compiled decoder first (:mod:`.columnar`); False reads
+every chunk the reference way (what the differential tests compare it with)."""
 
 
 # Where the WKB starts in GeoPackage binary, by envelope type (header 8 bytes + doubles).
@@ -154,15 +158,20 @@ def column_batch(plan: Sequence[tuple[Any, Any, Any]], columns: Sequence[list], 
 
 
 def table_batches(table: Any, batch_size: int = BATCH_SIZE, *, arrow_schema: Any = None) -> Iterator[Any]:
-    """Record batches of a table (``repo.at(ref).table(name)`` or a writer), read a column
-    at a time (:func:`fstore.tables.frames.stored_column_chunks`): no dict per row."""
+    """Record batches of a table (``repo.at(ref).table(name)`` or a writer): each chunk of
+    features decoded into Arrow buffers in compiled code (:mod:`.columnar`), or, for a
+    chunk that path does not take, read a column at a time
+    (``RowReader.stored_columns``): no dict per row either way."""
     schema = table.schema
     if arrow_schema is None:
         arrow_schema = table_arrow_schema(schema, table_crs(table), name=getattr(table, "name", None))
     plan = column_plan(schema, arrow_schema)
-    for columns in stored_column_chunks(table, batch_size, geometry_bytes=True):
+    reader, name = table.reader, getattr(table, "name", "table")
+    for paths, blobs in table_feature_chunks(table, batch_size):
         with paused_gc():
-            batch = column_batch(plan, columns, arrow_schema, getattr(table, "name", "table"))
+            batch = columnar_batch(reader, arrow_schema, paths, blobs) if COLUMNAR else None
+            if batch is None:
+                batch = column_batch(plan, reader.stored_columns(paths, blobs, geometry_bytes=True), arrow_schema, name)
         yield batch
 
 

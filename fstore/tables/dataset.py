@@ -229,7 +229,10 @@ class RowReader:
             raise DatasetCorruptError(self.table, f"a feature names legend {name!r}, which is nowhere in the store")
         return legend
 
-    def _plan(self, legend_name: str):
+    def plan(self, legend_name: str) -> tuple[Legend, list[tuple[str, int | None]]]:
+        """The legend ``legend_name`` and, per schema column, the column's name and its
+        position in the legend's values (the primary-key values first), or None (a column
+        the legend does not have)."""
         plan = self._plans.get(legend_name)
         if plan is None:
             legend = self.legend(legend_name)
@@ -256,7 +259,7 @@ class RowReader:
     def stored_values(self, path: str, blob: bytes, pk: Sequence[Any] | None = None) -> list[Any]:
         """The row's stored values in schema order (columns its legend lacks are None)."""
         legend_name, values = _split(blob, path)
-        legend, layout = self._plan(legend_name)
+        legend, layout = self.plan(legend_name)
         if len(values) != len(legend.non_pk_columns):
             raise FeatureError(f"legend {legend_name} has {len(legend.non_pk_columns)} non-pk column(s), "
                                f"the feature {len(values)} value(s)", path=path)
@@ -275,9 +278,9 @@ class RowReader:
         rows = [self.stored_values(path, blob) for path, blob in zip(paths, blobs)]
         return [list(column) for column in zip(*rows)] if rows else [[] for _ in self.schema.columns]
 
-    def _bulk_columns(self, paths: Sequence[str], blobs: Sequence[bytes], geometry_bytes: bool) -> list[list[Any]] | None:
-        if not paths:
-            return None
+    def bulk_pks(self, paths: Sequence[str]) -> list[Any] | None:
+        """The primary-key values of many feature paths, from their file names in a few C
+        calls (None if one is not a packed list: read them one by one)."""
         names = "\n".join(path[path.rfind("/") + 1:] for path in paths)
         try:
             # URL-safe base64 made standard for the whole chunk at once, then decoded by C
@@ -285,7 +288,12 @@ class RowReader:
             keys = b"".join(map(binascii.a2b_base64, names.translate(_URLSAFE).split("\n")))
         except (binascii.Error, ValueError):
             return None
-        pks = unpack_many(keys, len(paths))
+        return unpack_many(keys, len(paths))
+
+    def _bulk_columns(self, paths: Sequence[str], blobs: Sequence[bytes], geometry_bytes: bool) -> list[list[Any]] | None:
+        if not paths:
+            return None
+        pks = self.bulk_pks(paths)
         decoded = unpack_many(b"".join(blobs), len(blobs), geometry_bytes=geometry_bytes)
         if pks is None or decoded is None:
             return None
@@ -294,7 +302,7 @@ class RowReader:
         legend_names = set(map(itemgetter(0), decoded))
         if len(legend_names) != 1 or type(next(iter(legend_names))) is not str:
             return None
-        legend, layout = self._plan(next(iter(legend_names)))
+        legend, layout = self.plan(next(iter(legend_names)))
         values = list(map(itemgetter(1), decoded))
         if set(map(type, values)) != {list} or set(map(len, values)) != {len(legend.non_pk_columns)} \
                 or set(map(type, pks)) != {list} or set(map(len, pks)) != {len(legend.pk_columns)}:

@@ -160,8 +160,7 @@ def stored_column_chunks(table: Any, size: int, *, geometry_bytes: bool = False)
     column of stored values; ``geometry_bytes``: geometries as their GeoPackage bytes),
     for a reader that streams, such as the Parquet export."""
     read = table.reader.stored_columns
-    chunked = getattr(table, "feature_chunks", None)  # a writer has none: its features chunked here
-    chunks = chunked(size) if chunked is not None else feature_chunks(table.features(), size)
+    chunks = table_feature_chunks(table, size)
     while True:
         with gc_paused():  # a million lists that form no cycle: collections would walk them all
             chunk = next(chunks, None)
@@ -198,6 +197,13 @@ def _dtype(col: Any) -> str | None:
     if kind == "timestamp":
         return "datetime64[us, UTC]" if col.extra_type_info.get("timezone") else "datetime64[us]"
     return None
+
+
+def table_feature_chunks(table: Any, size: int) -> Iterator[tuple[list[str], list[bytes]]]:
+    """A table's features (a :class:`~.dataset.Table` or a writer) ``size`` at a time, as
+    ``(paths, blobs)``: read in bulk at a commit, chunked here for a writer."""
+    chunked = getattr(table, "feature_chunks", None)  # a writer has none: its features chunked here
+    return chunked(size) if chunked is not None else feature_chunks(table.features(), size)
 
 
 def feature_chunks(features: Iterable[tuple[str, bytes]], size: int) -> Iterator[tuple[list[str], list[bytes]]]:
