@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .schema import Schema
 
 __all__ = ["dataframe_columns", "dataframe_rows", "integers_held_as_floats", "arrow_frame", "to_dataframe",
-           "stored_columns", "stored_column_chunks", "feature_chunks"]
+           "stored_columns", "stored_column_chunks", "table_feature_chunks", "feature_chunks"]
 
 
 def _spec(name: str, series: Any) -> ColumnSpec:
