@@ -189,7 +189,7 @@ def test_a_child_page_of_the_wrong_kind_is_reported_not_a_crash(tmp_path):
     """A branch node pointing at a leaf where a branch belongs: LMDB aborts the process
     on an assertion when a read walks there; verify must say so first (in a child
     process, so an abort fails the test instead of ending it)."""
-    flip_probe.build(str(tmp_path / "r"))
+    flip_probe.build(str(tmp_path / "r"), size=2000)  # enough pages for a tree of three levels
     data = (tmp_path / "r" / "data.mdb").read_bytes()
     root, depth = lmdb_pages.main_tree(data)
     assert depth == 3

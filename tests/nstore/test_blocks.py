@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from nstore import okvs
 from nstore._blocks import EXTERNAL, BlockError, block_keys, count, decode, find, problem, rewrite, slice_of
-from nstore.blocks import EXTERNAL_VALUE, Blocks
+from nstore.blocks import BLOCK_LIMIT, EXTERNAL_VALUE, Blocks
 from nstore.errors import CorruptStoreError
 from tests.profiles import examples
 
@@ -216,6 +216,30 @@ def test_a_damaged_block_is_a_corrupt_store_error() -> None:
         with pytest.raises(CorruptStoreError, match="block at key 9161"):
             space.get(tx, START + b"b")
         assert any("runs past the end" in p for p in space.problems(tx))
+    db.close()
+
+
+def test_blocks_are_written_to_their_target_and_read_whatever_their_size() -> None:
+    """A writer fills blocks to ``target`` (a block of one entry may pass it, never the
+    limit); blocks written full to the limit, as stores before the target were, read and
+    verify the same, and later writes into them cut them to the target."""
+    chooser = random.Random(7)
+    pairs = {START + chooser.randbytes(chooser.randint(1, 24)).replace(b"\xfd", b"a").replace(b"\xfe", b"a").replace(b"\xff", b"a"):
+             chooser.randbytes(chooser.choice([0, 8, 300, 600])) for _ in range(3000)}
+    keys = sorted(pairs)
+    db = okvs.open(tempfile.mkdtemp())
+    old, new = Blocks(START, END, external=OUTSIDE, target=2000), Blocks(START, END, external=OUTSIDE, target=300)
+    with db.transaction(write=True) as tx:
+        old.apply(tx, keys, [pairs[k] for k in keys])  # written full, as before the target
+        assert max(len(fence) + len(block) for fence, block in old.blocks(tx)) > 1500
+        assert list(new.range(tx, None, None)) == [(k, pairs[k]) for k in keys] and list(new.problems(tx)) == []
+        changed = keys[::3]
+        new.apply(tx, changed, [b"changed"] * len(changed))
+        pairs.update(dict.fromkeys(changed, b"changed"))
+        assert list(new.range(tx, None, None)) == [(k, pairs[k]) for k in keys] and list(new.problems(tx)) == []
+        sizes = [(len(fence) + len(block), count(fence, block)) for fence, block in new.blocks(tx)]
+        assert all(size <= 300 or entries == 1 for size, entries in sizes)
+        assert all(size <= BLOCK_LIMIT for size, _ in sizes)
     db.close()
 
 
