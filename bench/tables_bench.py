@@ -37,7 +37,7 @@ from typing import Any, Iterator
 
 import fstore
 import fstore.tables as tables
-from bench.timing import timed
+from bench.timing import print_growth, timed
 
 SCHEMA = [
     {"id": "c0", "name": "fid", "dataType": "integer", "primaryKeyIndex": 0, "size": 64},
@@ -288,13 +288,9 @@ def main(argv: list[str] | None = None) -> None:
             if "pyarrow import (from_pylist + parquet)" in r:
                 print(f"ratio import  datae / pyarrow: {r['datae import'] / r['pyarrow import (from_pylist + parquet)']:.1f}x")
                 print(f"ratio read    datae / pyarrow: {r['datae read (python values)'] / r['pyarrow read (parquet to_pylist)']:.1f}x")
-        if len(sizes) > 1:
-            a, b = sizes[0], sizes[-1]
-            grow = b / a
-            for key in ("datae CSV import", "datae to_pandas", "datae import", "datae read (python values)", "datae schema change (add column, commit)",
-                        "datae schema change (alter() alone)"):
-                ratio = results[b][key] / results[a][key]
-                print(f"scaling {key}: x{ratio:.1f} for x{grow:.0f} rows")
+        print_growth(results, ("datae CSV import", "datae to_pandas", "datae import", "datae read (python values)",
+                               "datae schema change (add column, commit)", "datae schema change (alter() alone)"),
+                     word="scaling")
     finally:
         if args.dir is None:
             shutil.rmtree(root, ignore_errors=True)

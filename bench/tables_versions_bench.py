@@ -32,7 +32,7 @@ import fstore
 import fstore.tables as tables
 
 from .tables_bench import SCHEMA, rows
-from .timing import timed
+from .timing import print_growth, timed
 
 __all__ = ["main"]
 
@@ -108,10 +108,7 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{name:42s} {seconds * 1000:10.1f} ms", flush=True)
             head = results[n]["to_arrow at the head"]
             print(f"ratio to_arrow at main~{COMMITS} / at the head: {results[n][f'to_arrow at main~{COMMITS}'] / head:.2f}x")
-        if len(sizes) > 1:
-            a, b = sizes[0], sizes[-1]
-            for name in results[a]:
-                print(f"growth {name}: x{results[b][name] / results[a][name]:.1f} for x{b / a:.0f} rows")
+        print_growth(results, results[sizes[0]])
     finally:
         if args.dir is None:
             shutil.rmtree(root, ignore_errors=True)
