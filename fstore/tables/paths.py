@@ -25,15 +25,13 @@ path structure: they imply ``msgpack/hash``, 256 branches, 2 levels, hex
 
 from __future__ import annotations
 
-import base64
 import binascii
-import functools
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.rowcodec import ENCODINGS, HASH_CHARS, PathRule, directories, filename, filename_bytes
 from .errors import FeatureError, PathStructureError, PrimaryKeyError
 from .packing import pack, unpack
 
@@ -50,41 +48,18 @@ __all__ = [
 ]
 
 SCHEMES = ("int", "msgpack/hash")
-HEX_ALPHABET = "0123456789abcdef"
-BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-ENCODINGS = {"hex": HEX_ALPHABET, "base64": BASE64_ALPHABET}
-# Usable hash characters: 40 hex digits; base64 of 20 bytes is 27 characters + "=".
-_HASH_CHARS = {"hex": 40, "base64": 27}
 _MAX_INT_LEVELS = 64
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _int_directories(structure: "PathStructure", n: int) -> str:
-    """The directories of the int scheme for ``n``; cached because consecutive keys share
-    them (``branches`` keys a directory)."""
-    alphabet, g = structure.alphabet, structure.group_length
-    base = len(alphabet)
-    digits = []
-    for _ in range(structure.levels * g):
-        n, r = divmod(n, base)
-        digits.append(alphabet[r])
-    chars = "".join(reversed(digits))
-    return "/".join(chars[i * g : (i + 1) * g] for i in range(structure.levels))
 
 
 def encode_filename(pk_values: Sequence[Any]) -> str:
     """``urlsafe_b64encode(msgpack(pk_values))``, padded, as Kart names feature files."""
-    return base64.urlsafe_b64encode(pack(list(pk_values))).decode("ascii")
-
-
-_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+    return filename(pack(list(pk_values)))
 
 
 def decode_filename(name: str) -> list[Any]:
     """The primary-key values a feature file name encodes."""
     try:
-        # base64.urlsafe_b64decode, without its per-call checks (a scan decodes every key)
-        raw = binascii.a2b_base64(name.encode("ascii").translate(_URLSAFE_TO_STANDARD))
+        raw = filename_bytes(name)
     except (binascii.Error, ValueError, UnicodeEncodeError) as e:
         raise FeatureError(f"file name {name!r} is not URL-safe base64 ({e})", path=name) from None
     value = unpack(raw, where=name)
@@ -94,13 +69,8 @@ def decode_filename(name: str) -> list[Any]:
 
 
 @dataclass(frozen=True)
-class PathStructure:
+class PathStructure(PathRule):
     """A validated ``path-structure.json``."""
-
-    scheme: str
-    branches: int
-    levels: int
-    encoding: str
 
     def __post_init__(self) -> None:
         where = f"path-structure {self.to_dict()!r}"
@@ -124,10 +94,10 @@ class PathStructure:
             )
         if self.levels < 1:
             raise PathStructureError(f"{where}: levels must be at least 1, not {self.levels}")
-        if self.scheme == "msgpack/hash" and self.levels * group > _HASH_CHARS[self.encoding]:
+        if self.scheme == "msgpack/hash" and self.levels * group > HASH_CHARS[self.encoding]:
             raise PathStructureError(
                 f"{where}: {self.levels} levels of {self.branches} branches need more than the "
-                f"{_HASH_CHARS[self.encoding]} {self.encoding} characters the hash provides"
+                f"{HASH_CHARS[self.encoding]} {self.encoding} characters the hash provides"
             )
         if self.scheme == "int" and self.levels * group > _MAX_INT_LEVELS:
             raise PathStructureError(f"{where}: too many levels ({self.levels})")
@@ -163,19 +133,6 @@ class PathStructure:
         return json.dumps(self.to_dict()).encode("utf-8")
 
     # -- encoding -----------------------------------------------------------------------
-    @property
-    def alphabet(self) -> str:
-        return ENCODINGS[self.encoding]
-
-    @property
-    def group_length(self) -> int:
-        """Characters per directory name (1 for 16 hex or 64 base64 branches, 2 for 256…)."""
-        n, power = 0, 1
-        while power < self.branches:
-            power *= len(self.alphabet)
-            n += 1
-        return n
-
     def tree_path(self, pk_values: Sequence[Any]) -> str:
         """The directories (``A/A/A/B``) a feature with these primary-key values lives in."""
         pk_values = list(pk_values)
@@ -187,11 +144,13 @@ class PathStructure:
                 raise PrimaryKeyError(
                     pk_values, f"the int path scheme needs an integer, not {type(pk).__name__} {pk!r}"
                 )
-            return _int_directories(self, (pk // self.branches) % (self.branches**self.levels))
-        digest = hashlib.sha256(pack(pk_values)).digest()
-        chars = digest.hex() if self.encoding == "hex" else base64.urlsafe_b64encode(digest[:20]).decode("ascii")
-        g = self.group_length
-        return "/".join(chars[i * g : (i + 1) * g] for i in range(self.levels))
+        try:
+            packed = b"" if self.scheme == "int" else pack(pk_values)
+        except TypeError as e:
+            raise PrimaryKeyError(pk_values, f"cannot be packed ({e})") from None
+        dirs = directories(self, pk_values, packed)
+        assert dirs is not None  # the int scheme's key was checked above
+        return dirs
 
     def encode_path(self, pk_values: Sequence[Any]) -> str:
         """The feature's path below ``feature/``, e.g. ``A/A/A/B/kU0=``."""

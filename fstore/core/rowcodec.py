@@ -1,0 +1,199 @@
+"""The mapping between a table's feature tuple and the row the store keeps for it.
+
+A feature tuple is ``(<urn:datae:dataset:NAME>, path, <urn:datae:table:feature>, blob)``
+(``docs/tables.md``, "The mapping"): ``path`` is Kart's feature path (directories from the
+dataset's path structure, then ``urlsafe_b64(msgpack(pk))``) and ``blob`` is Kart's feature
+blob ``msgpack([legend name, [values…]])``. The row store keeps such a tuple as its primary
+key packed order-preserving (``nstore.pack(*pk)``), a legend ordinal and the blob's bytes after
+the legend name, verbatim. :func:`split_feature` tells whether a tuple can be kept so (it is
+*regular*: the path is exactly the one its key and the table's path rule give back, the blob
+is framed as Kart frames it) and :func:`join_feature` gives the tuple back, byte for byte.
+
+This module is the storage's (``fstore.core``): verify, gc and upgrade rebuild tuples without
+the tables plug-in, so the path rule lives here and ``fstore.tables.paths`` builds on it.
+
+>>> rule = PathRule("int", 64, 4, "base64")
+>>> feature_path(rule, (77,))
+'A/A/A/B/kU0='
+>>> feature_path(PathRule("msgpack/hash", 256, 2, "hex"), (77,))
+'3c/57/kU0='
+>>> split = split_feature(rule, "A/A/A/B/kU0=", bytes.fromhex("92a3616263") + b"\\x91\\x05")
+>>> split.key, split.header, split.values
+(b'\\x15M', b'\\xa3abc', b'\\x91\\x05')
+>>> join_feature(rule, split.key, split.header, split.values)
+('A/A/A/B/kU0=', b'\\x92\\xa3abc\\x91\\x05')
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Sequence
+
+import msgpack
+
+from nstore.pack import pack as pack_key
+from nstore.pack import unpack as unpack_key
+
+__all__ = ["PathRule", "SplitFeature", "ENCODINGS", "FEATURE_IRI", "DATASET_PREFIX", "KEY_LIMIT",
+           "filename", "filename_bytes", "feature_path", "directories", "split_feature", "join_feature", "legend_header"]
+
+FEATURE_IRI = "urn:datae:table:feature"
+DATASET_PREFIX = "urn:datae:dataset:"
+KEY_LIMIT = 400
+"""The longest packed primary key a row keeps (bytes); a longer one stays a generic tuple,
+so that a row's keys (prefix, table, key, commit) fit LMDB's 511-byte limit."""
+ENCODINGS = {"hex": "0123456789abcdef",
+             "base64": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"}
+# Usable hash characters: 40 hex digits; base64 of 20 bytes is 27 characters + "=".
+HASH_CHARS = {"hex": 40, "base64": 27}
+_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+
+
+@dataclass(frozen=True)
+class PathRule:
+    """How a dataset's ``path-structure.json`` places features: ``scheme`` ``"int"`` (one
+    integer key divided by ``branches``, modulo ``branches ** levels``, one directory a
+    level) or ``"msgpack/hash"`` (the first characters of ``sha256(msgpack(pk))``), written
+    in ``encoding`` (``"hex"`` or ``"base64"``). Checked by ``fstore.tables.paths``."""
+
+    scheme: str
+    branches: int
+    levels: int
+    encoding: str
+
+    @property
+    def alphabet(self) -> str:
+        return ENCODINGS[self.encoding]
+
+    @functools.cached_property
+    def group_length(self) -> int:
+        """Characters per directory name (1 for 16 hex or 64 base64 branches, 2 for 256…)."""
+        n, power = 0, 1
+        while power < self.branches:
+            power *= len(self.alphabet)
+            n += 1
+        return n
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _int_directories(rule: PathRule, n: int) -> str:
+    """The directories of the int scheme for ``n``; cached because consecutive keys share
+    them (``branches`` keys a directory)."""
+    alphabet, g = rule.alphabet, rule.group_length
+    base = len(alphabet)
+    digits = []
+    for _ in range(rule.levels * g):
+        n, r = divmod(n, base)
+        digits.append(alphabet[r])
+    chars = "".join(reversed(digits))
+    return "/".join(chars[i * g : (i + 1) * g] for i in range(rule.levels))
+
+
+def directories(rule: PathRule, pk_values: Sequence[Any], packed: bytes) -> str | None:
+    """The directories (``A/A/A/B``) of the feature whose key is ``pk_values`` (``packed``
+    is their msgpack, which only the hash scheme reads), or None when the int scheme meets
+    anything but one integer."""
+    if rule.scheme == "int":
+        if len(pk_values) != 1 or isinstance(pk_values[0], bool) or not isinstance(pk_values[0], int):
+            return None
+        return _int_directories(rule, (pk_values[0] // rule.branches) % (rule.branches ** rule.levels))
+    digest = hashlib.sha256(packed).digest()
+    chars = digest.hex() if rule.encoding == "hex" else base64.urlsafe_b64encode(digest[:20]).decode("ascii")
+    g = rule.group_length
+    return "/".join(chars[i * g : (i + 1) * g] for i in range(rule.levels))
+
+
+def filename(packed: bytes) -> str:
+    """A feature's file name from its key's msgpack: URL-safe base64, padded."""
+    return base64.urlsafe_b64encode(packed).decode("ascii")
+
+
+def filename_bytes(name: str) -> bytes:
+    """The msgpack bytes a feature file name encodes (``base64.urlsafe_b64decode`` without
+    its per-call checks: a scan decodes every name); raises ``ValueError`` (``binascii.Error``)
+    or ``UnicodeEncodeError`` for a name that is not URL-safe base64."""
+    return binascii.a2b_base64(name.encode("ascii").translate(_URLSAFE_TO_STANDARD))
+
+
+def _packed_pk(pk_values: Sequence[Any]) -> bytes:
+    # Kart's msgpack of a key (packing.pack): keys hold no geometry, so no extension types.
+    return msgpack.packb(list(pk_values), use_bin_type=True, strict_types=True)
+
+
+def feature_path(rule: PathRule, pk_values: Sequence[Any]) -> str | None:
+    """The path below ``feature/`` of the feature keyed ``pk_values``, or None when the rule
+    cannot place it (see :func:`directories`)."""
+    packed = _packed_pk(pk_values)
+    dirs = directories(rule, pk_values, packed)
+    return None if dirs is None else f"{dirs}/{filename(packed)}"
+
+
+def legend_header(blob: bytes) -> int:
+    """The length of ``92 ‖ str header ‖ legend name`` at the start of a Kart feature blob,
+    or 0 when the blob does not start so (an array of two whose first item is a string)."""
+    if len(blob) < 2 or blob[0] != 0x92:
+        return 0
+    b = blob[1]
+    if 0xA0 <= b <= 0xBF:
+        size, start = b - 0xA0, 2
+    elif b == 0xD9 and len(blob) >= 3:
+        size, start = blob[2], 3
+    elif b == 0xDA and len(blob) >= 4:
+        size, start = int.from_bytes(blob[2:4], "big"), 4
+    elif b == 0xDB and len(blob) >= 6:
+        size, start = int.from_bytes(blob[2:6], "big"), 6
+    else:
+        return 0
+    end = start + size
+    return end if end <= len(blob) else 0
+
+
+class SplitFeature(NamedTuple):
+    """A regular feature tuple's parts: its key packed order-preserving, the blob's legend
+    (its string header and name, without the leading ``92``) and the rest of the blob."""
+
+    key: bytes
+    header: bytes
+    values: bytes
+
+
+def split_feature(rule: PathRule, path: str, blob: bytes) -> SplitFeature | None:
+    """The row of a feature tuple under ``rule``, or None when the tuple is not regular:
+    its path is not exactly what its key gives back under ``rule`` (so a row's key names
+    one path), the key does not pack into :data:`KEY_LIMIT` bytes, or the blob is not
+    ``92 ‖ legend name ‖ values``. Pure: the same tuple and rule always give the same answer."""
+    head = legend_header(blob)
+    if not head:
+        return None
+    name = path.rpartition("/")[2]
+    try:
+        pk = msgpack.unpackb(filename_bytes(name), raw=False)
+    except (binascii.Error, ValueError, UnicodeEncodeError, msgpack.UnpackException):
+        return None
+    if not isinstance(pk, list):
+        return None
+    try:
+        key = pack_key(*pk)
+    except (TypeError, ValueError):
+        return None
+    if len(key) > KEY_LIMIT:
+        return None
+    try:
+        derived = feature_path(rule, unpack_key(key))
+    except TypeError:  # a nested value comes back a tuple, which Kart's msgpack refuses
+        return None
+    if derived != path:
+        return None
+    return SplitFeature(key, blob[1:head], blob[head:])
+
+
+def join_feature(rule: PathRule, key: bytes, header: bytes, values: bytes) -> tuple[str, bytes]:
+    """The feature tuple's path and blob from its row (the inverse of :func:`split_feature`)."""
+    path = feature_path(rule, unpack_key(key))
+    if path is None:  # split_feature never makes such a row
+        raise ValueError(f"row key {key.hex()} has no path under {rule}")
+    return path, b"\x92" + header + values
