@@ -9,6 +9,8 @@ nstore, :mod:`fstore.errors` and itself (``tests/test_layers.py``).
 - :mod:`.refs`: branch, tag and remote names and where they live.
 - :mod:`.history`: the change records of every commit in one space, and reads at any commit.
 - :mod:`.heads`: materialised heads (a snapshot plus a small overlay per branch).
+- :mod:`.tables_space`: the tables space over its two homes; :mod:`.rows`: tables' rows by
+  table and primary key (format 6); :mod:`.rowcodec`: a feature tuple <-> its row.
 - :mod:`.digest`: state digests; :mod:`.counts`: a commit's counts from its records.
 - :mod:`.ranges`: ranges of numeric objects a read scans instead of filtering.
 """

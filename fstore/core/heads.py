@@ -491,16 +491,21 @@ class Heads:
         if found is not None:
             return found
         ancestors = self.history.commits.ancestors
-        overlay = Overlay()
-        for ident, items, alive in self.history.state_changes(tx, ancestors(tx, base) if base else frozenset(), ancestors(tx, seq)):
-            if alive:
-                overlay.born[ident] = items
-            else:
-                overlay.dead.add(ident)
+        overlay = self._overlay(tx, ancestors(tx, base) if base else frozenset(), ancestors(tx, seq))
         if not tx.write:  # a write transaction's view may still change before it commits
             if len(self._overlays) >= _CACHED_OVERLAYS:
                 self._overlays.pop(next(iter(self._overlays)))
             self._overlays[key] = overlay
+        return overlay
+
+    def _overlay(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Overlay:
+        """The overlay of the ancestry ``after`` on ``before`` (:meth:`overlay`, uncached)."""
+        overlay = Overlay()
+        for ident, items, alive in self.history.state_changes(tx, before, after):
+            if alive:
+                overlay.born[ident] = items
+            else:
+                overlay.dead.add(ident)
         return overlay
 
     def reader(self, tx: Transaction, seq: int | None, snapshot: int | None = None) -> Reader:

@@ -23,7 +23,7 @@ from typing import Any
 
 from nstore.pack import pack
 
-__all__ = ["Quad", "Space", "QUADS", "TABLES", "SPACES", "BLOCKED", "DICTIONARY", "FORMAT_KEY", "CURRENT_BRANCH_KEY",
+__all__ = ["Quad", "Space", "QUADS", "TABLES", "SPACES", "BLOCKED", "DICTIONARY", "ROW_RECORDS", "ROW_SNAPSHOTS", "FORMAT_KEY", "CURRENT_BRANCH_KEY",
            "REQUEST", "REQUEST_MIRROR", "MERGE_STATE_KEY", "MERGE_CONFLICT", "MERGE_RESOLUTION", "MERGE_PREFIX", "SCRATCH"]
 
 Quad = tuple[Any, Any, Any, Any]  # (graph, subject, predicate, object), or a table tuple in the same shape
@@ -66,5 +66,9 @@ class Space:
 QUADS = Space("quads", b"\x91", b"\x92", "S", "B", b"", "SC")
 TABLES = Space("tables", b"\x93", b"\x94", "TS", "TB", b"\xff", "TSC")  # no packed item starts with 0xff
 SPACES = (QUADS, TABLES)
+# The rows of tables (format 6, fstore.core.rows): their records and their snapshots, part of
+# the tables space (the same tuples, ids and digests), kept by table and primary key.
+ROW_RECORDS = b"\x95"
+ROW_SNAPSHOTS = b"\x96"
 # The keyspaces kept in prefix-compressed blocks (format 4; nstore.blocks.Blocks.under each).
-BLOCKED = (DICTIONARY, QUADS.records, QUADS.snapshots, TABLES.records, TABLES.snapshots)
+BLOCKED = (DICTIONARY, QUADS.records, QUADS.snapshots, TABLES.records, TABLES.snapshots, ROW_RECORDS, ROW_SNAPSHOTS)

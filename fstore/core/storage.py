@@ -48,11 +48,12 @@ from .history import ALIVE, History, Quad, winner
 from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
                      MERGE_STATE_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES)
 from .refs import BRANCH, REMOTE, TAG, Refs, kind_name, qualified, qualify
+from .tables_space import TablesHistory
 
 __all__ = ["Storage", "Snapshot", "Writer", "Opened", "Changes", "ChangeStream", "FORMAT_VERSION", "DEFAULT_BRANCH"]
 
-FORMAT_VERSION = 5
-UPGRADABLE = frozenset({3, 4})
+FORMAT_VERSION = 6
+UPGRADABLE = frozenset({3, 4, 5})
 """The older formats ``datae upgrade`` rewrites into this one (``fstore.ops.upgrade``)."""
 DEFAULT_BRANCH = "main"
 _ANCESTRY_SUFFIX = re.compile(r"(?:[~^]\d*)*$")
@@ -81,7 +82,7 @@ class Storage:
         self.commits = CommitStore()
         dictionary = Dictionary(DICTIONARY, blocks=True)
         self.quads = History(self.okvs, self.commits, dictionary, QUADS)
-        self.tables = History(self.okvs, self.commits, dictionary, TABLES)
+        self.tables = TablesHistory(self.okvs, self.commits, dictionary, TABLES)
         self.spaces = (self.quads, self.tables)
         self._by_name = {space.space.name: space for space in self.spaces}
         self.refs = Refs(self.commits)
@@ -470,13 +471,15 @@ class Storage:
                                         f"(keys {store.index_prefix(0).hex()}...) holds")
             problems += (f"{space.space.name}: {problem}" for problem in
                          space.store.blobs.reference_problems(tx, counted["records"], counted["snapshots"]))
+        problems += self.tables.rows.problems(tx)
         return problems
 
     def blocked_keyspaces(self) -> list[Blocks]:
         """The keyspaces this store keeps in blocks (format 4: the dictionary, and the
-        records and snapshots of each space)."""
+        records and snapshots of each space; format 6: the rows' records and snapshots)."""
         stores = [store for space in self.spaces for store in (space.store, space.heads.store)]
-        found = [self.quads.dictionary.space, *(store.space for store in stores)]
+        found = [self.quads.dictionary.space, *(store.space for store in stores), self.tables.rows.records,
+                 self.tables.rows.snapshots]
         return [keyspace for keyspace in found if isinstance(keyspace, Blocks)]
 
     def packed_records(self, tx: OkvsTransaction, seq: int) -> list[bytes]:

@@ -1,12 +1,15 @@
 """Upgrading a store written in an older format (``datae upgrade``, ``fstore.upgrade``).
 
+Format 6 keeps the regular feature tuples of tables as rows by table and primary key
+(``fstore.core.rows``), not as dictionary terms in the generic n-tuple stores; the upgrade
+moves them (their records and snapshot keys) and drops the terms nothing names any more.
 Format 5 keeps with every snapshot its quads counted by graph and predicate (the query
 planner's estimates); format 4 did not. Format 4 keeps the dictionary, the change records
 and the snapshots of both spaces in prefix-compressed blocks (``nstore.blocks``); format 3
 held the same keys as one LMDB pair each. So the upgrade is a rewrite of the file: every
 pair in key order (a format-3 store's blocked keyspaces turned into blocks as they stream
-past), the format key set to 5; then, in the new file, every snapshot's counts are taken
-from the quads it holds. It runs as a compaction does (:func:`nstore.lmdbfile.compact`):
+past), the format key set to the current one; then, in the new file, the rows are made and
+every snapshot's counts are taken from the quads it holds. It runs as a compaction does (:func:`nstore.lmdbfile.compact`):
 the new file is written beside the old one, flushed, completed and **verified** (every
 check of ``datae verify``) before it replaces the old one in one rename; a crash, a full
 disk or a failed check leaves the old file as it was.
@@ -85,11 +88,15 @@ def _rewrite_from(version: int) -> Callable[[Iterator[tuple[bytes, bytes]]], Ite
 
 
 def _completed(directory: str) -> None:
-    """Count the quads of every snapshot in the rewritten store (format 5's counts, one
-    write transaction), then verify it."""
+    """Move the tables' regular feature tuples into rows (format 6), drop the dictionary
+    terms no key names any more, count the quads of every snapshot (format 5's counts), all
+    in one write transaction, then verify the rewritten store."""
     storage = Storage(directory)
     try:
         with storage.write() as writer:
+            if storage.tables.adopt_rows(writer.tx):
+                referenced = set().union(*(space.term_ids(writer.tx) for space in storage.spaces))
+                storage.quads.dictionary.drop_unreferenced(writer.tx, referenced)
             for space in storage.spaces:
                 space.heads.recount(writer.tx)
         with storage.read() as snapshot:

@@ -153,15 +153,15 @@ def test_exception_inside_leaves_store_unchanged(repo):
 
 
 # a future format, format 1 (before the dictionary), 2 (before state digests), 3 (before blocks: upgradable),
-# 4 (before counts: upgradable)
-@pytest.mark.parametrize("version", [b"99", b"1", b"2", b"3", b"4"])
+# 4 (before counts), 5 (before rows): upgradable
+@pytest.mark.parametrize("version", [b"99", b"1", b"2", b"3", b"4", b"5"])
 def test_format_version_is_checked(tmp_path, version):
     repo = fstore.open(tmp_path / "r")
     with repo.storage.write() as writer:
         writer.tx.set(pack("datae", "format"), version)
     repo.close()
-    hint = "; `datae upgrade` rewrites it in this format" if version in (b"3", b"4") else ""
-    with pytest.raises(FormatVersionError, match=f"holds datae format {version.decode()}; this datae reads format 5{re.escape(hint)}$"):
+    hint = "; `datae upgrade` rewrites it in this format" if version in (b"3", b"4", b"5") else ""
+    with pytest.raises(FormatVersionError, match=f"holds datae format {version.decode()}; this datae reads format 6{re.escape(hint)}$"):
         fstore.open(tmp_path / "r")
 
 

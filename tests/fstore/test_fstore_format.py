@@ -52,7 +52,7 @@ def test_raw_keys_of_one_commit(tmp_path):
     state = recomputed_digest([identity])
     assert tx.commit_id == recomputed_id([], "m", "a", state, [identity + b"\x01"])
     assert tx.commit_id == "f80ab9f263f71768b42a0221f4c2adc1f39314f76791c7b32d7e2a9e10230291"
-    assert pairs.pop(pack("datae", "format")) == b"5"
+    assert pairs.pop(pack("datae", "format")) == b"6"
     assert pairs.pop(pack("b", "main")) == pack(1, tx.commit_id)  # the id lets verify check the seq
     assert pairs.pop(pack("i", tx.commit_id)) == pack(1)
     record = msgpack.unpackb(pairs.pop(pack("c", 1)))
@@ -135,3 +135,55 @@ def test_tables_live_in_their_own_space(tmp_path):
     assert all(record.endswith(b"\x01") for record in records)
     state = recomputed_digest([record[:-1] for record in records])
     assert tx.commit_id == recomputed_id([], "t", "a", state, records)
+
+
+def test_a_row_is_kept_by_table_and_key(tmp_path):
+    """Format 6 (docs/format.md, "Rows"): a regular feature tuple is a row of its table,
+    keyed by the primary key packed order-preserving, its body the legend's ordinal and
+    the blob's values; the commit id and the state digest are those of the tuple, as in
+    format 5."""
+    import fstore.tables as tables
+    from fstore.tables.paths import INT_PK
+
+    repo = fstore.open(tmp_path / "r")
+    schema = [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0},
+              {"id": "v", "name": "v", "dataType": "text"}]
+    with repo.transaction("main", message="t", author="a", time=WHEN) as tx:
+        tables.create(tx, "t", schema)
+    with repo.transaction("main", message="row", author="a", time=WHEN) as tx:
+        tx.table("t").insert({"k": 77, "v": "x"})
+    with repo.storage.read() as snapshot:
+        pairs = dict(snapshot.tx.range(None, None))
+        (_, blob), = repo.at("main").table("t").features()
+        first_id, first_state = snapshot.commit(1).id, snapshot.commit(1).digest
+        generic = sorted(b"\xff" + b"".join(pack(v) for v in quad) + (b"\x01" if alive else b"\x00")
+                         for quad, alive in repo.storage.tables.changes_of(snapshot.tx, 1))
+    repo.close()
+    graph = IRI("urn:datae:dataset:t")
+    path = INT_PK.encode_path([77])
+    assert path == "A/A/A/B/kU0="
+    header, values = blob[1:43], blob[43:]
+    assert blob[:3] == b"\x92\xd9\x28" and values == b"\x91\xa1x"  # [legend name, ["x"]]
+    # The registry: graph -> table 1, table 1 -> its graph, path rule and legend headers.
+    assert pairs.pop(pack("TN", graph.value)) == pack(1)
+    assert pairs.pop(pack("TR")) == pack(1)
+    assert msgpack.unpackb(pairs.pop(pack("TR", 1))) == [graph.value, ["int", 64, 4, "base64"], [header]]
+    # The row's records (95 00 by row, 95 01 by commit) and the snapshot's entry (96).
+    records = {b"\x95\x00" + pack(1, 1) + pack(77) + pack(2, 1): b"\x01" + values,
+               b"\x95\x01" + pack(2, 1, 1) + pack(77) + pack(1): b""}
+    assert pairs.pop(b"\x95\x00" + pack(1, 1) + pack(77) + pack(2, 1)) == block_of(records)[1]
+    snapshot_number = 1
+    assert msgpack.unpackb(pairs[pack("TS", snapshot_number)])[:2] == [2, "main"]
+    entry = {b"\x96" + pack(snapshot_number, 1, 1) + pack(77): pack(2)}
+    assert pairs.pop(b"\x96" + pack(snapshot_number, 1, 1) + pack(77)) == block_of(entry)[1]
+    # Counted under the row's graph and predicate as inline items.
+    feature = pack(IRI("urn:datae:table:feature"))
+    assert pairs.pop(pack("TSC", snapshot_number, 0) + pack(graph) + feature) == pack(1)
+    assert pairs.pop(pack("TSC", snapshot_number, 1) + feature) == pack(1)
+    # No dictionary term holds the path or the blob.
+    assert not any(key.startswith(b"\x90t") and (pack(path) in key or pack(blob) in key) for key in pairs)
+    # The id of the commit hashes the tuple, as every format did.
+    identity = pack(graph) + pack(path) + feature + pack(blob)
+    state = recomputed_digest([record[:-1] for record in generic] + [b"\xff" + identity])
+    assert tx.commit_id == recomputed_id([first_id], "row", "a", state, [b"\xff" + identity + b"\x01"])
+    assert first_state != state

@@ -1,8 +1,10 @@
-"""`datae upgrade` (fstore.ops.upgrade): stores written by datae in formats 3 and 4 (the files
-in tests/fstore/data, made by tests/fstore/data/make_old_format.py with the datae of each
-format) become format 5 holding every key they held, the snapshots' counts added, with the
-same commit ids and a clean verify; a rewrite that fails verify leaves the old file as it
-was; and a format-5 file written earlier reads as it did."""
+"""`datae upgrade` (fstore.ops.upgrade): stores written by datae in formats 3, 4 and 5 (the
+files in tests/fstore/data, made by tests/fstore/data/make_old_format.py with the datae of
+each format) become format 6: every key they held outside the tables space kept, the tables'
+regular feature tuples moved into rows (their dictionary terms dropped), the snapshots'
+counts as their tuples give them, the same commit ids and a clean verify; a rewrite that
+fails verify leaves the old file as it was; and a format-6 file written earlier reads as it
+did."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ import lmdb
 import pytest
 
 import fstore
-from fstore.core.layout import BLOCKED, FORMAT_KEY, SPACES
+from fstore.core.layout import BLOCKED, DICTIONARY, FORMAT_KEY, ROW_SNAPSHOTS, SPACES, TABLES
+from fstore.core.rows import FEATURE_ITEM
 from nstore import okvs
 from nstore.blocks import Blocks
 from nstore.errors import CorruptStoreError, FormatVersionError
@@ -37,7 +40,7 @@ def unpacked(version: int, tmp_path: Path) -> Path:
     return store
 
 
-@pytest.fixture(params=[3, 4])
+@pytest.fixture(params=[3, 4, 5])
 def old(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[int, Path]:
     return request.param, unpacked(request.param, tmp_path)
 
@@ -68,10 +71,10 @@ def logical_pairs(path: Path) -> dict[bytes, bytes]:
 
 
 def test_a_store_of_this_format_written_earlier_reads_as_it_did(tmp_path: Path) -> None:
-    """The format-5 file made by make_old_format.py (the same history as the older ones):
+    """The format-6 file made by make_old_format.py (the same history as the older ones):
     opened as it is, every id, read and check as when it was written; nothing to upgrade.
     When the format changes, this file becomes the next upgrade's fixture."""
-    path = unpacked(5, tmp_path)
+    path = unpacked(6, tmp_path)
     with fstore.open(path) as repo:
         assert repo.verify() == []
         assert (repo.head("main"), repo.head("side"), repo.resolve("v1")) == (MAIN, SIDE, MAIN)
@@ -85,14 +88,18 @@ def test_a_store_of_this_format_written_earlier_reads_as_it_did(tmp_path: Path) 
 
 def test_an_old_store_is_refused_with_the_way_out(old: tuple[int, Path]) -> None:
     version, path = old
-    with pytest.raises(FormatVersionError, match=f"holds datae format {version}; this datae reads format 5; `datae upgrade`"):
+    with pytest.raises(FormatVersionError, match=f"holds datae format {version}; this datae reads format 6; `datae upgrade`"):
         fstore.open(path)
 
 
 def counted(pairs: dict[bytes, bytes]) -> dict[bytes, bytes]:
-    """The count keys format 5 adds, taken out of ``pairs``, each checked against a count
-    made here of the snapshot keys (index 0: snapshot, graph, subject, predicate, object)."""
+    """The count keys of the snapshots (format 5), taken out of ``pairs``, each checked
+    against a count made here of the snapshot keys (index 0: snapshot, graph, subject,
+    predicate, object) and of the tables' rows (``96 ‖ pack(snapshot, table, n) ‖ key``,
+    counted under the table's graph and the feature predicate as inline items)."""
     added = {}
+    graphs = {unpack(value)[0]: fstore.IRI(graph) for key, value in pairs.items()
+              if key.startswith(pack("TN")) and (graph := unpack(key)[1])}
     for space in SPACES:
         tag = pack(space.counts)
         added.update({key: pairs.pop(key) for key in [key for key in pairs if key.startswith(tag)]})
@@ -102,6 +109,9 @@ def counted(pairs: dict[bytes, bytes]) -> dict[bytes, bytes]:
             if key.startswith(index0):
                 number, graph, _, predicate, _ = split(key, len(index0), 5)
                 by_pair[(number, graph, predicate)] += 1
+            elif space is TABLES and key.startswith(ROW_SNAPSHOTS):
+                number, table = split(key, 1)[:2]
+                by_pair[(number, pack(graphs[unpack(table)[0]]), FEATURE_ITEM)] += 1
         expected = {}
         for (number, graph, predicate), count in by_pair.items():
             expected[tag + number + pack(0) + graph + predicate] = pack(count)
@@ -111,30 +121,41 @@ def counted(pairs: dict[bytes, bytes]) -> dict[bytes, bytes]:
     return added
 
 
-def test_upgrade_keeps_every_key_and_id(old: tuple[int, Path]) -> None:
+def test_upgrade_keeps_every_tuple_and_id(old: tuple[int, Path]) -> None:
     version, path = old
-    before = logical_pairs(path) if version == 4 else raw_pairs(path)
+    before = logical_pairs(path) if version >= 4 else raw_pairs(path)
     report = fstore.upgrade(path)
     assert (report.version, report.upgraded) == (version, True)
     if version == 3:
         assert report.bytes_after < report.bytes_before
     after = logical_pairs(path)
-    assert after.pop(FORMAT_KEY) == b"5" and before.pop(FORMAT_KEY) == str(version).encode()
+    assert after.pop(FORMAT_KEY) == b"6" and before.pop(FORMAT_KEY) == str(version).encode()
     assert counted(after)  # the snapshots' counts, as the snapshots hold
-    assert after == before
+    for space in SPACES:
+        for key in [key for key in before if key.startswith(pack(space.counts))]:
+            del before[key]
+    rows = {key for key in after if key[:1] in (b"\x95", b"\x96") or key.startswith((pack("TN"), pack("TR")))}
+    assert any(key.startswith(b"\x95") for key in rows) and any(key.startswith(b"\x96") for key in rows)
+    kept = {key: value for key, value in after.items() if key not in rows}
+    assert all(before.get(key) == value for key, value in kept.items())
+    moved = before.keys() - kept.keys()  # the feature tuples' records, snapshot keys and terms
+    assert moved and {key[:1] for key in moved} <= {DICTIONARY, TABLES.records, TABLES.snapshots}
     with fstore.open(path) as repo:
-        assert repo.verify() == []
+        assert repo.verify() == []  # every commit id and digest recomputed from the rows
         assert (repo.head("main"), repo.head("side"), repo.resolve("v1")) == (MAIN, SIDE, MAIN)
         assert repo.at("main").table("towns").get(3)["name"] == "renamed"
+        assert repo.at("main~1").table("towns").get(3)["name"] == "town 3"
+        assert len(repo.at("main").table("towns")) == 200
         assert fstore.count(repo.at("main"), None, fstore.IRI("http://example.org/s"), fstore.Var("p"), fstore.Var("o")) == 2
         with repo.transaction("main", message="after") as tx:  # and it takes commits
             fstore.add(tx, None, fstore.IRI("urn:new"), fstore.IRI("urn:p"), 1)
+            tx.table("towns").update({"k": 4, "name": "four"})
         assert repo.verify() == []
     assert fstore.upgrade(path).upgraded is False
 
 
 def test_a_rewrite_that_fails_verify_keeps_the_old_file(format3: Path) -> None:
-    """A format-3 file whose snapshot lost a key: the rewrite in format 5 fails verify,
+    """A format-3 file whose snapshot lost a key: the rewrite in format 6 fails verify,
     and the old file is left byte for byte."""
     env = lmdb.open(str(format3), map_size=1 << 26)
     with env.begin(write=True) as txn:
@@ -157,7 +178,7 @@ def test_datae_upgrade_command(format3: Path) -> None:
     assert refused.returncode != 0 and "datae upgrade" in refused.stderr and "Traceback" not in refused.stderr
     done = datae("upgrade")
     assert done.returncode == 0, done.stderr
-    assert "upgraded from format 3 to 5 (verified)" in done.stdout
+    assert "upgraded from format 3 to 6 (verified)" in done.stdout
     again = datae("upgrade")
     assert again.returncode == 0 and "nothing to do" in again.stdout
     assert datae("verify").returncode == 0

@@ -1,0 +1,550 @@
+"""The row store (format 6): the regular feature tuples of tables kept by table and primary
+key, with no dictionary term, each row's body stored once (``docs/format.md``, "Rows").
+
+A regular feature tuple (:func:`fstore.core.rowcodec.split_feature`) is kept as a **row**:
+its table's number, its primary key packed order-preserving and its **body**, the legend's
+ordinal (a LEB128 number from 1) followed by the blob's values verbatim. The tuple comes
+back byte for byte from the table's registry entry (graph, path rule, legend headers), so
+commit ids, state digests and sync see the same tuples as before.
+
+Keys (``pv`` is ``nstore.pack_value``, ``key`` the packed primary key of ``n`` values):
+
+- ``95 00 ‖ pack(table, n) ‖ key ‖ pack(seq, state) [‖ pack(j)]`` -> body: every record of a
+  row, in commit order (``state`` 1 alive, 0 dead; ``j`` from 1 tells apart the records a
+  commit writes of two tuples of one row and state). A dead record's body may instead be
+  ``00 ‖ pack(seq', j')``: the alive record of the same row and body it ends.
+- ``95 01 ‖ pack(seq, table, n) ‖ key ‖ pack(state) [‖ pack(j)]`` -> empty: what commit
+  ``seq`` changed, table by table, in key order.
+- ``96 ‖ pack(snapshot, table, n) ‖ key`` -> ``pack(seq)`` (the alive record ``(seq, 0)``) or
+  ``pack(seq₁, j₁, seq₂, j₂, …)``: the rows a snapshot of the tables space holds.
+- ``pack("TN", graph)`` -> ``pack(table)`` and ``pack("TR", table)`` -> msgpack
+  ``[graph, [scheme, branches, levels, encoding], [legend header, …]]`` (ordinal ``i``
+  is header ``i - 1``); ``pack("TR")`` -> ``pack(last table number)``.
+
+A graph is registered by the first feature tuple written to it that one of :data:`RULES`
+places; its rule never changes, so whether a tuple is regular depends on the tuple alone
+and every record of a tuple lives in one home (history significance reads them together).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, NamedTuple, Sequence
+
+import msgpack
+
+from nstore.blocks import Blocks
+from nstore.errors import CorruptStoreError
+from nstore.okvs import Transaction, prefix_end
+from nstore.pack import decode_item, pack, pack_value, split, unpack
+from nstore.terms import IRI
+
+from .layout import ROW_RECORDS, ROW_SNAPSHOTS
+from .rowcodec import DATASET_PREFIX, FEATURE_IRI, PathRule, feature_path, filename_bytes, join_feature, split_feature
+
+__all__ = ["RowStore", "RowTable", "Row", "RowRecord", "FEATURE", "FEATURE_ITEM", "RULES", "body_of", "pointers_value",
+           "pointers_of"]
+
+FEATURE = IRI(FEATURE_IRI)
+FEATURE_ITEM = pack_value(FEATURE)
+"""The predicate of a row tuple as a key item: inline, where a generic tuple's IRIs are
+dictionary references, so the two kinds never share an item."""
+RULES = (PathRule("int", 64, 4, "base64"), PathRule("msgpack/hash", 64, 4, "base64"),
+         PathRule("msgpack/hash", 256, 2, "hex"))
+"""The path rules a graph may be registered with, tried in this order: Kart's for one integer
+key, for any other key, and V2's. A table placed otherwise keeps generic tuples."""
+BY_ROW = ROW_RECORDS + b"\x00"
+BY_COMMIT = ROW_RECORDS + b"\x01"
+_NUMBER_TAG, _TABLE_TAG = "TN", "TR"
+_ALIVE, _DEAD = pack_value(1), pack_value(0)
+REFERENCE = 0  # the first byte of a dead record's body that points to the record it ends
+
+
+@dataclass
+class RowTable:
+    """A registered table: its number, graph, path rule and legend headers by ordinal."""
+
+    number: int
+    graph: str
+    rule: PathRule
+    headers: list[bytes]
+    ordinals: dict[bytes, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.ordinals = {header: i + 1 for i, header in enumerate(self.headers)}
+        self.graph_item = pack_value(IRI(self.graph))
+
+    def encoded(self) -> bytes:
+        rule = self.rule
+        return msgpack.packb([self.graph, [rule.scheme, rule.branches, rule.levels, rule.encoding], self.headers],
+                             use_bin_type=True)
+
+    def join(self, key: bytes, body: bytes) -> tuple[str, bytes]:
+        """The path and blob of the row ``key`` whose alive body is ``body``."""
+        ordinal, start = _varint(body, 0)
+        if not 1 <= ordinal <= len(self.headers):
+            raise CorruptStoreError(f"table {self.number}: a row body names legend {ordinal}, which is not registered")
+        return join_feature(self.rule, key, self.headers[ordinal - 1], body[start:])
+
+
+class Row(NamedTuple):
+    """A regular feature tuple as a row: table number, count of key values, packed key, and
+    body (None when the tuple's legend is not registered: no record can hold it)."""
+
+    table: int
+    n: int
+    key: bytes
+    body: bytes | None
+
+
+class RowRecord(NamedTuple):
+    """One record of a row: its commit, state, ``j`` and body (a dead record's reference
+    resolved to the body it ends)."""
+
+    seq: int
+    alive: bool
+    j: int
+    body: bytes
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            raise CorruptStoreError(f"row body {data[:40].hex()} ends inside its legend ordinal")
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        pos += 1
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _leb128(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def body_of(ordinal: int, values: bytes) -> bytes:
+    """An alive record's body: the legend's ordinal, then the blob's values."""
+    return _leb128(ordinal) + values
+
+
+def pointers_value(pointers: Sequence[tuple[int, int]]) -> bytes:
+    """A snapshot entry's value: the alive records it reads."""
+    if len(pointers) == 1 and pointers[0][1] == 0:
+        return pack(pointers[0][0])
+    return pack(*[number for pointer in sorted(pointers) for number in pointer])
+
+
+def pointers_of(value: bytes) -> list[tuple[int, int]]:
+    """The alive records a snapshot entry names (the inverse of :func:`pointers_value`)."""
+    numbers = unpack(value)
+    if len(numbers) == 1:
+        return [(numbers[0], 0)]
+    return list(zip(numbers[::2], numbers[1::2]))
+
+
+def _record_key(table: int, n: int, key: bytes, seq: int, alive: bool, j: int) -> bytes:
+    return b"".join((BY_ROW, pack(table, n), key, pack(seq, 1 if alive else 0), pack(j) if j else b""))
+
+
+def _commit_key(table: int, n: int, key: bytes, seq: int, alive: bool, j: int) -> bytes:
+    return b"".join((BY_COMMIT, pack(seq, table, n), key, _ALIVE if alive else _DEAD, pack(j) if j else b""))
+
+
+class RowStore:
+    """The rows of every table: registry, records and snapshots (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.records = Blocks.under(ROW_RECORDS)
+        self.snapshots = Blocks.under(ROW_SNAPSHOTS)
+
+    # -- the registry -----------------------------------------------------------------------
+
+    def table(self, tx: Transaction, number: int) -> RowTable:
+        value = tx.get(pack(_TABLE_TAG, number))
+        if value is None:
+            raise CorruptStoreError(f"rows name table {number}, which is not registered")
+        try:
+            graph, (scheme, branches, levels, encoding), headers = msgpack.unpackb(value)
+            return RowTable(number, graph, PathRule(scheme, branches, levels, encoding), list(headers))
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            raise CorruptStoreError(f"the registry entry of table {number} is damaged: {exc}") from None
+
+    def table_of(self, tx: Transaction, graph: str) -> RowTable | None:
+        """The registered table of dataset graph ``graph`` (its IRI's text), or None."""
+        value = tx.get(pack(_NUMBER_TAG, graph))
+        return None if value is None else self.table(tx, unpack(value)[0])
+
+    def tables(self, tx: Transaction) -> list[RowTable]:
+        """Every registered table, by number."""
+        start = pack(_TABLE_TAG)
+        return [self.table(tx, unpack(key)[1]) for key, _ in tx.range(start + b"\x00", prefix_end(start))
+                if key != start]
+
+    def _register(self, tx: Transaction, graph: str, rule: PathRule) -> RowTable:
+        counter = pack(_TABLE_TAG)
+        last = tx.get(counter)
+        number = (unpack(last)[0] if last is not None else 0) + 1
+        tx.set(counter, pack(number))
+        tx.set(pack(_NUMBER_TAG, graph), pack(number))
+        table = RowTable(number, graph, rule, [])
+        tx.set(pack(_TABLE_TAG, number), table.encoded())
+        return table
+
+    def _ordinal(self, tx: Transaction, table: RowTable, header: bytes, create: bool) -> int | None:
+        ordinal = table.ordinals.get(header)
+        if ordinal is None and create:
+            table.headers.append(header)
+            ordinal = table.ordinals[header] = len(table.headers)
+            tx.set(pack(_TABLE_TAG, table.number), table.encoded())
+        return ordinal
+
+    # -- tuples <-> rows --------------------------------------------------------------------
+
+    def split(self, tx: Transaction, quad: Sequence, tables: dict[str, RowTable | None], create: bool) -> Row | None:
+        """The row of a feature tuple, or None when it is not regular (a generic tuple).
+        ``tables`` caches the registry by graph for a batch; ``create`` registers the
+        graph and the legend as needed (a write)."""
+        graph, path, predicate, blob = quad
+        if type(predicate) is not IRI or predicate.value != FEATURE_IRI or type(graph) is not IRI or \
+                type(path) is not str or type(blob) is not bytes or not graph.value.startswith(DATASET_PREFIX):
+            return None
+        name = graph.value
+        if name in tables:
+            table = tables[name]
+        else:
+            table = tables[name] = self.table_of(tx, name)
+        if table is None:
+            if not create:
+                return None
+            for rule in RULES:
+                parts = split_feature(rule, path, blob)
+                if parts is not None:
+                    table = tables[name] = self._register(tx, name, rule)
+                    break
+            else:
+                return None
+        else:
+            parts = split_feature(table.rule, path, blob)
+            if parts is None:
+                return None
+        ordinal = self._ordinal(tx, table, parts.header, create)
+        n = len(split(parts.key))
+        return Row(table.number, n, parts.key, None if ordinal is None else body_of(ordinal, parts.values))
+
+    def key_of_path(self, table: RowTable, path: str) -> tuple[int, bytes] | None:
+        """``(n, key)`` of the row at ``path`` in ``table``, or None when no row can be
+        there (the path is not one the table's rule gives)."""
+        try:
+            pk = msgpack.unpackb(filename_bytes(path.rpartition("/")[2]), raw=False)
+            if not isinstance(pk, list):
+                return None
+            key = pack(*pk)
+            if feature_path(table.rule, unpack(key)) != path:
+                return None
+        except (ValueError, TypeError, UnicodeEncodeError, msgpack.UnpackException):
+            return None
+        return len(pk), key
+
+    def quad(self, table: RowTable, key: bytes, body: bytes) -> tuple:
+        """The feature tuple of a row (values)."""
+        path, blob = table.join(key, body)
+        return IRI(table.graph), path, FEATURE, blob
+
+    def items(self, table: RowTable, key: bytes, body: bytes) -> list[bytes]:
+        """The feature tuple of a row as inline key items (what its identity joins)."""
+        path, blob = table.join(key, body)
+        return [table.graph_item, pack_value(path), FEATURE_ITEM, pack_value(blob)]
+
+    # -- records ----------------------------------------------------------------------------
+
+    def write(self, tx: Transaction, seq: int, changes: Sequence[tuple[Row, bool]]) -> list[tuple[int, int]]:
+        """Write commit ``seq``'s records of rows (each ``(row, alive)``, the row's body
+        set); returns each change's ``(seq, j)``. A dead record refers to the alive record
+        of its row and body it ends when one is stored (the row's latest), else keeps the body."""
+        slots: dict[tuple[int, bytes, bool], int] = defaultdict(int)
+        made: list[tuple[int, int]] = []
+        keys0: list[bytes] = []
+        values0: list[bytes] = []
+        keys1: list[bytes] = []
+        dead_rows = {(row.table, row.n, row.key) for row, alive in changes if not alive}
+        stored = self._records_of_many(tx, dead_rows) if dead_rows else {}
+        for row, alive in changes:
+            j = slots[(row.table, row.key, alive)]
+            slots[(row.table, row.key, alive)] = j + 1
+            body = row.body
+            assert body is not None, "a written row has a registered legend"
+            if not alive:
+                ended = [r for r in stored.get((row.table, row.key), ()) if r.alive and r.body == body and r.seq < seq]
+                if ended:
+                    body = bytes([REFERENCE]) + pack(ended[-1].seq, ended[-1].j)
+            keys0.append(_record_key(row.table, row.n, row.key, seq, alive, j))
+            values0.append(body)
+            keys1.append(_commit_key(row.table, row.n, row.key, seq, alive, j))
+            made.append((seq, j))
+        order = sorted(range(len(keys0)), key=keys0.__getitem__)
+        self.records.apply(tx, [keys0[i] for i in order], [values0[i] for i in order])
+        self.records.apply(tx, sorted(keys1), [b""] * len(keys1))
+        return made
+
+    def _parse_record(self, key: bytes) -> tuple[int, int, bytes, int, bool, int]:
+        items = split(key, len(BY_ROW))
+        table, n = decode_item(items[0]), decode_item(items[1])
+        rest = items[2 + n:]
+        return (table, n, b"".join(items[2:2 + n]), decode_item(rest[0]), rest[1] == _ALIVE,
+                decode_item(rest[2]) if len(rest) > 2 else 0)
+
+    def _resolved(self, pairs: Iterable[tuple[bytes, bytes]]) -> list[RowRecord]:
+        """The records of one row (its keys in order) with references resolved."""
+        records: list[RowRecord] = []
+        alive_bodies: dict[tuple[int, int], bytes] = {}
+        for key, body in pairs:
+            _, _, _, seq, alive, j = self._parse_record(key)
+            if body[:1] == bytes([REFERENCE]):
+                target = unpack(body[1:])
+                found = alive_bodies.get((target[0], target[1]))
+                if found is None or alive:
+                    raise CorruptStoreError(f"row record {key.hex()} refers to record {target}, which its row lacks")
+                body = found
+            if alive:
+                alive_bodies[(seq, j)] = body
+            records.append(RowRecord(seq, alive, j, body))
+        return records
+
+    def records_of(self, tx: Transaction, table: int, n: int, key: bytes) -> list[RowRecord]:
+        """Every record of one row, in commit order (significance order)."""
+        prefix = BY_ROW + pack(table, n) + key
+        return self._resolved(self.records.range(tx, prefix, prefix_end(prefix)))
+
+    def _records_of_many(self, tx: Transaction, rows: Iterable[tuple[int, int, bytes]]) -> dict[tuple[int, bytes], list[RowRecord]]:
+        prefixes = {BY_ROW + pack(table, n) + key: (table, key) for table, n, key in rows}
+        found = self.records.under_many(tx, list(prefixes))
+        return {prefixes[prefix]: self._resolved(pairs) for prefix, pairs in found.items()}
+
+    def records_under(self, tx: Transaction, table: int | None) -> Iterator[tuple[int, int, bytes, list[RowRecord]]]:
+        """``(table, n, key, records)`` of every row with records (of one table, or all)."""
+        prefix = BY_ROW + (pack(table) if table is not None else b"")
+        group: tuple[int, int, bytes] | None = None
+        pairs: list[tuple[bytes, bytes]] = []
+        for key, value in self.records.range(tx, prefix, prefix_end(prefix)):
+            table_number, n, row_key, *_ = self._parse_record(key)
+            if (table_number, n, row_key) != group:
+                if group is not None:
+                    yield (*group, self._resolved(pairs))
+                group, pairs = (table_number, n, row_key), []
+            pairs.append((key, value))
+        if group is not None:
+            yield (*group, self._resolved(pairs))
+
+    def has_records(self, tx: Transaction) -> bool:
+        return next(self.records.range(tx, BY_ROW, prefix_end(BY_ROW), limit=1), None) is not None
+
+    def changes_of(self, tx: Transaction, seq: int) -> list[tuple[int, int, bytes, bool, int, bytes]]:
+        """``(table, n, key, alive, j, body)`` of each record commit ``seq`` wrote, by table
+        and key (dead records' bodies resolved)."""
+        prefix = BY_COMMIT + pack(seq)
+        entries = []
+        for key, _ in self.records.range(tx, prefix, prefix_end(prefix)):
+            items = split(key, len(prefix))
+            table, n = decode_item(items[0]), decode_item(items[1])
+            rest = items[2 + n:]
+            entries.append((table, n, b"".join(items[2:2 + n]), rest[0] == _ALIVE, decode_item(rest[1]) if len(rest) > 1 else 0))
+        bodies = self.records.get_many(tx, [_record_key(t, n, k, seq, a, j) for t, n, k, a, j in entries])
+        references = {i: unpack(body[1:]) for i, body in enumerate(bodies) if body is not None and body[:1] == bytes([REFERENCE])}
+        if references:
+            targets = self.records.get_many(tx, [_record_key(entries[i][0], entries[i][1], entries[i][2], s, True, j)
+                                                 for i, (s, j) in references.items()])
+            for i, target in zip(references, targets):
+                bodies[i] = target
+        found = []
+        for entry, body in zip(entries, bodies):
+            if body is None:
+                raise CorruptStoreError(f"commit #{seq} lists a change of row {entry[2].hex()} of table {entry[0]} "
+                                        "whose record is missing")
+            found.append((*entry, body))
+        return found
+
+    def drop_records(self, tx: Transaction, seq: int) -> int:
+        """Delete the records commit ``seq`` wrote (gc: no ref reaches it). A dead record of
+        another commit that refers to one of them takes its body first."""
+        changes = self.changes_of(tx, seq)
+        ended = {(t, n, k) for t, n, k, alive, _, _ in changes if alive}
+        if ended:
+            for (table, key), records in self._records_of_many(tx, ended).items():
+                n = next(n for t, n, k in ended if t == table and k == key)
+                mine = {(r.seq, r.j): r.body for r in records if r.alive and r.seq == seq}
+                prefix = BY_ROW + pack(table, n) + key
+                for stored_key, body in list(self.records.range(tx, prefix, prefix_end(prefix))):
+                    if body[:1] == bytes([REFERENCE]):
+                        target = tuple(unpack(body[1:]))
+                        if target in mine:
+                            self.records.set(tx, stored_key, mine[target])  # type: ignore[index]
+        keys0 = sorted(_record_key(t, n, k, seq, a, j) for t, n, k, a, j, _ in changes)
+        keys1 = sorted(_commit_key(t, n, k, seq, a, j) for t, n, k, a, j, _ in changes)
+        self.records.apply(tx, keys0, [None] * len(keys0))
+        self.records.apply(tx, keys1, [None] * len(keys1))
+        return len(changes)
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    @staticmethod
+    def snapshot_prefix(number: int, table: int | None = None) -> bytes:
+        return ROW_SNAPSHOTS + (pack(number) if table is None else pack(number, table))
+
+    def snapshot_entries(self, tx: Transaction, number: int, table: int | None = None
+                         ) -> Iterator[tuple[int, int, bytes, list[tuple[int, int]]]]:
+        """``(table, n, key, pointers)`` of every row snapshot ``number`` holds (of one table
+        or all), in key order."""
+        prefix = self.snapshot_prefix(number, table)
+        skip = len(self.snapshot_prefix(number))
+        for key, value in self.snapshots.range(tx, prefix, prefix_end(prefix)):
+            items = split(key, skip)
+            yield decode_item(items[0]), decode_item(items[1]), b"".join(items[2:]), pointers_of(value)
+
+    def snapshot_entry(self, tx: Transaction, number: int, table: int, n: int, key: bytes) -> list[tuple[int, int]]:
+        value = self.snapshots.get(tx, self.snapshot_prefix(number, table) + pack(n) + key)
+        return [] if value is None else pointers_of(value)
+
+    def bodies(self, tx: Transaction, table: int, rows: Sequence[tuple[int, bytes, list[tuple[int, int]]]]) -> list[list[bytes]]:
+        """The alive bodies the pointers of each ``(n, key, pointers)`` name."""
+        keys = [_record_key(table, n, key, seq, True, j) for n, key, pointers in rows for seq, j in pointers]
+        found = iter(self.records.get_many(tx, keys))
+        bodies = []
+        for n, key, pointers in rows:
+            row = []
+            for _ in pointers:
+                body = next(found)
+                if body is None:
+                    raise CorruptStoreError(f"a snapshot names a record of row {key.hex()} of table {table} that is missing")
+                row.append(body)
+            bodies.append(row)
+        return bodies
+
+    def snapshot_count(self, tx: Transaction, number: int, table: int | None = None) -> int:
+        prefix = self.snapshot_prefix(number, table)
+        return self.snapshots.count(tx, prefix, prefix_end(prefix))
+
+    def apply(self, tx: Transaction, number: int, born: Sequence[tuple[Row, tuple[int, int]]],
+              dead: Sequence[Row]) -> dict[int, int]:
+        """Add the rows ``born`` (each with the alive record it reads) to snapshot
+        ``number`` and remove ``dead``; returns the change in rows by table."""
+        prefix = self.snapshot_prefix(number)
+        keys: dict[bytes, tuple[int, int, bytes]] = {}
+        for row in [r for r, _ in born] + list(dead):
+            keys[prefix + pack(row.table, row.n) + row.key] = (row.table, row.n, row.key)
+        order = sorted(keys)
+        current = dict(zip(order, self.snapshots.get_many(tx, order)))
+        pointers = {key: (pointers_of(value) if value is not None else []) for key, value in current.items()}
+        deltas: dict[int, int] = defaultdict(int)
+        for row in dead:
+            key = prefix + pack(row.table, row.n) + row.key
+            held = pointers[key]
+            if not held:
+                continue
+            if len(held) == 1:
+                held.clear()
+            else:
+                bodies = self.bodies(tx, row.table, [(row.n, row.key, held)])[0]
+                pointers[key] = [p for p, body in zip(held, bodies) if body != row.body]
+            deltas[row.table] -= 1
+        for row, pointer in born:
+            key = prefix + pack(row.table, row.n) + row.key
+            held = pointers[key]
+            if held:
+                bodies = self.bodies(tx, row.table, [(row.n, row.key, held)])[0]
+                if row.body in bodies:
+                    continue
+            held.append(pointer)
+            deltas[row.table] += 1
+        values = [pointers_value(pointers[key]) if pointers[key] else None for key in order]
+        changed = [(key, value) for key, value in zip(order, values) if value != current[key]]
+        self.snapshots.apply(tx, [key for key, _ in changed], [value for _, value in changed])
+        return dict(deltas)
+
+    def copy_snapshot(self, tx: Transaction, source: int, target: int) -> None:
+        start, into = self.snapshot_prefix(source), self.snapshot_prefix(target)
+        pairs = [(into + key[len(start):], value) for key, value in self.snapshots.range(tx, start, prefix_end(start))]
+        if pairs:
+            self.snapshots.apply(tx, [key for key, _ in pairs], [value for _, value in pairs])
+
+    def drop_snapshot(self, tx: Transaction, number: int) -> None:
+        self.snapshots.remove_range(tx, self.snapshot_prefix(number), prefix_end(self.snapshot_prefix(number)))
+
+    # -- verify -----------------------------------------------------------------------------
+
+    def problems(self, tx: Transaction) -> Iterator[str]:
+        """Where the two record indices disagree, a record refers to a record its row lacks
+        or a snapshot entry names one, or the registry contradicts itself (O(keys))."""
+        tables: dict[int, RowTable] = {}
+        try:
+            for table in self.tables(tx):
+                tables[table.number] = table
+                number = tx.get(pack(_NUMBER_TAG, table.graph))
+                if number is None or unpack(number)[0] != table.number:
+                    yield f"rows: table {table.number} ({table.graph}) is not the graph's registered table"
+        except CorruptStoreError as exc:
+            yield f"rows: {exc}"
+            return
+        by_row: set[tuple] = set()
+        alive: set[tuple] = set()
+        for key, body in self.records.range(tx, BY_ROW, prefix_end(BY_ROW)):
+            try:
+                table, n, row_key, seq, state, j = self._parse_record(key)
+                if table not in tables:
+                    raise CorruptStoreError(f"table {table} is not registered")
+                if state:
+                    tables[table].join(row_key, body)
+            except (CorruptStoreError, ValueError, IndexError) as exc:
+                yield f"rows: record {key[:60].hex()} is damaged: {exc}"
+                continue
+            by_row.add((table, n, row_key, seq, state, j))
+            if state:
+                alive.add((table, row_key, seq, j))
+            elif body[:1] == bytes([REFERENCE]):
+                target = unpack(body[1:])
+                if (table, row_key, target[0], target[1]) not in alive:
+                    yield f"rows: dead record {key[:60].hex()} refers to record {target}, which its row lacks"
+        by_commit: set[tuple] = set()
+        for key, _ in self.records.range(tx, BY_COMMIT, prefix_end(BY_COMMIT)):
+            items = split(key, len(BY_COMMIT))
+            try:
+                seq, table, n = map(decode_item, items[:3])
+                rest = items[3 + n:]
+                by_commit.add((table, n, b"".join(items[3:3 + n]), seq, rest[0] == _ALIVE,
+                               decode_item(rest[1]) if len(rest) > 1 else 0))
+            except (ValueError, IndexError, TypeError) as exc:
+                yield f"rows: record {key[:60].hex()} of the by-commit index is damaged: {exc}"
+        if by_row != by_commit:
+            differ = min(by_row ^ by_commit)
+            yield (f"rows: the two record indices disagree on {len(by_row ^ by_commit)} record(s) "
+                   f"(first: table {differ[0]}, key {differ[2].hex()}, commit #{differ[3]})")
+        for key, value in self.snapshots.range(tx, ROW_SNAPSHOTS, prefix_end(ROW_SNAPSHOTS)):
+            items = split(key, 1)
+            table, row_key = decode_item(items[1]), b"".join(items[3:])
+            for seq, j in pointers_of(value):
+                if (table, row_key, seq, j) not in alive:
+                    yield f"rows: snapshot entry {key[:60].hex()} names record ({seq}, {j}), which is not an alive record of its row"
+
+    def pointer_for(self, tx: Transaction, row: Row, hint: int | None, ancestors: frozenset[int] | None) -> tuple[int, int]:
+        """The alive record a snapshot gaining ``row`` reads: commit ``hint``'s record of
+        it when there is one, else the latest alive record of the row with its body among
+        ``ancestors``."""
+        records = self.records_of(tx, row.table, row.n, row.key)
+        candidates = [r for r in records if r.alive and r.body == row.body]
+        for record in reversed(candidates):
+            if record.seq == hint:
+                return record.seq, record.j
+        for record in reversed(candidates):
+            if ancestors is None or record.seq in ancestors:
+                return record.seq, record.j
+        raise CorruptStoreError(f"row {row.key.hex()} of table {row.table} has no alive record to read")

@@ -1,0 +1,446 @@
+"""The tables space over two homes: regular feature tuples as rows (:mod:`.rows`), every
+other tuple (meta items, legends, attachments, irregular features) in the generic n-tuple
+stores. Each class here is the generic one with the rows added, so that every caller of the
+space (commits, merges, diffs, sync, verify, gc) sees one set of tuples, the same as before.
+
+A row tuple travels through the generic code as **inline key items**: the packed graph, path,
+predicate and blob themselves (``pack_value``), never dictionary references; its predicate
+item is :data:`~.rows.FEATURE_ITEM`, which no generic tuple has (a generic tuple's IRIs are
+dictionary references), so either side tells a row tuple by it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import chain, compress, islice
+from typing import Any, Iterator, Sequence
+
+from nstore import Var
+from nstore._blocks import sorted_bytes
+from nstore.dictionary import Dictionary
+from nstore.errors import CorruptStoreError
+from nstore.okvs import Okvs, Transaction
+from nstore.pack import BLOBREF_CODE, TERMREF_CODE, decode_item, pack_value, split
+from nstore.terms import IRI, to_rdf
+
+from .commits import CommitStore
+from .heads import Heads, ItemChanges, Overlay, Reader, _EMPTY, repeated_vars
+from .history import ALIVE, DEAD, History, Quad, winner
+from .layout import TABLES, Space
+from .rows import FEATURE, FEATURE_ITEM, Row, RowStore, RowTable
+
+__all__ = ["TablesHistory", "TablesHeads", "TablesReader", "TablesOverlay"]
+
+_REF_CODES = range(TERMREF_CODE, TERMREF_CODE + 5)
+_CHUNK = 1024  # rows whose bodies a scan reads in one batch
+
+
+def _is_row(items: Sequence[bytes]) -> bool:
+    return items[2] == FEATURE_ITEM
+
+
+def _may_hold_rows(pattern: Sequence[Any]) -> bool:
+    predicate = pattern[2]
+    return type(predicate) is Var or predicate == FEATURE
+
+
+class TablesOverlay(Overlay):
+    """An overlay of the tables space: the generic tuples' as an :class:`Overlay`, the
+    rows' in ``rows`` (so each reader merges its own)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows = Overlay()
+
+    def __len__(self) -> int:
+        return len(self.born) + len(self.dead) + len(self.rows)
+
+
+class TablesHistory(History):
+    """The tables space's records: rows in the row store, the rest as :class:`History`."""
+
+    def __init__(self, okvs: Okvs, commits: CommitStore, dictionary: Dictionary, space: Space = TABLES) -> None:
+        super().__init__(okvs, commits, dictionary, space)
+        self.rows = RowStore()
+        self.heads: TablesHeads = TablesHeads(self, okvs)
+        # the alive records the last write made, for the snapshot that moves to its commit
+        self.written: tuple[Any, int, dict[bytes, tuple[int, int]]] = (None, 0, {})
+
+    def row(self, tx: Transaction, quad: Sequence[Any], tables: dict[str, RowTable | None] | None = None,
+            create: bool = False) -> Row | None:
+        """The row of a tuple, or None when it is a generic tuple."""
+        return self.rows.split(tx, quad, {} if tables is None else tables, create)
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def write(self, tx: Transaction, seq: int, changes) -> tuple[list[bytes], ItemChanges]:
+        generic: list[tuple[Quad, bool, Sequence[bytes] | None]] = []
+        rows: list[tuple[Row, bool, list[bytes]]] = []
+        tables: dict[str, RowTable | None] = {}
+        for quad, alive, parts in changes:
+            if quad is None:  # a streamed change: its packed values only
+                quad = tuple(map(decode_item, parts))
+            row = self.rows.split(tx, quad, tables, True)
+            if row is None:
+                generic.append((quad, alive, parts))
+            else:
+                rows.append((row, alive, list(parts) if parts is not None else self.parts(quad)))
+        records, encoded = super().write(tx, seq, generic)
+        if not rows:
+            return records, encoded
+        made = self.rows.write(tx, seq, [(row, alive) for row, alive, _ in rows])
+        written = {b"".join(parts): pointer for (_, alive, parts), pointer in zip(rows, made) if alive}
+        self.written = (tx, seq, written) if self.written[0] is not tx or self.written[1] != seq else \
+            (tx, seq, {**self.written[2], **written})
+        records = sorted_bytes(records + [b"".join(parts) + (ALIVE if alive else DEAD) for _, alive, parts in rows])
+        columns = [list(column) for column in encoded.columns]
+        for position in range(4):
+            columns[position] += [parts[position] for _, _, parts in rows]
+        return records, ItemChanges(columns, encoded.alive + [alive for _, alive, _ in rows])
+
+    def drop_records(self, tx: Transaction, seq: int) -> int:
+        return super().drop_records(tx, seq) + self.rows.drop_records(tx, seq)
+
+    def adopt_rows(self, tx: Transaction) -> int:
+        """Move every regular feature tuple the generic stores hold into the rows: its
+        records commit by commit, its snapshot keys with the alive record each reads
+        (``datae upgrade`` from format 5, whose tables space had no rows); returns how
+        many tuples moved. The tuples, their records and every count stay the same."""
+        feature = self.encode(tx, (FEATURE,))
+        if feature is None:
+            return 0
+        tables: dict[str, RowTable | None] = {}
+        moving: list[tuple[Row, list[bytes], list[tuple[int, bool]]]] = []
+        for quad, records in History.match_records(self, tx, (Var("g"), Var("s"), FEATURE, Var("o"))):
+            row = self.rows.split(tx, quad, tables, True)
+            if row is not None:
+                moving.append((row, [bytes(item) for item in self.item_bytes(self.encode(tx, quad))], records))
+        if not moving:
+            return 0
+        by_seq: dict[int, list[tuple[int, bool]]] = {}
+        for i, (_, _, records) in enumerate(moving):
+            for seq, alive in records:
+                by_seq.setdefault(seq, []).append((i, alive))
+        alive_records: dict[int, list[tuple[int, int]]] = {}
+        for seq in sorted(by_seq):
+            changes = by_seq[seq]
+            made = self.rows.write(tx, seq, [(moving[i][0], alive) for i, alive in changes])
+            for (i, alive), pointer in zip(changes, made):
+                if alive:
+                    alive_records.setdefault(i, []).append(pointer)
+        record_rows = [[*items, pack_value(seq)] for _, items, records in moving for seq, _ in records]
+        self.store.bulk_delete_items(tx, [list(column) for column in zip(*record_rows)])
+        by_ident = {b"".join(items): i for i, (_, items, _) in enumerate(moving)}
+        ancestors = self.commits.ancestors
+        for number, (seq, _, _) in self.heads.metas(tx).items():
+            held = [items for items in Heads._quads_of(self.heads, tx, number) if b"".join(items) in by_ident]
+            if not held:
+                continue
+            within = ancestors(tx, seq) if seq else frozenset()
+            born = []
+            for items in held:
+                i = by_ident[b"".join(items)]
+                pointer = max((p for p in alive_records.get(i, ()) if p[0] in within), default=None)
+                if pointer is None:
+                    raise CorruptStoreError(f"tables snapshot {number} holds a tuple none of whose alive records "
+                                            f"is an ancestor of commit #{seq}")
+                born.append((moving[i][0], pointer))
+            self.heads.store.bulk_delete_items(tx, [[pack_value(number)] * len(held), *map(list, zip(*held))])
+            self.rows.apply(tx, number, born, [])
+        return len(moving)
+
+    # -- records ----------------------------------------------------------------------------
+
+    def _row_of_items(self, tx: Transaction, items: Sequence[bytes]) -> Row | None:
+        row = self.row(tx, [decode_item(bytes(item)) for item in items])
+        if row is None:
+            raise CorruptStoreError(f"tables space: items {b''.join(items)[:60].hex()} name a row no table holds")
+        return row
+
+    def item_records(self, tx: Transaction, items: Sequence[bytes]) -> Iterator[tuple[bytes, bytes]]:
+        if not _is_row(items):
+            yield from super().item_records(tx, items)
+            return
+        row = self._row_of_items(tx, items)
+        for record in self.rows.records_of(tx, row.table, row.n, row.key):
+            if record.body == row.body:
+                yield pack_value(record.seq), ALIVE if record.alive else DEAD
+
+    def records(self, tx: Transaction, quad: Quad) -> list[tuple[int, bool]]:
+        row = self.row(tx, quad)
+        if row is None:
+            return super().records(tx, quad)
+        return [(r.seq, r.alive) for r in self.rows.records_of(tx, row.table, row.n, row.key) if r.body == row.body]
+
+    def alive_many(self, tx: Transaction, ancestors: frozenset[int], quads: Sequence[Quad],
+                   parts: Sequence[Sequence[bytes]]) -> list[bool]:
+        tables: dict[str, RowTable | None] = {}
+        rows = [self.row(tx, quad, tables) for quad in quads]
+        generic = [i for i, row in enumerate(rows) if row is None]
+        alive = [False] * len(quads)
+        if generic:
+            for i, state in zip(generic, super().alive_many(tx, ancestors, [quads[i] for i in generic],
+                                                             [parts[i] for i in generic])):
+                alive[i] = state
+        found = self.rows._records_of_many(tx, {(row.table, row.n, row.key) for row in rows if row is not None})
+        for i, row in enumerate(rows):
+            if row is not None and ancestors:
+                records = [(r.seq, r.alive) for r in found.get((row.table, row.key), ()) if r.body == row.body]
+                best = winner(records, ancestors)
+                alive[i] = best is not None and best[1]
+        return alive
+
+    def _tables_of(self, tx: Transaction, graph: Any) -> list[RowTable]:
+        if type(graph) is Var:
+            return self.rows.tables(tx)
+        table = self.rows.table_of(tx, graph.value) if type(graph) is IRI else None
+        return [] if table is None else [table]
+
+    def match_records(self, tx: Transaction, pattern: Sequence[Any]) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
+        yield from super().match_records(tx, pattern)
+        if not _may_hold_rows(pattern):
+            return
+        graph, path, _, blob = pattern
+        repeats = repeated_vars(pattern)
+        for table in self._tables_of(tx, graph):
+            if type(path) is Var:
+                groups = ((records, key) for _, _, key, records in self.rows.records_under(tx, table.number))
+            else:
+                found = self.rows.key_of_path(table, path) if type(path) is str else None
+                groups = iter(()) if found is None else \
+                    iter([(self.rows.records_of(tx, table.number, found[0], found[1]), found[1])])
+            for records, key in groups:
+                by_body: dict[bytes, list[tuple[int, bool]]] = {}
+                for record in records:
+                    by_body.setdefault(record.body, []).append((record.seq, record.alive))
+                for body, states in by_body.items():
+                    quad = self.rows.quad(table, key, body)
+                    if type(blob) is not Var and quad[3] != blob:
+                        continue
+                    if repeats and any(quad[a] != quad[b] for a, b in repeats):
+                        continue
+                    yield quad, states
+
+    def has_records(self, tx: Transaction) -> bool:
+        return super().has_records(tx) or self.rows.has_records(tx)
+
+    def raw_change_chunks(self, tx: Transaction, seq: int) -> Iterator[tuple[list[list[bytes]], list[bytes]]]:
+        yield from super().raw_change_chunks(tx, seq)
+        changes = self.rows.changes_of(tx, seq)
+        tables: dict[int, RowTable] = {}
+        for start in range(0, len(changes), 4096):
+            rows, payloads = [], []
+            for number, _, key, alive, _, body in changes[start:start + 4096]:
+                table = tables.get(number)
+                if table is None:
+                    table = tables[number] = self.rows.table(tx, number)
+                rows.append(self.rows.items(table, key, body))
+                payloads.append(ALIVE if alive else DEAD)
+            yield rows, payloads
+
+    def values(self, tx: Transaction, items: Sequence[bytes]) -> list[Any]:
+        if all(item[0] in _REF_CODES for item in items):
+            return super().values(tx, items)
+        return [self.value(tx, item) if item[0] in _REF_CODES or item[0] == BLOBREF_CODE else decode_item(item)
+                for item in items]
+
+
+class TablesHeads(Heads):
+    """The tables space's snapshots: the generic tuples' keys and the rows' (one snapshot
+    number for both; its count and its counts by graph and predicate cover both, a row's
+    graph and predicate counted by their inline items)."""
+
+    history: TablesHistory
+
+    def __init__(self, history: TablesHistory, okvs: Okvs) -> None:
+        super().__init__(history, okvs)
+        self.rows = history.rows
+        self._target: int | None = None  # the commit the snapshot being written moves to
+
+    def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int, changes: ItemChanges | None) -> None:
+        self._target = seq
+        try:
+            super().moved(tx, branch, parents, seq, changes)
+        finally:
+            self._target = None
+
+    def _fold(self, tx: Transaction, number: int, base: int, seq: int, owner: str, count: int) -> None:
+        outer, self._target = self._target, seq
+        try:
+            super()._fold(tx, number, base, seq, owner, count)
+        finally:
+            self._target = outer
+
+    def _apply(self, tx: Transaction, number: int, count: int, changes: ItemChanges) -> int:
+        mask = [item == FEATURE_ITEM for item in changes.columns[2]]
+        if not any(mask):
+            return super()._apply(tx, number, count, changes)
+        keep = [not m for m in mask]
+        generic = ItemChanges([list(compress(column, keep)) for column in changes.columns], list(compress(changes.alive, keep)))
+        if len(generic):
+            count = super()._apply(tx, number, count, generic)
+        return count + self._apply_rows(tx, number, list(zip(*[compress(column, mask) for column in changes.columns])),
+                                        list(compress(changes.alive, mask)))
+
+    def _apply_rows(self, tx: Transaction, number: int, items: list[tuple[bytes, ...]], alive: list[bool]) -> int:
+        tables: dict[str, RowTable | None] = {}
+        born: list[tuple[Row, bytes]] = []
+        dead: list[Row] = []
+        for row_items, state in zip(items, alive):
+            row = self.history._row_of_items(tx, row_items)
+            if row.body is None:
+                raise CorruptStoreError(f"tables snapshot {number}: a row change names a legend no table registered")
+            if state:
+                born.append((row, b"".join(row_items)))
+            else:
+                dead.append(row)
+        pointers = self._pointers(tx, born)
+        deltas = self.rows.apply(tx, number, [(row, pointer) for (row, _), pointer in zip(born, pointers)], dead)
+        counts: Counter[tuple[bytes, bytes]] = Counter()
+        for table_number, delta in deltas.items():
+            counts[(self.rows.table(tx, table_number).graph_item, FEATURE_ITEM)] += delta
+        self._add_counts(tx, number, counts)
+        return sum(deltas.values())
+
+    def _pointers(self, tx: Transaction, born: list[tuple[Row, bytes]]) -> list[tuple[int, int]]:
+        """The alive record each row a snapshot gains reads: the one the write of its
+        commit made, else found among the row's records."""
+        target = self._target
+        written_tx, written_seq, written = self.history.written
+        known = written if written_tx is tx and written_seq == target else {}
+        ancestors = None
+        pointers = []
+        for row, ident in born:
+            pointer = known.get(ident)
+            if pointer is None:
+                if ancestors is None and target is not None:
+                    ancestors = self.history.commits.ancestors(tx, target)
+                pointer = self.rows.pointer_for(tx, row, target, ancestors)
+            pointers.append(pointer)
+        return pointers
+
+    def _apply_overlay(self, tx: Transaction, number: int, count: int, overlay: Overlay) -> int:
+        if not isinstance(overlay, TablesOverlay):
+            return super()._apply_overlay(tx, number, count, overlay)
+        changes = [(items, True) for items in chain(overlay.born.values(), overlay.rows.born.values())]
+        changes += [(split(ident, 0, 4), False) for ident in chain(overlay.dead, overlay.rows.dead)]
+        return self._apply(tx, number, count, ItemChanges.of(changes))
+
+    def _overlay(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Overlay:
+        overlay = TablesOverlay()
+        for ident, items, alive in self.history.state_changes(tx, before, after):
+            part = overlay.rows if _is_row(items) else overlay
+            if alive:
+                part.born[ident] = items
+            else:
+                part.dead.add(ident)
+        return overlay
+
+    def _copy(self, tx: Transaction, source: int, target: int) -> None:
+        super()._copy(tx, source, target)
+        self.rows.copy_snapshot(tx, source, target)
+
+    def _drop(self, tx: Transaction, number: int) -> None:
+        super()._drop(tx, number)
+        self.rows.drop_snapshot(tx, number)
+
+    def tally(self, tx: Transaction, number: int) -> Counter[tuple[bytes, bytes]]:
+        found = super().tally(tx, number)
+        for table in self.rows.tables(tx):
+            held = self.rows.snapshot_count(tx, number, table.number)
+            if held:
+                found[(table.graph_item, FEATURE_ITEM)] = held
+        return found
+
+    def count_keys(self, tx: Transaction, number: int) -> int:
+        return super().count_keys(tx, number) + self.rows.snapshot_count(tx, number)
+
+    def reader(self, tx: Transaction, seq: int | None, snapshot: int | None = None) -> TablesReader:
+        return TablesReader(self, tx, seq, snapshot)
+
+
+class TablesReader(Reader):
+    """What the tables space holds at a commit: the generic reader's tuples and the rows of
+    the snapshot, less the overlay's dead rows, plus its born ones."""
+
+    heads: TablesHeads
+    history: TablesHistory
+
+    def __init__(self, heads: TablesHeads, tx: Transaction, seq: int | None, snapshot: int | None = None) -> None:
+        super().__init__(heads, tx, seq, snapshot)
+        self.row_overlay: Overlay = getattr(self.overlay, "rows", _EMPTY)
+
+    def match(self, pattern: Sequence[Any], within: Any = None, terms: bool = False) -> Iterator[Quad]:
+        found = super().match(pattern, within, terms)
+        if self.empty or within is not None or not _may_hold_rows(pattern):
+            return found
+        rows = self.row_quads(pattern)
+        return chain(found, (tuple(map(to_rdf, quad)) for quad in rows) if terms else rows)
+
+    def row_quads(self, pattern: Sequence[Any]) -> Iterator[Quad]:
+        """The row tuples alive here that match ``pattern``."""
+        graph, path, _, blob = pattern
+        repeats = repeated_vars(pattern)
+        dead = self.row_overlay.dead
+        rows = self.history.rows
+        if self.snapshot is not None:
+            for table in self.history._tables_of(self.tx, graph):
+                if type(path) is Var:
+                    entries: Iterator = ((n, key, pointers) for _, n, key, pointers in
+                                         rows.snapshot_entries(self.tx, self.snapshot, table.number))
+                else:
+                    found = rows.key_of_path(table, path) if type(path) is str else None
+                    pointers = [] if found is None else rows.snapshot_entry(self.tx, self.snapshot, table.number, *found)
+                    entries = iter([(found[0], found[1], pointers)] if pointers else [])
+                graph_iri = IRI(table.graph)
+                while chunk := list(islice(entries, _CHUNK)):
+                    for (_, key, _), bodies in zip(chunk, rows.bodies(self.tx, table.number, chunk)):
+                        for body in bodies:
+                            row_path, row_blob = table.join(key, body)
+                            if type(blob) is not Var and row_blob != blob:
+                                continue
+                            if dead and table.graph_item + pack_value(row_path) + FEATURE_ITEM + pack_value(row_blob) in dead:
+                                continue
+                            quad = (graph_iri, row_path, FEATURE, row_blob)
+                            if repeats and any(quad[a] != quad[b] for a, b in repeats):
+                                continue
+                            yield quad
+        if self.row_overlay.born:
+            bound = [(i, pack_value(value)) for i, value in enumerate(pattern) if type(value) is not Var]
+            for items in self.row_overlay.find(bound):
+                quad = tuple(map(decode_item, items))
+                if repeats and any(quad[a] != quad[b] for a, b in repeats):
+                    continue
+                yield quad  # type: ignore[misc]
+
+    def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
+        if self.empty or cap == 0:
+            return 0
+        if type(pattern[2]) is Var:  # a row has no key of its own in the generic counts' graphs
+            return sum(1 for _ in islice(self.match(pattern), cap))
+        total = super().count(pattern, cap)
+        if pattern[2] != FEATURE or (cap is not None and total >= cap):
+            return total
+        graph, path, _, blob = pattern
+        if type(path) is Var and type(blob) is Var and not repeated_vars(pattern):
+            if type(graph) is Var:
+                graph_item = None
+            else:
+                tables = self.history._tables_of(self.tx, graph)
+                if not tables:
+                    return total
+                graph_item = tables[0].graph_item
+            stored = 0 if self.snapshot is None else self.heads.stored_count(self.tx, self.snapshot, graph_item, FEATURE_ITEM)
+            total += stored + self.row_overlay.count_delta(graph_item, FEATURE_ITEM)
+        else:
+            total += sum(1 for _ in self.row_quads(pattern))
+        return total if cap is None else min(total, cap)
+
+    def packed(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
+        positions, rows = super().packed(pattern)
+        if self.empty or not _may_hold_rows(pattern):
+            return positions, rows
+        row_items = ([pack_value(quad[i]) for i in positions] for quad in self.row_quads(pattern))
+        return positions, chain(rows, row_items)
