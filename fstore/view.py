@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 from contextlib import contextmanager, nullcontext
-from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Sequence
 
 from .core.history import Quad
@@ -109,17 +108,11 @@ class View:
         with self._read() as snapshot:
             return snapshot.reader(self.seq, TABLES.name).count(pattern, cap)
 
-    def table_value_chunks(self, pattern: Sequence[Any], size: int) -> Iterator[list[list[Any]]]:
-        """The tables space's tuples at this commit, ``size`` at a time, as one list of
-        values per Var of ``pattern`` (in pattern order), their items decoded in bulk."""
+    def table_feature_chunks(self, graph: Any, size: int) -> Iterator[tuple[Sequence[str], list[bytes]]]:
+        """The features of the table of ``graph`` at this commit, ``size`` at a time, as
+        ``(paths, blobs)``: its rows read in bulk in key order (``TablesReader.feature_chunks``)."""
         with self._read() as snapshot:
-            history, tx = snapshot.tables, snapshot.tx
-            _, rows = snapshot.reader(self.seq, TABLES.name).packed(pattern)
-            while True:
-                chunk = list(islice(rows, size))
-                if not chunk:
-                    return
-                yield [history.values(tx, list(column)) for column in zip(*chunk)]  # a column's items are alike
+            yield from snapshot.reader(self.seq, TABLES.name).feature_chunks(graph, size)
 
     def _match(self, pattern: Sequence[Any], within: NumericRange | None = None, terms: bool = False) -> Iterator[Quad]:
         if self._pinned is not None:  # the hot path (a query's lookups): no generator around the reader's

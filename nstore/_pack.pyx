@@ -17,7 +17,8 @@ from libc.string cimport memchr, memcpy, memset
 
 from .terms import IRI
 
-__all__ = ["pack_column", "term_refs", "term_parts", "split_items", "split_rows", "canonical_sum", "framed", "record_sums"]
+__all__ = ["pack_column", "term_refs", "term_parts", "split_items", "split_rows", "canonical_sum", "framed", "record_sums",
+           "unpack_scalars"]
 
 cdef object _IRI = IRI
 
@@ -456,3 +457,97 @@ def record_sums(list records, bytes mark, object sha256):
 cdef object _as_int(unsigned long long* limbs):
     cdef object high = limbs[3], upper = limbs[2], lower = limbs[1], low = limbs[0]  # as Python ints
     return (high << 192) | (upper << 128) | (lower << 64) | low
+
+
+cdef object _scalar(const unsigned char* data, Py_ssize_t* at, Py_ssize_t size):
+    """The scalar packed at ``at[0]`` (None, bytes, str, an int of up to 8 bytes, a double,
+    a bool), ``at[0]`` moved past it; ``_NOT_SCALAR`` for anything else."""
+    cdef Py_ssize_t pos = at[0], end, width, i
+    cdef unsigned char code
+    cdef unsigned long long body = 0, bits = 0
+    cdef double real
+    cdef bytes raw
+    if pos >= size:
+        return _NOT_SCALAR
+    code = data[pos]
+    pos += 1
+    if code == 0x00:
+        at[0] = pos
+        return None
+    if code == 0x26 or code == 0x27:
+        at[0] = pos
+        return code == 0x27
+    if 0x0C <= code <= 0x1C:
+        width = code - 0x14 if code >= 0x14 else 0x14 - code
+        if pos + width > size:
+            return _NOT_SCALAR
+        for i in range(width):
+            body = (body << 8) | data[pos + i]
+        at[0] = pos + width
+        if code >= 0x14:
+            return body
+        # value = body - (256^width - 1): minus the magnitude, which fits 64 bits
+        return -<object>((~(<unsigned long long>0) >> (64 - 8 * width)) - body)
+    if code == 0x21:
+        if pos + 8 > size:
+            return _NOT_SCALAR
+        for i in range(8):
+            bits = (bits << 8) | data[pos + i]
+        bits = bits ^ ((<unsigned long long>1) << 63) if bits >> 63 else ~bits
+        memcpy(&real, &bits, 8)
+        at[0] = pos + 8
+        return real
+    if code == 0x01 or code == 0x02:
+        end = pos
+        while True:
+            hit = <const unsigned char*>memchr(data + end, 0, size - end)
+            if hit == NULL:
+                return _NOT_SCALAR
+            end = hit - data
+            if end + 1 < size and data[end + 1] == 0xFF:
+                end += 2
+                continue
+            break
+        raw = PyBytes_FromStringAndSize(<const char*>data + pos, end - pos)
+        if b"\x00\xff" in raw:
+            raw = raw.replace(b"\x00\xff", b"\x00")
+        at[0] = end + 1
+        return raw if code == 0x01 else raw.decode("utf-8")
+    return _NOT_SCALAR
+
+
+cdef object _NOT_SCALAR = object()
+
+
+def unpack_scalars(list keys, Py_ssize_t skip):
+    """Each key's values after ``skip`` bytes as a list (what :func:`nstore.pack.unpack`
+    gives, as a list), for keys of scalars alone: None, bytes, str, integers of up to 8
+    bytes, doubles and booleans; None when a key holds anything else (unpack it in Python).
+
+    >>> from nstore.pack import pack
+    >>> unpack_scalars([b"P" + pack(1, "a\\x00b", -300, None, 1.5, True, b"x")], 1)
+    [[1, 'a\\x00b', -300, None, 1.5, True, b'x']]
+    >>> unpack_scalars([b"P" + pack((1, 2))], 1) is None
+    True
+    """
+    cdef Py_ssize_t n = len(keys), k, size, pos
+    cdef list out = [None] * n, values
+    cdef bytes key
+    cdef const unsigned char* data
+    cdef object value
+    for k in range(n):
+        key = keys[k]
+        data = <const unsigned char*>PyBytes_AS_STRING(key)
+        size = PyBytes_GET_SIZE(key)
+        pos = skip
+        values = []
+        while pos < size:
+            try:
+                value = _scalar(data, &pos, size)
+            except UnicodeDecodeError:
+                return None
+            if value is _NOT_SCALAR:
+                return None
+            values.append(value)
+        out[k] = values
+    return out

@@ -18,8 +18,8 @@ the tables plug-in, so the path rule lives here and ``fstore.tables.paths`` buil
 >>> feature_path(PathRule("msgpack/hash", 256, 2, "hex"), (77,))
 '3c/57/kU0='
 >>> split = split_feature(rule, "A/A/A/B/kU0=", bytes.fromhex("92a3616263") + b"\\x91\\x05")
->>> split.key, split.header, split.values
-(b'\\x15M', b'\\xa3abc', b'\\x91\\x05')
+>>> split.key, split.header, split.values, split.count
+(b'\\x15M', b'\\xa3abc', b'\\x91\\x05', 1)
 >>> join_feature(rule, split.key, split.header, split.values)
 ('A/A/A/B/kU0=', b'\\x92\\xa3abc\\x91\\x05')
 """
@@ -35,7 +35,8 @@ from typing import Any, NamedTuple, Sequence
 
 import msgpack
 
-from nstore.pack import pack as pack_key
+from nstore._pack import pack_column
+from nstore.pack import pack_value
 from nstore.pack import unpack as unpack_key
 
 __all__ = ["PathRule", "SplitFeature", "ENCODINGS", "FEATURE_IRI", "DATASET_PREFIX", "KEY_LIMIT",
@@ -51,6 +52,7 @@ ENCODINGS = {"hex": "0123456789abcdef",
 # Usable hash characters: 40 hex digits; base64 of 20 bytes is 27 characters + "=".
 HASH_CHARS = {"hex": 40, "base64": 27}
 _URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
+_SCALARS = frozenset({int, float, str, bytes, bool, type(None)})
 
 
 @dataclass(frozen=True)
@@ -154,11 +156,13 @@ def legend_header(blob: bytes) -> int:
 
 class SplitFeature(NamedTuple):
     """A regular feature tuple's parts: its key packed order-preserving, the blob's legend
-    (its string header and name, without the leading ``92``) and the rest of the blob."""
+    (its string header and name, without the leading ``92``), the rest of the blob, and
+    how many values the key holds."""
 
     key: bytes
     header: bytes
     values: bytes
+    count: int
 
 
 def split_feature(rule: PathRule, path: str, blob: bytes) -> SplitFeature | None:
@@ -169,26 +173,22 @@ def split_feature(rule: PathRule, path: str, blob: bytes) -> SplitFeature | None
     head = legend_header(blob)
     if not head:
         return None
-    name = path.rpartition("/")[2]
+    directory, _, name = path.rpartition("/")
     try:
-        pk = msgpack.unpackb(filename_bytes(name), raw=False)
-    except (binascii.Error, ValueError, UnicodeEncodeError, msgpack.UnpackException):
+        raw = filename_bytes(name)
+        pk = msgpack.unpackb(raw, raw=False)
+    except (ValueError, UnicodeEncodeError, msgpack.UnpackException):
         return None
-    if not isinstance(pk, list):
+    # Only scalars come back from the packed key as they went in (a nested array would
+    # come back a tuple), and the path must be the one the key's own msgpack gives: Kart's
+    # encoding of the key (no wider number, no float32) under this rule's directories.
+    if type(pk) is not list or not _SCALARS.issuperset(map(type, pk)):
         return None
-    try:
-        key = pack_key(*pk)
-    except (TypeError, ValueError):
+    key = b"".join(pack_column(pk, pack_value, {}, {}, KEY_LIMIT, 0))
+    if len(key) > KEY_LIMIT or _packed_pk(pk) != raw or filename(raw) != name \
+            or directories(rule, pk, raw) != directory:
         return None
-    if len(key) > KEY_LIMIT:
-        return None
-    try:
-        derived = feature_path(rule, unpack_key(key))
-    except TypeError:  # a nested value comes back a tuple, which Kart's msgpack refuses
-        return None
-    if derived != path:
-        return None
-    return SplitFeature(key, blob[1:head], blob[head:])
+    return SplitFeature(key, blob[1:head], blob[head:], len(pk))
 
 
 def join_feature(rule: PathRule, key: bytes, header: bytes, values: bytes) -> tuple[str, bytes]:

@@ -28,12 +28,14 @@ and every record of a tuple lives in one home (history significance reads them t
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence, overload
 
 import msgpack
 
+from nstore._pack import unpack_scalars
 from nstore.blocks import Blocks
 from nstore.errors import CorruptStoreError
 from nstore.okvs import Transaction, prefix_end
@@ -43,8 +45,8 @@ from nstore.terms import IRI
 from .layout import ROW_RECORDS, ROW_SNAPSHOTS
 from .rowcodec import DATASET_PREFIX, FEATURE_IRI, PathRule, feature_path, filename_bytes, join_feature, split_feature
 
-__all__ = ["RowStore", "RowTable", "Row", "RowRecord", "FEATURE", "FEATURE_ITEM", "RULES", "body_of", "pointers_value",
-           "pointers_of"]
+__all__ = ["RowStore", "RowTable", "Row", "RowRecord", "KeyedPaths", "FEATURE", "FEATURE_ITEM", "RULES", "body_of",
+           "pointers_value", "pointers_of"]
 
 FEATURE = IRI(FEATURE_IRI)
 FEATURE_ITEM = pack_value(FEATURE)
@@ -98,6 +100,41 @@ class Row(NamedTuple):
     body: bytes | None
 
 
+class KeyedPaths(Sequence[str]):
+    """The paths of rows read in key order, each made only when asked for: a table's
+    readers take the primary keys (:meth:`pks`) the rows are stored by, not their paths."""
+
+    __slots__ = ("rule", "keys", "_pks")
+
+    def __init__(self, rule: PathRule, keys: list[bytes]) -> None:
+        self.rule = rule
+        self.keys = keys  # each row's packed primary key
+        self._pks: list[list[Any]] | None = None
+
+    def pks(self) -> list[list[Any]]:
+        """Each row's primary-key values (decoded in C when they are plain scalars)."""
+        if self._pks is None:
+            found = unpack_scalars(self.keys, 0)
+            self._pks = found if found is not None else [list(unpack(key)) for key in self.keys]
+        return self._pks
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        path = feature_path(self.rule, self.pks()[index])
+        if path is None:  # a row's key always has its path under its table's rule
+            raise CorruptStoreError(f"row key {self.keys[index].hex()} has no path under {self.rule}")
+        return path
+
+
 class RowRecord(NamedTuple):
     """One record of a row: its commit, state, ``j`` and body (a dead record's reference
     resolved to the body it ends)."""
@@ -106,6 +143,12 @@ class RowRecord(NamedTuple):
     alive: bool
     j: int
     body: bytes
+
+
+def _item_length(key: bytes, pos: int) -> int:
+    """The length of the small packed integer at ``key[pos]`` (a key's count of values)."""
+    code = key[pos]
+    return 1 + (code - 0x14 if code >= 0x14 else 0x14 - code)
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -153,12 +196,17 @@ def pointers_of(value: bytes) -> list[tuple[int, int]]:
     return list(zip(numbers[::2], numbers[1::2]))
 
 
+@functools.lru_cache(maxsize=4096)
+def _packed(*numbers: int) -> bytes:
+    return pack(*numbers)  # the few numbers a batch's keys share, packed once
+
+
 def _record_key(table: int, n: int, key: bytes, seq: int, alive: bool, j: int) -> bytes:
-    return b"".join((BY_ROW, pack(table, n), key, pack(seq, 1 if alive else 0), pack(j) if j else b""))
+    return b"".join((BY_ROW, _packed(table, n), key, _packed(seq, 1 if alive else 0), _packed(j) if j else b""))
 
 
 def _commit_key(table: int, n: int, key: bytes, seq: int, alive: bool, j: int) -> bytes:
-    return b"".join((BY_COMMIT, pack(seq, table, n), key, _ALIVE if alive else _DEAD, pack(j) if j else b""))
+    return b"".join((BY_COMMIT, _packed(seq, table, n), key, _ALIVE if alive else _DEAD, _packed(j) if j else b""))
 
 
 class RowStore:
@@ -239,7 +287,7 @@ class RowStore:
             if parts is None:
                 return None
         ordinal = self._ordinal(tx, table, parts.header, create)
-        n = len(split(parts.key))
+        n = parts.count
         return Row(table.number, n, parts.key, None if ordinal is None else body_of(ordinal, parts.values))
 
     def key_of_path(self, table: RowTable, path: str) -> tuple[int, bytes] | None:
@@ -346,6 +394,39 @@ class RowStore:
         if group is not None:
             yield (*group, self._resolved(pairs))
 
+    def touched(self, tx: Transaction, seqs: Iterable[int], table: int | None = None) -> set[tuple[int, int, bytes]]:
+        """``(table, n, key)`` of every row commits ``seqs`` wrote a record of (of one table,
+        or all): the by-commit index's prefixes, no body read."""
+        found: set[tuple[int, int, bytes]] = set()
+        for seq in seqs:
+            prefix = BY_COMMIT + (_packed(seq, table) if table is not None else _packed(seq))
+            skip = len(BY_COMMIT) + len(_packed(seq))
+            for key, _ in self.records.range(tx, prefix, prefix_end(prefix)):
+                items = split(key, skip)
+                number, n = decode_item(items[0]), decode_item(items[1])
+                found.add((number, n, b"".join(items[2:2 + n])))
+        return found
+
+    def state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int], table: int | None = None
+                      ) -> Iterator[tuple[int, bytes, bytes, bool]]:
+        """``(table, key, body, alive under after)`` of each row tuple whose state under the
+        ancestry ``after`` differs from its state under ``before`` (of one table, or all), in
+        key order: only the records of commits in one ancestry and not the other can differ,
+        so the rows they touched are read, each row's records in one sorted batch."""
+        rows = sorted(self.touched(tx, before ^ after, table))
+        found = self._records_of_many(tx, rows)
+        for number, _, key in rows:
+            was: dict[bytes, bool] = {}
+            now: dict[bytes, bool] = {}
+            for record in found.get((number, key), ()):
+                if record.seq in before:
+                    was[record.body] = record.alive
+                if record.seq in after:
+                    now[record.body] = record.alive
+            for body in was.keys() | now.keys():
+                if was.get(body, False) != now.get(body, False):
+                    yield number, key, body, now.get(body, False)
+
     def has_records(self, tx: Transaction) -> bool:
         return next(self.records.range(tx, BY_ROW, prefix_end(BY_ROW), limit=1), None) is not None
 
@@ -411,6 +492,55 @@ class RowStore:
             items = split(key, skip)
             yield decode_item(items[0]), decode_item(items[1]), b"".join(items[2:]), pointers_of(value)
 
+    def scan(self, tx: Transaction, number: int, table: RowTable, size: int,
+             dead: dict[bytes, set[bytes]]) -> Iterator[tuple[KeyedPaths, list[bytes]]]:
+        """The features of ``table`` in snapshot ``number``, in key order, ``size`` at a
+        time as ``(paths, blobs)``, less those in ``dead`` (blobs by packed key): the
+        snapshot's entries a block at a time, their records' bodies looked up in one
+        sorted batch per block, no key parsed (a record's key is the entry's with the
+        commit it names; the rare entry naming several records is resolved apart)."""
+        prefix = self.snapshot_prefix(number, table.number)
+        skip = len(self.snapshot_prefix(number))
+        heads = [b"\x92" + header for header in table.headers]
+        keys: list[bytes] = []
+        blobs: list[bytes] = []
+        for entry_keys, values in self.snapshots.batches(tx, prefix, prefix_end(prefix)):
+            wanted: list[bytes] = []
+            rows: list[tuple[bytes, list[tuple[int, int]] | None]] = []
+            for key, value in zip(entry_keys, values):
+                code = value[0]
+                if 0x15 <= code <= 0x1C and len(value) == code - 0x13:  # pack(seq): record (seq, 0)
+                    wanted.append(BY_ROW + key[skip:] + value + _ALIVE)
+                    rows.append((key, None))
+                else:
+                    rows.append((key, pointers_of(value)))
+            bodies = iter(self.records.get_many(tx, wanted))
+            for key, pointers in rows:
+                start = len(prefix)
+                start += _item_length(key, start)  # pack(n)
+                row_key = key[start:]
+                if pointers is None:
+                    found = [next(bodies)]
+                else:
+                    found = self.bodies(tx, table.number, [(unpack(key[len(prefix):start])[0], row_key, pointers)])[0]
+                for body in found:
+                    if body is None:
+                        raise CorruptStoreError(f"snapshot {number} names a record of row {row_key.hex()} of table "
+                                                f"{table.number} that is missing")
+                    if body[0] < 0x80 and 0 < body[0] <= len(heads):
+                        blob = heads[body[0] - 1] + body[1:]
+                    else:
+                        blob = table.join(row_key, body)[1]  # a long ordinal, or a damaged one named
+                    if dead and blob in dead.get(row_key, ()):
+                        continue
+                    keys.append(row_key)
+                    blobs.append(blob)
+            while len(keys) >= size:
+                yield KeyedPaths(table.rule, keys[:size]), blobs[:size]
+                del keys[:size], blobs[:size]
+        if keys:
+            yield KeyedPaths(table.rule, keys), blobs
+
     def snapshot_entry(self, tx: Transaction, number: int, table: int, n: int, key: bytes) -> list[tuple[int, int]]:
         value = self.snapshots.get(tx, self.snapshot_prefix(number, table) + pack(n) + key)
         return [] if value is None else pointers_of(value)
@@ -441,13 +571,13 @@ class RowStore:
         prefix = self.snapshot_prefix(number)
         keys: dict[bytes, tuple[int, int, bytes]] = {}
         for row in [r for r, _ in born] + list(dead):
-            keys[prefix + pack(row.table, row.n) + row.key] = (row.table, row.n, row.key)
+            keys[prefix + _packed(row.table, row.n) + row.key] = (row.table, row.n, row.key)
         order = sorted(keys)
         current = dict(zip(order, self.snapshots.get_many(tx, order)))
         pointers = {key: (pointers_of(value) if value is not None else []) for key, value in current.items()}
         deltas: dict[int, int] = defaultdict(int)
         for row in dead:
-            key = prefix + pack(row.table, row.n) + row.key
+            key = prefix + _packed(row.table, row.n) + row.key
             held = pointers[key]
             if not held:
                 continue
@@ -458,7 +588,7 @@ class RowStore:
                 pointers[key] = [p for p, body in zip(held, bodies) if body != row.body]
             deltas[row.table] -= 1
         for row, pointer in born:
-            key = prefix + pack(row.table, row.n) + row.key
+            key = prefix + _packed(row.table, row.n) + row.key
             held = pointers[key]
             if held:
                 bodies = self.bodies(tx, row.table, [(row.n, row.key, held)])[0]

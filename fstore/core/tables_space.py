@@ -46,16 +46,32 @@ def _may_hold_rows(pattern: Sequence[Any]) -> bool:
 
 class TablesOverlay(Overlay):
     """An overlay of the tables space: the generic tuples' as an :class:`Overlay`, the
-    rows' in ``rows`` (so each reader merges its own)."""
+    rows' made when first read (:meth:`rows_in`: a read of a table's schema at an old
+    commit reads no row), the same in any transaction since commits never change."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("_rows", "_history", "_before", "_after")
 
-    def __init__(self) -> None:
+    def __init__(self, history: TablesHistory, before: frozenset[int], after: frozenset[int]) -> None:
         super().__init__()
-        self.rows = Overlay()
+        self._rows: Overlay | None = None
+        self._history, self._before, self._after = history, before, after
+
+    def rows_in(self, tx: Transaction) -> Overlay:
+        """The rows whose state differs, read in ``tx`` the first time."""
+        if self._rows is None:
+            rows = Overlay()
+            for ident, items, alive in self._history.row_state_changes(tx, self._before, self._after):
+                if alive:
+                    rows.born[ident] = items
+                else:
+                    rows.dead.add(ident)
+            self._rows = rows
+        return self._rows
 
     def __len__(self) -> int:
-        return len(self.born) + len(self.dead) + len(self.rows)
+        if self._rows is None:
+            raise RuntimeError("the rows of a tables overlay are counted once read (rows_in)")
+        return len(self.born) + len(self.dead) + len(self._rows)
 
 
 class TablesHistory(History):
@@ -63,10 +79,13 @@ class TablesHistory(History):
 
     def __init__(self, okvs: Okvs, commits: CommitStore, dictionary: Dictionary, space: Space = TABLES) -> None:
         super().__init__(okvs, commits, dictionary, space)
+        self.generic = History(okvs, commits, dictionary, space)
+        """The generic tuples alone (meta items, legends, attachments, irregular features)."""
         self.rows = RowStore()
         self.heads: TablesHeads = TablesHeads(self, okvs)
-        # the alive records the last write made, for the snapshot that moves to its commit
-        self.written: tuple[Any, int, dict[bytes, tuple[int, int]]] = (None, 0, {})
+        # the rows the last write made (by identity: the row and its record), for the
+        # snapshot that moves to its commit
+        self.written: tuple[Any, int, dict[bytes, tuple[Row, tuple[int, int]]]] = (None, 0, {})
 
     def row(self, tx: Transaction, quad: Sequence[Any], tables: dict[str, RowTable | None] | None = None,
             create: bool = False) -> Row | None:
@@ -91,7 +110,7 @@ class TablesHistory(History):
         if not rows:
             return records, encoded
         made = self.rows.write(tx, seq, [(row, alive) for row, alive, _ in rows])
-        written = {b"".join(parts): pointer for (_, alive, parts), pointer in zip(rows, made) if alive}
+        written = {b"".join(parts): (row, pointer) for (row, alive, parts), pointer in zip(rows, made)}
         self.written = (tx, seq, written) if self.written[0] is not tx or self.written[1] != seq else \
             (tx, seq, {**self.written[2], **written})
         records = sorted_bytes(records + [b"".join(parts) + (ALIVE if alive else DEAD) for _, alive, parts in rows])
@@ -153,8 +172,8 @@ class TablesHistory(History):
 
     # -- records ----------------------------------------------------------------------------
 
-    def _row_of_items(self, tx: Transaction, items: Sequence[bytes]) -> Row | None:
-        row = self.row(tx, [decode_item(bytes(item)) for item in items])
+    def _row_of_items(self, tx: Transaction, items: Sequence[bytes], tables: dict[str, RowTable | None] | None = None) -> Row:
+        row = self.row(tx, [decode_item(bytes(item)) for item in items], tables)
         if row is None:
             raise CorruptStoreError(f"tables space: items {b''.join(items)[:60].hex()} name a row no table holds")
         return row
@@ -226,6 +245,34 @@ class TablesHistory(History):
     def has_records(self, tx: Transaction) -> bool:
         return super().has_records(tx) or self.rows.has_records(tx)
 
+    def state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Iterator[tuple[bytes, list[bytes], bool]]:
+        yield from self.generic.state_changes(tx, before, after)
+        yield from self.row_state_changes(tx, before, after)
+
+    def row_state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Iterator[tuple[bytes, list[bytes], bool]]:
+        """:meth:`state_changes` of the rows alone (``RowStore.state_changes``)."""
+        tables: dict[int, RowTable] = {}
+        for number, key, body, alive in self.rows.state_changes(tx, before, after):
+            table = tables.get(number)
+            if table is None:
+                table = tables[number] = self.rows.table(tx, number)
+            items = self.rows.items(table, key, body)
+            yield b"".join(items), items, alive
+
+    def feature_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int], graph: IRI
+                        ) -> Iterator[tuple[str, bytes, bool]]:
+        """``(path, blob, alive under after)`` of each row of the table of ``graph`` whose
+        state under ``after`` differs from its state under ``before``, in key order: a
+        table diff's rows (O(rows changed between the two); its generic features are the
+        generic history's to diff)."""
+        tables = self._tables_of(tx, graph)
+        if not tables:
+            return
+        table = tables[0]
+        for _, key, body, alive in self.rows.state_changes(tx, before, after, table.number):
+            path, blob = table.join(key, body)
+            yield path, blob, alive
+
     def raw_change_chunks(self, tx: Transaction, seq: int) -> Iterator[tuple[list[list[bytes]], list[bytes]]]:
         yield from super().raw_change_chunks(tx, seq)
         changes = self.rows.changes_of(tx, seq)
@@ -285,57 +332,56 @@ class TablesHeads(Heads):
                                         list(compress(changes.alive, mask)))
 
     def _apply_rows(self, tx: Transaction, number: int, items: list[tuple[bytes, ...]], alive: list[bool]) -> int:
+        # The rows the write of the commit this snapshot moves to made are known with the
+        # record each reads; the others (an overlay folded in) are found among their records.
+        target = self._target
+        written_tx, written_seq, written = self.history.written
+        known = written if written_tx is tx and written_seq == target else {}
         tables: dict[str, RowTable | None] = {}
-        born: list[tuple[Row, bytes]] = []
+        ancestors = None
+        born: list[tuple[Row, tuple[int, int]]] = []
         dead: list[Row] = []
         for row_items, state in zip(items, alive):
-            row = self.history._row_of_items(tx, row_items)
-            if row.body is None:
-                raise CorruptStoreError(f"tables snapshot {number}: a row change names a legend no table registered")
+            found = known.get(b"".join(row_items))
+            if found is not None:
+                row, pointer = found
+            else:
+                row = self.history._row_of_items(tx, row_items, tables)
+                if row.body is None:
+                    raise CorruptStoreError(f"tables snapshot {number}: a row change names a legend no table registered")
+                pointer = None
+                if state:
+                    if ancestors is None and target is not None:
+                        ancestors = self.history.commits.ancestors(tx, target)
+                    pointer = self.rows.pointer_for(tx, row, target, ancestors)
             if state:
-                born.append((row, b"".join(row_items)))
+                born.append((row, pointer))  # type: ignore[arg-type]
             else:
                 dead.append(row)
-        pointers = self._pointers(tx, born)
-        deltas = self.rows.apply(tx, number, [(row, pointer) for (row, _), pointer in zip(born, pointers)], dead)
+        deltas = self.rows.apply(tx, number, born, dead)
         counts: Counter[tuple[bytes, bytes]] = Counter()
         for table_number, delta in deltas.items():
             counts[(self.rows.table(tx, table_number).graph_item, FEATURE_ITEM)] += delta
         self._add_counts(tx, number, counts)
         return sum(deltas.values())
 
-    def _pointers(self, tx: Transaction, born: list[tuple[Row, bytes]]) -> list[tuple[int, int]]:
-        """The alive record each row a snapshot gains reads: the one the write of its
-        commit made, else found among the row's records."""
-        target = self._target
-        written_tx, written_seq, written = self.history.written
-        known = written if written_tx is tx and written_seq == target else {}
-        ancestors = None
-        pointers = []
-        for row, ident in born:
-            pointer = known.get(ident)
-            if pointer is None:
-                if ancestors is None and target is not None:
-                    ancestors = self.history.commits.ancestors(tx, target)
-                pointer = self.rows.pointer_for(tx, row, target, ancestors)
-            pointers.append(pointer)
-        return pointers
-
     def _apply_overlay(self, tx: Transaction, number: int, count: int, overlay: Overlay) -> int:
         if not isinstance(overlay, TablesOverlay):
             return super()._apply_overlay(tx, number, count, overlay)
-        changes = [(items, True) for items in chain(overlay.born.values(), overlay.rows.born.values())]
-        changes += [(split(ident, 0, 4), False) for ident in chain(overlay.dead, overlay.rows.dead)]
+        rows = overlay.rows_in(tx)
+        changes = [(items, True) for items in chain(overlay.born.values(), rows.born.values())]
+        changes += [(split(ident, 0, 4), False) for ident in chain(overlay.dead, rows.dead)]
         return self._apply(tx, number, count, ItemChanges.of(changes))
 
     def _overlay(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Overlay:
-        overlay = TablesOverlay()
-        for ident, items, alive in self.history.state_changes(tx, before, after):
-            part = overlay.rows if _is_row(items) else overlay
+        overlay = TablesOverlay(self.history, before, after)
+        for ident, items, alive in self.history.generic.state_changes(tx, before, after):
             if alive:
-                part.born[ident] = items
+                overlay.born[ident] = items
             else:
-                part.dead.add(ident)
+                overlay.dead.add(ident)
+        if tx.write:  # a snapshot that moves counts and applies them
+            overlay.rows_in(tx)
         return overlay
 
     def _copy(self, tx: Transaction, source: int, target: int) -> None:
@@ -370,7 +416,14 @@ class TablesReader(Reader):
 
     def __init__(self, heads: TablesHeads, tx: Transaction, seq: int | None, snapshot: int | None = None) -> None:
         super().__init__(heads, tx, seq, snapshot)
-        self.row_overlay: Overlay = getattr(self.overlay, "rows", _EMPTY)
+        self._row_overlay: Overlay | None = None if isinstance(self.overlay, TablesOverlay) else _EMPTY
+
+    @property
+    def row_overlay(self) -> Overlay:
+        """The overlay's rows, read when a read first needs them."""
+        if self._row_overlay is None:
+            self._row_overlay = self.overlay.rows_in(self.tx)  # type: ignore[attr-defined]
+        return self._row_overlay
 
     def match(self, pattern: Sequence[Any], within: Any = None, terms: bool = False) -> Iterator[Quad]:
         found = super().match(pattern, within, terms)
@@ -414,6 +467,34 @@ class TablesReader(Reader):
                 if repeats and any(quad[a] != quad[b] for a, b in repeats):
                     continue
                 yield quad  # type: ignore[misc]
+
+    def feature_chunks(self, graph: IRI, size: int) -> Iterator[tuple[Sequence[str], list[bytes]]]:
+        """The features of the table of ``graph`` alive here, ``size`` at a time as
+        ``(paths, blobs)``: the snapshot's rows in key order (paths made only if asked
+        for, :class:`~.rows.KeyedPaths`), then the overlay's born rows and the generic
+        (irregular) features."""
+        if self.empty:
+            return
+        tables = self.history._tables_of(self.tx, graph)
+        if tables and self.snapshot is not None:
+            yield from self.history.rows.scan(self.tx, self.snapshot, tables[0], size, self._dead_rows(tables[0]))
+        rest = chain(super().match((graph, Var("s"), FEATURE, Var("o"))),
+                     (tuple(map(decode_item, items)) for items in
+                      self.row_overlay.find([(0, pack_value(graph)), (2, FEATURE_ITEM)])))
+        while chunk := list(islice(rest, size)):
+            yield [quad[1] for quad in chunk], [quad[3] for quad in chunk]
+
+    def _dead_rows(self, table: RowTable) -> dict[bytes, set[bytes]]:
+        """The overlay's dead rows of ``table``: their blobs by packed key."""
+        found: dict[bytes, set[bytes]] = {}
+        for ident in self.row_overlay.dead:
+            if not ident.startswith(table.graph_item):
+                continue
+            _, path, _, blob = map(decode_item, split(ident, 0, 4))
+            key = self.history.rows.key_of_path(table, path)
+            if key is not None:
+                found.setdefault(key[1], set()).add(blob)
+        return found
 
     def count(self, pattern: Sequence[Any], cap: int | None = None) -> int:
         if self.empty or cap == 0:

@@ -138,4 +138,4 @@ def table_at(view: Any, name: str) -> Table:
     source = view_source(view)
     where = f"at {view.ref!r}" if getattr(view, "ref", None) else ""
     return Table(source, load_dataset(source, name, where), legend_finder(view.repo.storage, dataset_graph(name)),
-                 getattr(view, "table_value_chunks", None), getattr(view, "count_table_tuples", None))
+                 getattr(view, "table_feature_chunks", None), getattr(view, "count_table_tuples", None))

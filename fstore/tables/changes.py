@@ -206,7 +206,12 @@ def _diff_at(snapshot: Snapshot, seq_a: int | None, seq_b: int | None, name: str
         result.schema = at_a.state.schema.diff(at_b.state.schema) or None
     result.pk_columns = [c.name for c in (at_b.state or at_a.state).schema.pk_columns]
     changes: dict[str, list[Any]] = {}
-    for op, quad in diff_seqs(snapshot, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), snapshot.tables):
+    # the table's rows read by the commits between the two (O(rows changed)), its generic
+    # features (irregular ones, usually none) by the generic diff
+    tables = snapshot.tables
+    for path, blob, alive in tables.feature_changes(snapshot.tx, snapshot.ancestors(seq_a), snapshot.ancestors(seq_b), graph):
+        changes.setdefault(path, [None, None])[1 if alive else 0] = blob
+    for op, quad in diff_seqs(snapshot, seq_a, seq_b, (graph, Var("s"), FEATURE, Var("o")), tables.generic):
         changes.setdefault(quad[1], [None, None])[0 if op == "-" else 1] = quad[3]
     for path, (old, new) in sorted(changes.items(), key=lambda change: key_order(change[0])):
         if old is None and new is not None:

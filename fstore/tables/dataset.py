@@ -280,7 +280,11 @@ class RowReader:
 
     def bulk_pks(self, paths: Sequence[str]) -> list[Any] | None:
         """The primary-key values of many feature paths, from their file names in a few C
-        calls (None if one is not a packed list: read them one by one)."""
+        calls (None if one is not a packed list: read them one by one); rows read by key
+        (:class:`~fstore.core.rows.KeyedPaths`) give them without a path."""
+        keyed = getattr(paths, "pks", None)
+        if keyed is not None:
+            return keyed()
         names = "\n".join(path[path.rfind("/") + 1:] for path in paths)
         try:
             # URL-safe base64 made standard for the whole chunk at once, then decoded by C
@@ -352,10 +356,10 @@ class Table:
     """
 
     def __init__(self, source: Source, state: DatasetState, fallback: LegendLookup | None = None,
-                 value_chunks: Callable[[tuple, int], Iterator[list[list[Any]]]] | None = None,
+                 feature_chunks: Callable[[Any, int], Iterator[tuple[Sequence[str], list[bytes]]]] | None = None,
                  count: Callable[[tuple], int] | None = None) -> None:
         self._source = source
-        self._value_chunks = value_chunks
+        self._feature_chunks = feature_chunks
         self._count = count
         self.state = state
         self.name = state.name
@@ -407,14 +411,13 @@ class Table:
         for _, path, _, blob in self._source((self.graph, Var("s"), FEATURE, Var("o"))):
             yield path, blob
 
-    def feature_chunks(self, size: int) -> Iterator[tuple[list[str], list[bytes]]]:
-        """:meth:`features` ``size`` at a time, as ``(paths, blobs)``: read in bulk when
-        the table is read at a commit (``view.table``)."""
-        if self._value_chunks is None:
+    def feature_chunks(self, size: int) -> Iterator[tuple[Sequence[str], list[bytes]]]:
+        """:meth:`features` ``size`` at a time, as ``(paths, blobs)``: read in bulk, rows
+        in key order, when the table is read at a commit (``view.table``)."""
+        if self._feature_chunks is None:
             yield from feature_chunks(self.features(), size)
             return
-        for paths, blobs in self._value_chunks((self.graph, Var("s"), FEATURE, Var("o")), size):
-            yield paths, blobs
+        yield from self._feature_chunks(self.graph, size)
 
     def rows(self, *, python: bool = True) -> Iterator[dict[str, Any]]:
         """Every row as a dict of the current schema, in primary-key order (a generator;

@@ -150,9 +150,14 @@ def stored_columns(table: Any) -> list[list[Any]]:
     """Every row's stored values of ``table`` (a :class:`~.dataset.Table` or a writer),
     one list per schema column in schema order: the columnar read behind
     :func:`to_dataframe`."""
-    for columns in stored_column_chunks(table, sys.maxsize):
-        return columns
-    return [[] for _ in table.schema.columns]
+    found: list[list[Any]] | None = None
+    for columns in stored_column_chunks(table, sys.maxsize):  # one, or a few: the rows read by key, then the rest
+        if found is None:
+            found = columns
+        else:
+            for column, more in zip(found, columns):
+                column.extend(more)
+    return found if found is not None else [[] for _ in table.schema.columns]
 
 
 def stored_column_chunks(table: Any, size: int, *, geometry_bytes: bool = False) -> Iterator[list[list[Any]]]:

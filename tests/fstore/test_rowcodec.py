@@ -32,7 +32,7 @@ def test_an_integer_key_under_every_rule_splits_and_joins_back(pk, values):
         path, feature = rule.encode_path([pk]), blob(values)
         split = split_feature(rule, path, feature)
         assert split is not None and split.header == LEGEND
-        assert join_feature(rule, *split) == (path, feature)
+        assert join_feature(rule, *split[:3]) == (path, feature)
 
 
 @given(st.lists(scalars, min_size=1, max_size=3))
@@ -41,7 +41,7 @@ def test_any_key_under_the_hash_rules_splits_and_joins_back(pk):
         path = rule.encode_path(pk)
         split = split_feature(rule, path, blob([1]))
         assert split is not None
-        assert join_feature(rule, *split) == (path, blob([1]))
+        assert join_feature(rule, *split[:3]) == (path, blob([1]))
 
 
 @pytest.mark.parametrize("pk", [0.0, -0.0, math.inf, -math.inf, 5e-324,
@@ -50,7 +50,7 @@ def test_any_key_under_the_hash_rules_splits_and_joins_back(pk):
 def test_float_keys_keep_their_bits(pk):
     path = GENERAL.encode_path([pk])
     split = split_feature(GENERAL, path, blob([]))
-    assert join_feature(GENERAL, *split)[0] == path
+    assert join_feature(GENERAL, *split[:3])[0] == path
 
 
 def test_distinct_keys_give_distinct_row_keys():
@@ -102,4 +102,4 @@ def test_a_legend_keeps_its_header_bytes(header):
     feature = b"\x92" + header + b"trailing garbage is kept verbatim"
     split = split_feature(INT_PK, "A/A/A/B/kU0=", feature)
     assert split.header == header
-    assert join_feature(INT_PK, *split) == ("A/A/A/B/kU0=", feature)
+    assert join_feature(INT_PK, *split[:3]) == ("A/A/A/B/kU0=", feature)

@@ -294,7 +294,7 @@ def test_the_bulk_columnar_read_equals_the_row_by_row_read(tmp_path):
     table = repo.at("main").table("t")
     features = list(table.features())
     paths, blobs = [p for p, _ in features], [b for _, b in features]
-    assert [list(c) for c in table.feature_chunks(10)][0] == [paths[:10], blobs[:10]]  # read in bulk
+    assert [[list(p), b] for p, b in table.feature_chunks(10)][0] == [paths[:10], blobs[:10]]  # read in bulk
     assert [p for chunk, _ in table.feature_chunks(10) for p in chunk] == paths
     by_row = [list(c) for c in zip(*(table.reader.stored_values(p, b) for p, b in features))]
     assert table.reader._bulk_columns(paths, blobs, False) is not None  # the bulk path ran
