@@ -257,7 +257,18 @@ class Staged:
         in memory: for a transaction that never spilled)."""
         if self.head is None:  # nothing is alive: the additions change it, the removals nothing
             return list(filter(itemgetter(1), self.pending.values()))
-        return [(quad, alive, parts) for key, (quad, alive, parts) in self.pending.items() if self.alive_at_head(key, quad) != alive]
+        alive_at_head = self._alive_at_head(list(self.pending.items()))
+        return [(quad, alive, parts) for (quad, alive, parts), was in zip(self.pending.values(), alive_at_head) if was != alive]
+
+    def _alive_at_head(self, intents: list[tuple[bytes, tuple[Quad | None, bool, Any]]]) -> list[bool]:
+        """:meth:`alive_at_head` of many intents (``(identity, (quad or None, ...))``), the
+        quads the transaction has not seen alive read in one batch of the reader's."""
+        unseen = [(i, quad if quad is not None else unpack(key)) for i, (key, (quad, _, _)) in enumerate(intents)
+                  if key not in self.seen_alive]
+        alive = [True] * len(intents)
+        for (i, _), found in zip(unseen, self.reader.contains_many([quad for _, quad in unseen])):
+            alive[i] = found
+        return alive
 
     def resolve(self) -> int:
         """Settle the spilled intents against the head (after moving the last ones into
@@ -273,8 +284,8 @@ class Staged:
             if self.head is None:  # nothing is alive: the additions change it, the removals nothing
                 changing = alive
             else:
-                changing = [self.alive_at_head(identity, None if identity in self.seen_alive else unpack(identity)) != state
-                            for identity, state in zip(identities, alive)]
+                was = self._alive_at_head([(identity, (None, state, None)) for identity, state in zip(identities, alive)])
+                changing = [before != state for before, state in zip(was, alive)]
             identities, alive = list(compress(identities, changing)), list(compress(alive, changing))
             for start in range(0, len(identities), _FILE_BATCH):
                 self._changes.write(msgpack.packb((identities[start:start + _FILE_BATCH], alive[start:start + _FILE_BATCH])))
@@ -461,6 +472,11 @@ class Transaction:
     def committed_table_tuples(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The tables space's tuples at the head this transaction started from."""
         return self._space(TABLES.name).reader.match(pattern)
+
+    def committed_table_blobs(self, graph: Any, paths: Sequence[str]) -> dict[str, list[bytes]]:
+        """The feature blobs at each path of a table at the head this transaction started
+        from, looked up in batches (``TablesReader.blobs_at``)."""
+        return self._space(TABLES.name).reader.blobs_at(graph, paths)
 
     def _prepare(self, pattern: Sequence[Any], terms: bool) -> Callable[..., Iterator[Quad]]:
         """Reads of one pattern shape (see ``fstore.prepare``): each a :meth:`_match`, which

@@ -705,6 +705,10 @@ class Reader:
             for row in self._born(items, within, free_all, repeats):
                 yield fill(row)
 
+    def contains_many(self, quads: Sequence[Quad]) -> list[bool]:
+        """Whether each quad (values) is alive here."""
+        return [next(iter(self.match(quad)), None) is not None for quad in quads]
+
     def packed(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
         """:meth:`match` without decoding: the Var positions (0-based, in pattern order)
         and each alive quad's key items at those positions (:meth:`scan_items` in pattern

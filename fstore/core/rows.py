@@ -541,6 +541,14 @@ class RowStore:
         if keys:
             yield KeyedPaths(table.rule, keys), blobs
 
+    def snapshot_entries_many(self, tx: Transaction, number: int, table: int, rows: Sequence[tuple[int, bytes]]
+                              ) -> list[list[tuple[int, int]]]:
+        """The alive records snapshot ``number`` names for each ``(n, key)`` of ``table``
+        (empty: the row is not there), in one sorted lookup."""
+        prefix = self.snapshot_prefix(number, table)
+        values = self.snapshots.get_many(tx, [prefix + _packed(n) + key for n, key in rows])
+        return [[] if value is None else pointers_of(value) for value in values]
+
     def snapshot_entry(self, tx: Transaction, number: int, table: int, n: int, key: bytes) -> list[tuple[int, int]]:
         value = self.snapshots.get(tx, self.snapshot_prefix(number, table) + pack(n) + key)
         return [] if value is None else pointers_of(value)

@@ -417,6 +417,9 @@ class TablesReader(Reader):
     def __init__(self, heads: TablesHeads, tx: Transaction, seq: int | None, snapshot: int | None = None) -> None:
         super().__init__(heads, tx, seq, snapshot)
         self._row_overlay: Overlay | None = None if isinstance(self.overlay, TablesOverlay) else _EMPTY
+        # the tables of graphs read: the registry changes only when a commit writes, after
+        # every read of its transaction
+        self._registry: dict[Any, list[RowTable]] = {}
 
     @property
     def row_overlay(self) -> Overlay:
@@ -432,6 +435,56 @@ class TablesReader(Reader):
         rows = self.row_quads(pattern)
         return chain(found, (tuple(map(to_rdf, quad)) for quad in rows) if terms else rows)
 
+    def blobs_at(self, graph: Any, paths: Sequence[str]) -> dict[str, list[bytes]]:
+        """The blobs alive here at each of ``paths`` in the table of ``graph``: its rows'
+        in sorted lookups of the snapshot's entries and of their records, and, if the table
+        has any generic feature (an irregular one, rare), those read one by one."""
+        found: dict[str, list[bytes]] = {path: [] for path in paths}
+        tables = self._tables(graph)
+        if tables and not self.empty:
+            table, rows = tables[0], self.history.rows
+            keyed = [(path, *key) for path in found if (key := rows.key_of_path(table, path)) is not None]
+            if self.snapshot is not None and keyed:
+                entries = rows.snapshot_entries_many(self.tx, self.snapshot, table.number, [(n, key) for _, n, key in keyed])
+                held = [(n, key, pointers) for (_, n, key), pointers in zip(keyed, entries)]
+                for (path, _, key), bodies in zip(keyed, rows.bodies(self.tx, table.number, held)):
+                    found[path] = [table.join(key, body)[1] for body in bodies]
+            overlay = self.row_overlay
+            if overlay.dead:
+                for path, blobs in found.items():
+                    found[path] = [blob for blob in blobs
+                                   if table.graph_item + pack_value(path) + FEATURE_ITEM + pack_value(blob) not in overlay.dead]
+            if overlay.born:
+                for path in found:
+                    found[path] += [decode_item(items[3]) for items in overlay.find([(0, table.graph_item), (1, pack_value(path))])]
+        if not self.empty and Reader.count(self, (graph, Var("s"), FEATURE, Var("o")), 1):
+            for path, blobs in found.items():
+                blobs += [quad[3] for quad in Reader.match(self, (graph, path, FEATURE, Var("o")))]
+        return found
+
+    def contains_many(self, quads: Sequence[Quad]) -> list[bool]:
+        """Whether each quad is alive here (:meth:`match` of each, the rows among them
+        read in batches by :meth:`blobs_at`)."""
+        if self.empty:
+            return [False] * len(quads)
+        by_graph: dict[Any, list[int]] = {}
+        for i, quad in enumerate(quads):
+            if quad[2] == FEATURE and type(quad[1]) is str and type(quad[3]) is bytes:
+                by_graph.setdefault(quad[0], []).append(i)
+        alive: list[bool | None] = [None] * len(quads)
+        for graph, positions in by_graph.items():
+            blobs = self.blobs_at(graph, [quads[i][1] for i in positions])
+            for i in positions:
+                alive[i] = quads[i][3] in blobs[quads[i][1]]
+        return [found if found is not None else next(iter(self.match(quad)), None) is not None
+                for found, quad in zip(alive, quads)]
+
+    def _tables(self, graph: Any) -> list[RowTable]:
+        found = self._registry.get(graph)
+        if found is None:
+            found = self._registry[graph] = self.history._tables_of(self.tx, graph)
+        return found
+
     def row_quads(self, pattern: Sequence[Any]) -> Iterator[Quad]:
         """The row tuples alive here that match ``pattern``."""
         graph, path, _, blob = pattern
@@ -439,7 +492,7 @@ class TablesReader(Reader):
         dead = self.row_overlay.dead
         rows = self.history.rows
         if self.snapshot is not None:
-            for table in self.history._tables_of(self.tx, graph):
+            for table in self._tables(graph):
                 if type(path) is Var:
                     entries: Iterator = ((n, key, pointers) for _, n, key, pointers in
                                          rows.snapshot_entries(self.tx, self.snapshot, table.number))
@@ -475,7 +528,7 @@ class TablesReader(Reader):
         (irregular) features."""
         if self.empty:
             return
-        tables = self.history._tables_of(self.tx, graph)
+        tables = self._tables(graph)
         if tables and self.snapshot is not None:
             yield from self.history.rows.scan(self.tx, self.snapshot, tables[0], size, self._dead_rows(tables[0]))
         rest = chain(super().match((graph, Var("s"), FEATURE, Var("o"))),
@@ -509,7 +562,7 @@ class TablesReader(Reader):
             if type(graph) is Var:
                 graph_item = None
             else:
-                tables = self.history._tables_of(self.tx, graph)
+                tables = self._tables(graph)
                 if not tables:
                     return total
                 graph_item = tables[0].graph_item

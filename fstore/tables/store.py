@@ -385,6 +385,16 @@ class TableWriter:
             return touched[1]
         return self._committed_blob(path)
 
+    def _current_many(self, paths: list[str]) -> dict[str, bytes | None]:
+        """:meth:`_current` of many paths, those the transaction has not touched looked up
+        at the head in one batch."""
+        found = {path: touched[1] for path in paths if (touched := self._touched.get(path)) is not None}
+        untouched = [path for path in paths if path not in found]
+        if untouched and not self.created:
+            for path, blobs in self.tx.committed_table_blobs(self.graph, untouched).items():
+                found[path] = blobs[-1] if blobs else None
+        return found
+
     def get(self, pk: Any, *, python: bool = True) -> dict[str, Any] | None:
         """The row with this primary key as it stands in the transaction, or None."""
         return row_by_key(self, pk, self._current, python)
@@ -516,7 +526,7 @@ class TableWriter:
         counts = {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 0}
         plan: list[tuple[str, bytes | None, bytes | None]] = []
         existing = self.features() if delete_missing else (
-            (path, blob) for path in list(incoming) if (blob := self._current(path)) is not None)
+            (path, blob) for path, blob in self._current_many(list(incoming)).items() if blob is not None)
         for path, blob in list(existing):
             new = incoming.pop(path, None)
             if new is None:
