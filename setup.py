@@ -9,5 +9,6 @@ setup(ext_modules=cythonize([
     Extension("nstore._btree", ["nstore/_btree.pyx"]),
     Extension("nstore._terms", ["nstore/_terms.pyx"]),
     Extension("nstore._ntriples", ["nstore/_ntriples.pyx"]),
+    Extension("fstore.core._rows", ["fstore/core/_rows.pyx"]),
     Extension("fstore.tables._columns", ["fstore/tables/_columns.pyx"]),
 ], language_level=3))

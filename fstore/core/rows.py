@@ -36,6 +36,7 @@ from typing import Any, Iterable, Iterator, NamedTuple, Sequence, overload
 import msgpack
 
 from nstore._pack import unpack_scalars
+from ._rows import entry_records, join_blobs
 from nstore.blocks import Blocks
 from nstore.errors import CorruptStoreError
 from nstore.okvs import Transaction, prefix_end
@@ -60,6 +61,8 @@ BY_ROW = ROW_RECORDS + b"\x00"
 BY_COMMIT = ROW_RECORDS + b"\x01"
 _NUMBER_TAG, _TABLE_TAG = "TN", "TR"
 _ALIVE, _DEAD = pack_value(1), pack_value(0)
+COMPILED = True
+"""Whether a scan takes the compiled loop (``fstore.core._rows``); tests turn it off to compare."""
 REFERENCE = 0  # the first byte of a dead record's body that points to the record it ends
 
 
@@ -505,41 +508,35 @@ class RowStore:
         keys: list[bytes] = []
         blobs: list[bytes] = []
         for entry_keys, values in self.snapshots.batches(tx, prefix, prefix_end(prefix)):
-            wanted: list[bytes] = []
-            rows: list[tuple[bytes, list[tuple[int, int]] | None]] = []
-            for key, value in zip(entry_keys, values):
-                code = value[0]
-                if 0x15 <= code <= 0x1C and len(value) == code - 0x13:  # pack(seq): record (seq, 0)
-                    wanted.append(BY_ROW + key[skip:] + value + _ALIVE)
-                    rows.append((key, None))
-                else:
-                    rows.append((key, pointers_of(value)))
-            bodies = iter(self.records.get_many(tx, wanted))
-            for key, pointers in rows:
-                start = len(prefix)
-                start += _item_length(key, start)  # pack(n)
-                row_key = key[start:]
-                if pointers is None:
-                    found = [next(bodies)]
-                else:
-                    found = self.bodies(tx, table.number, [(unpack(key[len(prefix):start])[0], row_key, pointers)])[0]
-                for body in found:
-                    if body is None:
-                        raise CorruptStoreError(f"snapshot {number} names a record of row {row_key.hex()} of table "
-                                                f"{table.number} that is missing")
-                    if body[0] < 0x80 and 0 < body[0] <= len(heads):
-                        blob = heads[body[0] - 1] + body[1:]
-                    else:
-                        blob = table.join(row_key, body)[1]  # a long ordinal, or a damaged one named
-                    if dead and blob in dead.get(row_key, ()):
-                        continue
-                    keys.append(row_key)
-                    blobs.append(blob)
+            records, row_keys, several = entry_records(entry_keys, values, skip, len(prefix), BY_ROW, _ALIVE)
+            joined = join_blobs(self.records.get_many(tx, records), heads) if COMPILED and not several else None
+            if joined is not None and not dead:
+                keys += row_keys
+                blobs += joined
+            else:
+                self._scan_block(tx, number, table, heads, row_keys, values, dead, keys, blobs)
             while len(keys) >= size:
                 yield KeyedPaths(table.rule, keys[:size]), blobs[:size]
                 del keys[:size], blobs[:size]
         if keys:
             yield KeyedPaths(table.rule, keys), blobs
+
+    def _scan_block(self, tx: Transaction, number: int, table: RowTable, heads: list[bytes], row_keys: list[bytes],
+                    values: list[bytes], dead: dict[bytes, set[bytes]], keys: list[bytes], blobs: list[bytes]) -> None:
+        """:meth:`scan` of one block of entries, row by row (the reference of the compiled
+        loop, and the way of entries naming several records, a dead row or a damaged body)."""
+        n = len(split(row_keys[0])) if row_keys else 0
+        rows = [(len(split(key)) if i else n, key, pointers_of(value)) for i, (key, value) in enumerate(zip(row_keys, values))]
+        for (_, row_key, _), found in zip(rows, self.bodies(tx, table.number, rows)):
+            for body in found:
+                if body[:1] and body[0] < 0x80 and 0 < body[0] <= len(heads):
+                    blob = heads[body[0] - 1] + body[1:]
+                else:
+                    blob = table.join(row_key, body)[1]  # a long ordinal, or a damaged one named
+                if dead and blob in dead.get(row_key, ()):
+                    continue
+                keys.append(row_key)
+                blobs.append(blob)
 
     def snapshot_entries_many(self, tx: Transaction, number: int, table: int, rows: Sequence[tuple[int, bytes]]
                               ) -> list[list[tuple[int, int]]]:

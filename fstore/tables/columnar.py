@@ -75,7 +75,7 @@ def columnar_batch(reader: Any, arrow_schema: Any, paths: Sequence[str], blobs: 
     if decoded is None:
         return None
     pks = reader.bulk_pks(paths) if pk_count else None
-    if pk_count and (pks is None or any(type(pk) is not list or len(pk) != pk_count for pk in pks)):
+    if pk_count and (pks is None or set(map(type, pks)) != {list} or set(map(len, pks)) != {pk_count}):
         return None
     n = len(blobs)
     arrays = []
