@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from itertools import chain, islice
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, Sequence
 
 from nstore import NStore, Var
 from nstore._blocks import sorted_bytes
@@ -231,6 +231,11 @@ class History:
             if written[0]:
                 self.store.bulk_add_items(tx, [*written, [seq_item] * len(written[0])], payload=payload)
         return records, encoded
+
+    def deferred(self, tx: Transaction) -> ContextManager[None]:
+        """Within it, :meth:`write` keeps the records' keys as sorted runs merged into their
+        blocks when it ends (``NStore.deferred``): a commit written a chunk at a time."""
+        return self.store.deferred(tx)
 
     def _write_with_blobs(self, tx: Transaction, seq: int, quads: Sequence[Quad], alive: Sequence[bool],
                           item_columns: list[list[Packed]]) -> None:

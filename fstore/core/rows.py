@@ -30,21 +30,24 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence, overload
 
 import msgpack
 
-from nstore._pack import unpack_scalars
+from nstore._pack import pack_column, unpack_scalars
 from ._rows import entry_records, join_blobs
-from nstore.blocks import Blocks
+from nstore._blocks import changes as block_changes
+from nstore.blocks import Blocks, Runs
 from nstore.errors import CorruptStoreError
 from nstore.okvs import Transaction, prefix_end
 from nstore.pack import decode_item, pack, pack_value, split, unpack
 from nstore.terms import IRI
 
 from .layout import ROW_RECORDS, ROW_SNAPSHOTS
-from .rowcodec import DATASET_PREFIX, FEATURE_IRI, PathRule, feature_path, filename_bytes, join_feature, split_feature
+from .rowcodec import (DATASET_PREFIX, FEATURE_IRI, KEY_LIMIT, PathRule, feature_path, filename_bytes, join_feature,
+                       legend_header, split_feature)
 
 __all__ = ["RowStore", "RowTable", "Row", "RowRecord", "KeyedPaths", "FEATURE", "FEATURE_ITEM", "RULES", "body_of",
            "pointers_value", "pointers_of"]
@@ -218,6 +221,29 @@ class RowStore:
     def __init__(self) -> None:
         self.records = Blocks.under(ROW_RECORDS)
         self.snapshots = Blocks.under(ROW_SNAPSHOTS)
+        self._runs: tuple[Transaction, Runs] | None = None
+
+    @contextmanager
+    def deferred(self, tx: Transaction) -> Iterator[None]:
+        """Within it, :meth:`write` keeps the records' keys as sorted runs, merged into the
+        blocks once when it ends (a commit written a chunk at a time, whose chunks' keys
+        fall all over the keyspace); nothing may read the records meanwhile."""
+        if self._runs is not None:
+            raise RuntimeError("the row store defers the writes of a transaction already")
+        with Runs() as runs:
+            self._runs = (tx, runs)
+            try:
+                yield
+            finally:
+                self._runs = None
+            runs.merge_into(tx, self.records, keep=False)
+
+    def _apply_records(self, tx: Transaction, keys: list[bytes], values: list[bytes | None]) -> None:
+        """Write sorted keys of the records (at once, or into the runs being deferred)."""
+        if self._runs is not None and self._runs[0] is tx:
+            self._runs[1].add(block_changes(keys, values))
+        else:
+            self.records.apply(tx, keys, values)
 
     # -- the registry -----------------------------------------------------------------------
 
@@ -293,6 +319,23 @@ class RowStore:
         n = parts.count
         return Row(table.number, n, parts.key, None if ordinal is None else body_of(ordinal, parts.values))
 
+    def stored_row(self, table: RowTable, path: str, blob: bytes) -> Row:
+        """The row of a tuple read back from the row store (regular by construction: its
+        path is not checked again)."""
+        pk = msgpack.unpackb(filename_bytes(path.rpartition("/")[2]), raw=False)
+        head = legend_header(blob)
+        ordinal = table.ordinals.get(blob[1:head]) if head else None
+        if ordinal is None:
+            raise CorruptStoreError(f"table {table.number}: the row at {path} names a legend the table has not registered")
+        return Row(table.number, len(pk), b"".join(pack_column(pk, pack_value, {}, {}, KEY_LIMIT, 0)),
+                   body_of(ordinal, blob[head:]))
+
+    def alive_records(self, tx: Transaction, rows: Sequence[Row], seq: int) -> list[tuple[int, int] | None]:
+        """For each row, commit ``seq``'s first alive record of it if that record holds the
+        row's body (what a snapshot moving to ``seq`` reads), else None; one sorted lookup."""
+        keys = [_record_key(row.table, row.n, row.key, seq, True, 0) for row in rows]
+        return [(seq, 0) if body == row.body else None for row, body in zip(rows, self.records.get_many(tx, keys))]
+
     def key_of_path(self, table: RowTable, path: str) -> tuple[int, bytes] | None:
         """``(n, key)`` of the row at ``path`` in ``table``, or None when no row can be
         there (the path is not one the table's rule gives)."""
@@ -319,11 +362,14 @@ class RowStore:
 
     # -- records ----------------------------------------------------------------------------
 
-    def write(self, tx: Transaction, seq: int, changes: Sequence[tuple[Row, bool]]) -> list[tuple[int, int]]:
+    def write(self, tx: Transaction, seq: int, changes: Sequence[tuple[Row, bool]],
+              slots: dict[tuple[int, bytes, bool], int] | None = None) -> list[tuple[int, int]]:
         """Write commit ``seq``'s records of rows (each ``(row, alive)``, the row's body
-        set); returns each change's ``(seq, j)``. A dead record refers to the alive record
-        of its row and body it ends when one is stored (the row's latest), else keeps the body."""
-        slots: dict[tuple[int, bytes, bool], int] = defaultdict(int)
+        set); returns each change's ``(seq, j)``. ``slots``: the records of each row and
+        state the commit wrote already (a commit written in chunks). A dead record refers
+        to the alive record of its row and body it ends when one is stored (the row's
+        latest), else keeps the body."""
+        slots = defaultdict(int) if slots is None else slots
         made: list[tuple[int, int]] = []
         keys0: list[bytes] = []
         values0: list[bytes] = []
@@ -331,7 +377,7 @@ class RowStore:
         dead_rows = {(row.table, row.n, row.key) for row, alive in changes if not alive}
         stored = self._records_of_many(tx, dead_rows) if dead_rows else {}
         for row, alive in changes:
-            j = slots[(row.table, row.key, alive)]
+            j = slots.get((row.table, row.key, alive), 0)
             slots[(row.table, row.key, alive)] = j + 1
             body = row.body
             assert body is not None, "a written row has a registered legend"
@@ -344,8 +390,8 @@ class RowStore:
             keys1.append(_commit_key(row.table, row.n, row.key, seq, alive, j))
             made.append((seq, j))
         order = sorted(range(len(keys0)), key=keys0.__getitem__)
-        self.records.apply(tx, [keys0[i] for i in order], [values0[i] for i in order])
-        self.records.apply(tx, sorted(keys1), [b""] * len(keys1))
+        self._apply_records(tx, [keys0[i] for i in order], [values0[i] for i in order])
+        self._apply_records(tx, sorted(keys1), [b""] * len(keys1))
         return made
 
     def _parse_record(self, key: bytes) -> tuple[int, int, bytes, int, bool, int]:
@@ -566,8 +612,16 @@ class RowStore:
         return bodies
 
     def snapshot_count(self, tx: Transaction, number: int, table: int | None = None) -> int:
+        """The row tuples snapshot ``number`` holds (of one table, or all): its entries, and
+        the second and later records of an entry naming several (O(entries); for verify)."""
         prefix = self.snapshot_prefix(number, table)
-        return self.snapshots.count(tx, prefix, prefix_end(prefix))
+        total = 0
+        for keys, values in self.snapshots.batches(tx, prefix, prefix_end(prefix)):
+            total += len(keys)
+            for value in values:
+                if not (0x15 <= value[0] <= 0x1C and len(value) == value[0] - 0x13):
+                    total += len(pointers_of(value)) - 1
+        return total
 
     def apply(self, tx: Transaction, number: int, born: Sequence[tuple[Row, tuple[int, int]]],
               dead: Sequence[Row]) -> dict[int, int]:

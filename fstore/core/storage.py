@@ -353,7 +353,7 @@ class Storage:
             if not isinstance(found, ChangeStream):
                 hasher.update(listed[name], mark)
                 continue
-            with space.store.deferred(tx):  # its records' keys merged into each index once
+            with space.deferred(tx):  # its records' keys merged into each index once
                 for chunk in rechunked(found.changes(), STREAM_CHUNK):
                     hasher.update(space.write(tx, seq, chunk)[0], mark)
         commit_id = hasher.hexdigest()

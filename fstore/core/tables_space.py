@@ -12,8 +12,9 @@ dictionary references), so either side tells a row tuple by it.
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import ExitStack
 from itertools import chain, compress, islice
-from typing import Any, Iterator, Sequence
+from typing import Any, ContextManager, Iterator, Sequence
 
 from nstore import Var
 from nstore._blocks import sorted_bytes
@@ -83,9 +84,19 @@ class TablesHistory(History):
         """The generic tuples alone (meta items, legends, attachments, irregular features)."""
         self.rows = RowStore()
         self.heads: TablesHeads = TablesHeads(self, okvs)
-        # the rows the last write made (by identity: the row and its record), for the
-        # snapshot that moves to its commit
-        self.written: tuple[Any, int, dict[bytes, tuple[Row, tuple[int, int]]]] = (None, 0, {})
+        # The commit being written (its transaction and seq), the records it wrote of each
+        # row and state so far, and the rows it wrote (by identity: the row and the record),
+        # for the snapshot that moves to it; a commit written in chunks keeps the last row's
+        # records and its last chunk's rows (its chunks come in identity order, so one row's
+        # tuples are together).
+        self.written: tuple[Any, int, dict[tuple[int, bytes, bool], int], dict[bytes, tuple[Row, tuple[int, int]]]] = \
+            (None, 0, {}, {})
+
+    def deferred(self, tx: Transaction) -> ContextManager[None]:
+        stack = ExitStack()
+        stack.enter_context(self.store.deferred(tx))
+        stack.enter_context(self.rows.deferred(tx))
+        return stack
 
     def row(self, tx: Transaction, quad: Sequence[Any], tables: dict[str, RowTable | None] | None = None,
             create: bool = False) -> Row | None:
@@ -109,10 +120,12 @@ class TablesHistory(History):
         records, encoded = super().write(tx, seq, generic)
         if not rows:
             return records, encoded
-        made = self.rows.write(tx, seq, [(row, alive) for row, alive, _ in rows])
-        written = {b"".join(parts): (row, pointer) for (row, alive, parts), pointer in zip(rows, made)}
-        self.written = (tx, seq, written) if self.written[0] is not tx or self.written[1] != seq else \
-            (tx, seq, {**self.written[2], **written})
+        same = self.written[0] is tx and self.written[1] == seq  # a further chunk of the commit
+        slots = self.written[2] if same else {}
+        made = self.rows.write(tx, seq, [(row, alive) for row, alive, _ in rows], slots)
+        last = (rows[-1][0].table, rows[-1][0].key)
+        self.written = (tx, seq, {slot: j for slot, j in slots.items() if slot[:2] == last},
+                        {b"".join(parts): (row, pointer) for (row, alive, parts), pointer in zip(rows, made)})
         records = sorted_bytes(records + [b"".join(parts) + (ALIVE if alive else DEAD) for _, alive, parts in rows])
         columns = [list(column) for column in encoded.columns]
         for position in range(4):
@@ -333,37 +346,53 @@ class TablesHeads(Heads):
 
     def _apply_rows(self, tx: Transaction, number: int, items: list[tuple[bytes, ...]], alive: list[bool]) -> int:
         # The rows the write of the commit this snapshot moves to made are known with the
-        # record each reads; the others (an overlay folded in) are found among their records.
+        # record each reads; the others (a commit written in chunks, an overlay folded in)
+        # are made from their items and read their commit's record, else one found among
+        # their records.
         target = self._target
-        written_tx, written_seq, written = self.history.written
+        written_tx, written_seq, _, written = self.history.written
         known = written if written_tx is tx and written_seq == target else {}
-        tables: dict[str, RowTable | None] = {}
-        ancestors = None
-        born: list[tuple[Row, tuple[int, int]]] = []
-        dead: list[Row] = []
+        tables: dict[bytes, RowTable] = {}
+        changes: list[tuple[Row, bool, tuple[int, int] | None]] = []
         for row_items, state in zip(items, alive):
             found = known.get(b"".join(row_items))
             if found is not None:
-                row, pointer = found
-            else:
-                row = self.history._row_of_items(tx, row_items, tables)
-                if row.body is None:
-                    raise CorruptStoreError(f"tables snapshot {number}: a row change names a legend no table registered")
-                pointer = None
-                if state:
-                    if ancestors is None and target is not None:
-                        ancestors = self.history.commits.ancestors(tx, target)
-                    pointer = self.rows.pointer_for(tx, row, target, ancestors)
-            if state:
-                born.append((row, pointer))  # type: ignore[arg-type]
-            else:
+                changes.append((found[0], state, found[1]))
+                continue
+            table = tables.get(row_items[0])
+            if table is None:
+                table = tables[row_items[0]] = self._table_of_item(tx, row_items[0])
+            row = self.rows.stored_row(table, decode_item(row_items[1]), decode_item(row_items[3]))
+            changes.append((row, state, None))
+        unknown = [i for i, (_, state, pointer) in enumerate(changes) if state and pointer is None]
+        if unknown and target is not None:
+            for i, pointer in zip(unknown, self.rows.alive_records(tx, [changes[i][0] for i in unknown], target)):
+                changes[i] = (changes[i][0], True, pointer)
+        ancestors = None
+        born: list[tuple[Row, tuple[int, int]]] = []
+        dead: list[Row] = []
+        for row, state, pointer in changes:
+            if not state:
                 dead.append(row)
+                continue
+            if pointer is None:
+                if ancestors is None and target is not None:
+                    ancestors = self.history.commits.ancestors(tx, target)
+                pointer = self.rows.pointer_for(tx, row, target, ancestors)
+            born.append((row, pointer))
         deltas = self.rows.apply(tx, number, born, dead)
         counts: Counter[tuple[bytes, bytes]] = Counter()
         for table_number, delta in deltas.items():
             counts[(self.rows.table(tx, table_number).graph_item, FEATURE_ITEM)] += delta
         self._add_counts(tx, number, counts)
         return sum(deltas.values())
+
+    def _table_of_item(self, tx: Transaction, graph_item: bytes) -> RowTable:
+        graph = decode_item(graph_item)
+        table = self.rows.table_of(tx, graph.value) if type(graph) is IRI else None
+        if table is None:
+            raise CorruptStoreError(f"tables space: a row change names graph {graph!r}, which no table registered")
+        return table
 
     def _apply_overlay(self, tx: Transaction, number: int, count: int, overlay: Overlay) -> int:
         if not isinstance(overlay, TablesOverlay):

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from nstore.bulk import gc_paused
 
+from ..errors import ExportError, MissingDependencyError
 from .ingest import ColumnSpec, infer_value_type
 from .types import STORED_AS_PYTHON, decode_value
 
@@ -135,6 +136,10 @@ def to_dataframe(table: Any) -> pandas.DataFrame:
     import pandas as pd
 
     columns = table.schema.columns
+    if {col.data_type for col in columns} <= _EXACT_IN_ARROW:
+        arrow = _arrow_read(table)
+        if arrow is not None:
+            return _typed_frame(arrow)
     stored = stored_columns(table)
     # Each column made with its dtype at once: through a float column first, a null beside
     # an integer past 2**53 would round it.
@@ -144,6 +149,33 @@ def to_dataframe(table: Any) -> pandas.DataFrame:
     # stores holding the same rows: key order makes equal tables equal frames.
     keys = [c.name for c in table.schema.pk_columns]
     return df.sort_values(keys, kind="stable", ignore_index=True) if keys and len(df) > 1 else df
+
+
+# The column types whose Arrow array (Table.to_arrow, read in C) converts to the pandas
+# column to_dataframe makes of the stored values, value for value: the others (numeric as
+# Decimal, times, intervals, blobs, geometries, json) are made from the stored values.
+_EXACT_IN_ARROW = frozenset({"integer", "float", "boolean", "text", "date"})
+
+
+def _arrow_read(table: Any) -> pyarrow.Table | None:
+    """The table read as Arrow, or None where pyarrow is not installed or a value does
+    not fit its Arrow type (the stored values then make the frame, as they always can)."""
+    try:
+        return table.to_arrow()
+    except (MissingDependencyError, ExportError):
+        return None
+
+
+def _typed_frame(arrow: pyarrow.Table) -> pandas.DataFrame:
+    """The DataFrame of an Arrow read of a table: nullable integers and booleans, texts as
+    pandas' ``string``, dates as ``datetime.date`` objects."""
+    import pandas as pd
+    import pyarrow as pa
+
+    mapping = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+               pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
+               pa.large_string(): pd.StringDtype()}
+    return arrow.to_pandas(types_mapper=mapping.get, date_as_object=True)
 
 
 def stored_columns(table: Any) -> list[list[Any]]:

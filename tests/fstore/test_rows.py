@@ -234,3 +234,43 @@ def test_the_compiled_scan_reads_what_the_row_by_row_scan_reads(tmp_path: Path, 
         monkeypatch.setattr(rows_module, "COMPILED", True)
         assert compiled == reference and sum(len(blobs) for _, blobs in compiled) == (300 if ref != "main" else 299)
     repo.close()
+
+
+@pytest.mark.parametrize("limit", [10 ** 9, 7])
+def test_a_table_commit_written_in_chunks_is_the_commit_written_at_once(tmp_path: Path, monkeypatch, limit: int) -> None:
+    """A transaction past the spill limit streams its commit a chunk at a time (its rows'
+    records deferred into sorted runs, the snapshot moved chunk by chunk): the same ids,
+    rows and verify as the commit written at once, an update's dead and alive records and
+    two tuples of one row falling on either side of a chunk's end included."""
+    from fstore import transaction
+    from fstore.core import storage
+
+    monkeypatch.setattr(transaction.Staged, "spill_limit", limit)
+    monkeypatch.setattr(storage, "STREAM_CHUNK", min(limit, 5))
+    repo = fstore.open(tmp_path / "r")
+    with repo.transaction("main", message="load", author="a", time=WHEN) as tx:
+        tables.create(tx, "t", SCHEMA)
+        tx.table("t").insert_many([{"k": i, "v": f"v{i}"} for i in range(40)])
+    with repo.transaction("main", message="update", author="a", time=WHEN) as tx:
+        tx.table("t").upsert_rows([{"k": i, "v": "new"} for i in range(0, 40, 3)])
+        tx.table("t").delete(1)
+        path, blob = next(iter(repo.at("main").table("t").features()))
+        tx.stage_table_tuple((tables.dataset_graph("t"), path, tables.FEATURE, blob[:-1] + b"\xc0"), True)  # a row's second tuple
+    ids = (repo.head("main"), repo.resolve("main~1"))
+    rows = [sorted(repo.at(ref).table("t").features()) for ref in ("main", "main~1")]
+    assert repo.verify() == []
+    repo.close()
+    assert len(rows[0]) == 40 and len(rows[1]) == 40  # one row fewer, one tuple more
+    # the same history written at once, in a store of its own, gives the same ids
+    monkeypatch.setattr(transaction.Staged, "spill_limit", 10 ** 9)
+    other = fstore.open(tmp_path / "other")
+    with other.transaction("main", message="load", author="a", time=WHEN) as tx:
+        tables.create(tx, "t", SCHEMA)
+        tx.table("t").insert_many([{"k": i, "v": f"v{i}"} for i in range(40)])
+    with other.transaction("main", message="update", author="a", time=WHEN) as tx:
+        tx.table("t").upsert_rows([{"k": i, "v": "new"} for i in range(0, 40, 3)])
+        tx.table("t").delete(1)
+        tx.stage_table_tuple((tables.dataset_graph("t"), path, tables.FEATURE, blob[:-1] + b"\xc0"), True)
+    assert (other.head("main"), other.resolve("main~1")) == ids
+    assert [sorted(other.at(ref).table("t").features()) for ref in ("main", "main~1")] == rows
+    other.close()
