@@ -33,7 +33,7 @@ from nstore.terms import to_rdf
 if TYPE_CHECKING:
     from .commits import CommitStore
 
-__all__ = ["History", "QUAD_ITEMS", "RECORD_INDICES", "ALIVE", "DEAD", "Quad", "winner", "matches"]
+__all__ = ["History", "QUAD_ITEMS", "RECORD_INDICES", "ALIVE", "DEAD", "Quad", "winner", "matches", "rechunked"]
 
 QUAD_ITEMS = ("graph", "subject", "predicate", "object")
 RECORD_INDICES = ((0, 1, 2, 3, 4), (4, 0, 1, 2, 3))
@@ -54,6 +54,26 @@ def winner(records: Iterable[tuple[int, bool]], ancestors: frozenset[int] | set[
         if record[0] in ancestors:
             best = record
     return best
+
+
+def rechunked(lists: Iterable[list[Any]], size: int) -> Iterator[list[Any]]:
+    """The items of ``lists`` regrouped as lists of ``size`` (the last may be shorter);
+    a list of that size passes as it is.
+
+    >>> list(rechunked([[1, 2, 3], [4], [5, 6]], 2))
+    [[1, 2], [3, 4], [5, 6]]
+    """
+    held: list[Any] = []
+    for found in lists:
+        if not held and len(found) == size:
+            yield found
+            continue
+        held += found
+        while len(held) >= size:
+            yield held[:size]
+            del held[:size]
+    if held:
+        yield held
 
 
 def matches(pattern: Sequence[Any], quad: Quad) -> bool:
@@ -361,6 +381,13 @@ class History:
             except ValueError:  # an item the C split does not know: Python's splits or names it
                 rows = [split(key, skip, 4) for key, _ in chunk]
             yield rows, list(map(itemgetter(1), chunk))
+
+    def change_items(self, tx: Transaction, seq: int, size: int) -> Iterator[ItemChanges]:
+        """The records commit ``seq`` wrote as key items, ``size`` at a time (what moves a
+        snapshot to a commit written in chunks)."""
+        pairs = (list(zip(rows, map(ALIVE.__eq__, payloads))) for rows, payloads in self.raw_change_chunks(tx, seq))
+        for chunk in rechunked(pairs, size):
+            yield ItemChanges.of(chunk)
 
     def changes_of(self, tx: Transaction, seq: int) -> Iterator[tuple[Quad, bool]]:
         """The records commit ``seq`` wrote: ``(quad, alive)``."""

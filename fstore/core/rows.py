@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from itertools import islice
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence, overload
@@ -479,35 +480,40 @@ class RowStore:
     def has_records(self, tx: Transaction) -> bool:
         return next(self.records.range(tx, BY_ROW, prefix_end(BY_ROW), limit=1), None) is not None
 
-    def changes_of(self, tx: Transaction, seq: int) -> list[tuple[int, int, bytes, bool, int, bytes]]:
+    def change_chunks(self, tx: Transaction, seq: int, size: int = 4096
+                      ) -> Iterator[list[tuple[int, int, bytes, bool, int, bytes]]]:
         """``(table, n, key, alive, j, body)`` of each record commit ``seq`` wrote, by table
-        and key (dead records' bodies resolved)."""
-        prefix = BY_COMMIT + pack(seq)
-        entries = []
-        for key, _ in self.records.range(tx, prefix, prefix_end(prefix)):
-            items = split(key, len(prefix))
-            table, n = decode_item(items[0]), decode_item(items[1])
-            rest = items[2 + n:]
-            entries.append((table, n, b"".join(items[2:2 + n]), rest[0] == _ALIVE, decode_item(rest[1]) if len(rest) > 1 else 0))
-        bodies = self.records.get_many(tx, [_record_key(t, n, k, seq, a, j) for t, n, k, a, j in entries])
-        references = {i: unpack(body[1:]) for i, body in enumerate(bodies) if body is not None and body[:1] == bytes([REFERENCE])}
-        if references:
-            targets = self.records.get_many(tx, [_record_key(entries[i][0], entries[i][1], entries[i][2], s, True, j)
-                                                 for i, (s, j) in references.items()])
-            for i, target in zip(references, targets):
-                bodies[i] = target
-        found = []
-        for entry, body in zip(entries, bodies):
-            if body is None:
-                raise CorruptStoreError(f"commit #{seq} lists a change of row {entry[2].hex()} of table {entry[0]} "
-                                        "whose record is missing")
-            found.append((*entry, body))
-        return found
+        and key (dead records' bodies resolved), ``size`` at a time."""
+        prefix = BY_COMMIT + _packed(seq)
+        keys = (key for key, _ in self.records.range(tx, prefix, prefix_end(prefix)))
+        while chunk := list(islice(keys, size)):
+            entries = []
+            for key in chunk:
+                items = split(key, len(prefix))
+                table, n = decode_item(items[0]), decode_item(items[1])
+                rest = items[2 + n:]
+                entries.append((table, n, b"".join(items[2:2 + n]), rest[0] == _ALIVE,
+                                decode_item(rest[1]) if len(rest) > 1 else 0))
+            bodies = self.records.get_many(tx, [_record_key(t, n, k, seq, a, j) for t, n, k, a, j in entries])
+            references = {i: unpack(body[1:]) for i, body in enumerate(bodies)
+                          if body is not None and body[:1] == bytes([REFERENCE])}
+            if references:
+                targets = self.records.get_many(tx, [_record_key(entries[i][0], entries[i][1], entries[i][2], s, True, j)
+                                                     for i, (s, j) in references.items()])
+                for i, target in zip(references, targets):
+                    bodies[i] = target
+            found = []
+            for entry, body in zip(entries, bodies):
+                if body is None:
+                    raise CorruptStoreError(f"commit #{seq} lists a change of row {entry[2].hex()} of table {entry[0]} "
+                                            "whose record is missing")
+                found.append((*entry, body))
+            yield found
 
     def drop_records(self, tx: Transaction, seq: int) -> int:
         """Delete the records commit ``seq`` wrote (gc: no ref reaches it). A dead record of
         another commit that refers to one of them takes its body first."""
-        changes = self.changes_of(tx, seq)
+        changes = [change for chunk in self.change_chunks(tx, seq) for change in chunk]
         ended = {(t, n, k) for t, n, k, alive, _, _ in changes if alive}
         if ended:
             for (table, key), records in self._records_of_many(tx, ended).items():

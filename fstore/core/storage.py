@@ -44,7 +44,7 @@ from .commits import Commit, CommitHasher, CommitStore, commit_hash
 from .digest import EMPTY, as_hex, from_hex, moved, moved_by_records
 from ..errors import AmbiguousRefError, UnknownRefError
 from .heads import ItemChanges, Reader
-from .history import ALIVE, History, Quad, winner
+from .history import ALIVE, History, Quad, rechunked, winner
 from .layout import (CURRENT_BRANCH_KEY, DICTIONARY, FORMAT_KEY, MERGE_CONFLICT, MERGE_PREFIX, MERGE_RESOLUTION,
                      MERGE_STATE_KEY, QUADS, REQUEST, REQUEST_MIRROR, TABLES)
 from .refs import BRANCH, REMOTE, TAG, Refs, kind_name, qualified, qualify
@@ -277,16 +277,15 @@ class Storage:
         ``seq`` to itself. Otherwise the branch reads a shared snapshot through an overlay,
         which :meth:`Heads.moved` built from every record already: nothing is left to do."""
         heads = space.heads
-        chunks = rechunked((list(zip(rows, map(ALIVE.__eq__, payloads))) for rows, payloads in space.raw_change_chunks(tx, seq)),
-                           STREAM_CHUNK)
-        heads.moved(tx, branch, parents, seq, ItemChanges.of(next(chunks, [])))
+        chunks = space.change_items(tx, seq, STREAM_CHUNK)
+        heads.moved(tx, branch, parents, seq, next(chunks, ItemChanges([], [])))
         number = heads.of_branch(tx, branch)
         meta = heads.metas(tx).get(number) if number is not None else None
         if meta is None or meta[0] != seq or meta[1] != branch:
             return
         with heads.store.deferred(tx):  # the snapshot's keys merged into each index once
             for chunk in chunks:
-                heads.moved(tx, branch, [seq], seq, ItemChanges.of(chunk))
+                heads.moved(tx, branch, [seq], seq, chunk)
 
     def record_commit(self, tx: OkvsTransaction, parents: list[int], changes: Changes,
                       message: str, author: str, time: _dt.datetime | None, added: int | None,
@@ -821,26 +820,6 @@ class Writer(Snapshot):
 
 def _request_key(number: int, remote: str | None) -> bytes:
     return pack(REQUEST, number) if remote is None else pack(REQUEST_MIRROR, remote, number)
-
-
-def rechunked(lists: Iterable[list[Any]], size: int) -> Iterator[list[Any]]:
-    """The items of ``lists`` regrouped as lists of ``size`` (the last may be shorter);
-    a list of that size passes as it is.
-
-    >>> list(rechunked([[1, 2, 3], [4], [5, 6]], 2))
-    [[1, 2], [3, 4], [5, 6]]
-    """
-    held: list[Any] = []
-    for found in lists:
-        if not held and len(found) == size:
-            yield found
-            continue
-        held += found
-        while len(held) >= size:
-            yield held[:size]
-            del held[:size]
-    if held:
-        yield held
 
 
 def _marked(space: History, records: list[bytes]) -> list[bytes]:

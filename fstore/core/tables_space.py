@@ -26,7 +26,7 @@ from nstore.terms import IRI, to_rdf
 
 from .commits import CommitStore
 from .heads import Heads, ItemChanges, Overlay, Reader, _EMPTY, repeated_vars
-from .history import ALIVE, DEAD, History, Quad, winner
+from .history import ALIVE, DEAD, History, Quad, rechunked, winner
 from .layout import TABLES, Space
 from .rows import FEATURE, FEATURE_ITEM, Row, RowStore, RowTable
 
@@ -73,6 +73,20 @@ class TablesOverlay(Overlay):
         if self._rows is None:
             raise RuntimeError("the rows of a tables overlay are counted once read (rows_in)")
         return len(self.born) + len(self.dead) + len(self._rows)
+
+
+class RowChanges(ItemChanges):
+    """Changes of a snapshot given as rows (``(row, alive, the alive record it reads)``),
+    not as key items: a commit's own row records read back to move its snapshot."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[tuple[Row, bool, tuple[int, int] | None]]) -> None:
+        super().__init__([[], [], [], []], [])
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 class TablesHistory(History):
@@ -288,17 +302,22 @@ class TablesHistory(History):
 
     def raw_change_chunks(self, tx: Transaction, seq: int) -> Iterator[tuple[list[list[bytes]], list[bytes]]]:
         yield from super().raw_change_chunks(tx, seq)
-        changes = self.rows.changes_of(tx, seq)
         tables: dict[int, RowTable] = {}
-        for start in range(0, len(changes), 4096):
+        for changes in self.rows.change_chunks(tx, seq):
             rows, payloads = [], []
-            for number, _, key, alive, _, body in changes[start:start + 4096]:
+            for number, _, key, alive, _, body in changes:
                 table = tables.get(number)
                 if table is None:
                     table = tables[number] = self.rows.table(tx, number)
                 rows.append(self.rows.items(table, key, body))
                 payloads.append(ALIVE if alive else DEAD)
             yield rows, payloads
+
+    def change_items(self, tx: Transaction, seq: int, size: int) -> Iterator[ItemChanges]:
+        yield from self.generic.change_items(tx, seq, size)
+        for chunk in rechunked(self.rows.change_chunks(tx, seq), size):
+            yield RowChanges([(Row(number, n, key, body), alive, (seq, j) if alive else None)
+                              for number, n, key, alive, j, body in chunk])
 
     def values(self, tx: Transaction, items: Sequence[bytes]) -> list[Any]:
         if all(item[0] in _REF_CODES for item in items):
@@ -334,6 +353,8 @@ class TablesHeads(Heads):
             self._target = outer
 
     def _apply(self, tx: Transaction, number: int, count: int, changes: ItemChanges) -> int:
+        if isinstance(changes, RowChanges):
+            return count + self._apply_changes(tx, number, changes.rows)
         mask = [item == FEATURE_ITEM for item in changes.columns[2]]
         if not any(mask):
             return super()._apply(tx, number, count, changes)
@@ -364,6 +385,13 @@ class TablesHeads(Heads):
                 table = tables[row_items[0]] = self._table_of_item(tx, row_items[0])
             row = self.rows.stored_row(table, decode_item(row_items[1]), decode_item(row_items[3]))
             changes.append((row, state, None))
+        return self._apply_changes(tx, number, changes)
+
+    def _apply_changes(self, tx: Transaction, number: int, changes: list[tuple[Row, bool, tuple[int, int] | None]]) -> int:
+        """Apply rows born and dead (each with the alive record it reads, if known) to
+        snapshot ``number`` and its counts; returns the change in its tuples."""
+        target = self._target
+        changes = list(changes)
         unknown = [i for i, (_, state, pointer) in enumerate(changes) if state and pointer is None]
         if unknown and target is not None:
             for i, pointer in zip(unknown, self.rows.alive_records(tx, [changes[i][0] for i in unknown], target)):

@@ -53,6 +53,7 @@ from ..view import View
 from .access import following_table
 from .dataset import pk_of_path
 from .direct_mapping import RDF_TYPE, DirectMapping
+from .frames import table_feature_chunks
 from .mapping import FEATURE, dataset_name, is_dataset_graph
 
 __all__ = ["TableGraphs", "TableGraph", "graph_changes", "store_item"]
@@ -150,15 +151,22 @@ class TableGraph:
             yield key, table.reader.stored_values(path, blob, key)
 
     def _scan(self, values: bool) -> Iterator[tuple[tuple, list | None]]:
-        """``(key, stored values)`` of every row in key-path order (values None when not
-        wanted: only the keys are decoded)."""
-        read = self.table.reader.stored_values
+        """``(key, stored values)`` of every row, in key order at a commit (values None when
+        not wanted: only the keys are decoded), read in chunks: each chunk's keys and values
+        decoded in bulk."""
+        reader = self.table.reader
         check = self._check
-        for count, (path, blob) in enumerate(self.table.features(), 1):
-            if check is not None and not count % _CHECK_EVERY:
+        count = 0
+        for paths, blobs in table_feature_chunks(self.table, _CHECK_EVERY):
+            if check is not None and count:
                 check()
-            key = tuple(pk_of_path(path))
-            yield key, (read(path, blob, key) if values else None)
+            count += len(blobs)
+            pks = reader.bulk_pks(paths)
+            keys = [tuple(pk) for pk in pks] if pks is not None else [tuple(pk_of_path(path)) for path in paths]
+            if not values:
+                yield from ((key, None) for key in keys)
+                continue
+            yield from zip(keys, map(list, zip(*reader.stored_columns(paths, blobs))))
 
     def _rows_of(self, s: Any, column: Any, o: Any) -> Iterator[tuple[tuple, list | None]]:
         mapping = self.mapping
