@@ -91,10 +91,19 @@ class RowTable:
 
     def join(self, key: bytes, body: bytes) -> tuple[str, bytes]:
         """The path and blob of the row ``key`` whose alive body is ``body``."""
+        ordinal, start = self._ordinal_of(body)
+        return join_feature(self.rule, key, self.headers[ordinal - 1], body[start:])
+
+    def blob(self, body: bytes) -> bytes:
+        """The feature blob of an alive body (:meth:`join` without the path)."""
+        ordinal, start = self._ordinal_of(body)
+        return b"\x92" + self.headers[ordinal - 1] + body[start:]
+
+    def _ordinal_of(self, body: bytes) -> tuple[int, int]:
         ordinal, start = _varint(body, 0)
         if not 1 <= ordinal <= len(self.headers):
             raise CorruptStoreError(f"table {self.number}: a row body names legend {ordinal}, which is not registered")
-        return join_feature(self.rule, key, self.headers[ordinal - 1], body[start:])
+        return ordinal, start
 
 
 class Row(NamedTuple):
@@ -584,7 +593,7 @@ class RowStore:
                 if body[:1] and body[0] < 0x80 and 0 < body[0] <= len(heads):
                     blob = heads[body[0] - 1] + body[1:]
                 else:
-                    blob = table.join(row_key, body)[1]  # a long ordinal, or a damaged one named
+                    blob = table.blob(body)  # a long ordinal, or a damaged one named
                 if dead and blob in dead.get(row_key, ()):
                     continue
                 keys.append(row_key)

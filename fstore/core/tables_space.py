@@ -505,7 +505,7 @@ class TablesReader(Reader):
                 entries = rows.snapshot_entries_many(self.tx, self.snapshot, table.number, [(n, key) for _, n, key in keyed])
                 held = [(n, key, pointers) for (_, n, key), pointers in zip(keyed, entries)]
                 for (path, _, key), bodies in zip(keyed, rows.bodies(self.tx, table.number, held)):
-                    found[path] = [table.join(key, body)[1] for body in bodies]
+                    found[path] = [table.blob(body) for body in bodies]
             overlay = self.row_overlay
             if overlay.dead:
                 for path, blobs in found.items():
