@@ -384,17 +384,17 @@ class RowStore:
         keys0: list[bytes] = []
         values0: list[bytes] = []
         keys1: list[bytes] = []
-        dead_rows = {(row.table, row.n, row.key) for row, alive in changes if not alive}
-        stored = self._records_of_many(tx, dead_rows) if dead_rows else {}
+        dead = {BY_ROW + _packed(row.table, row.n) + row.key: row for row, alive in changes if not alive}
+        stored = self.records.under_many(tx, list(dead)) if dead else {}
         for row, alive in changes:
             j = slots.get((row.table, row.key, alive), 0)
             slots[(row.table, row.key, alive)] = j + 1
             body = row.body
             assert body is not None, "a written row has a registered legend"
             if not alive:
-                ended = [r for r in stored.get((row.table, row.key), ()) if r.alive and r.body == body and r.seq < seq]
-                if ended:
-                    body = bytes([REFERENCE]) + pack(ended[-1].seq, ended[-1].j)
+                ended = self._latest_alive(stored.get(BY_ROW + _packed(row.table, row.n) + row.key, ()), body, seq)
+                if ended is not None:
+                    body = bytes([REFERENCE]) + pack(*ended)
             keys0.append(_record_key(row.table, row.n, row.key, seq, alive, j))
             values0.append(body)
             keys1.append(_commit_key(row.table, row.n, row.key, seq, alive, j))
@@ -404,6 +404,17 @@ class RowStore:
         self._apply_records(tx, sorted(keys1), [b""] * len(keys1))
         return made
 
+    def _latest_alive(self, pairs: Sequence[tuple[bytes, bytes]], body: bytes, before: int) -> tuple[int, int] | None:
+        """``(seq, j)`` of the latest alive record among one row's ``pairs`` that holds
+        ``body`` and precedes commit ``before`` (a record's key is parsed only when its
+        value is that body)."""
+        for key, value in reversed(pairs):
+            if value == body:
+                _, _, _, seq, alive, j = self._parse_record(key)
+                if alive and seq < before:
+                    return seq, j
+        return None
+
     def _parse_record(self, key: bytes) -> tuple[int, int, bytes, int, bool, int]:
         items = split(key, len(BY_ROW))
         table, n = decode_item(items[0]), decode_item(items[1])
@@ -411,12 +422,16 @@ class RowStore:
         return (table, n, b"".join(items[2:2 + n]), decode_item(rest[0]), rest[1] == _ALIVE,
                 decode_item(rest[2]) if len(rest) > 2 else 0)
 
-    def _resolved(self, pairs: Iterable[tuple[bytes, bytes]]) -> list[RowRecord]:
-        """The records of one row (its keys in order) with references resolved."""
+    def _resolved(self, pairs: Sequence[tuple[bytes, bytes]], skip: int) -> list[RowRecord]:
+        """The records of one row (its keys in order, each ``skip`` bytes of row prefix
+        before its commit, state and ``j``) with references resolved."""
         records: list[RowRecord] = []
         alive_bodies: dict[tuple[int, int], bytes] = {}
-        for key, body in pairs:
-            _, _, _, seq, alive, j = self._parse_record(key)
+        suffixes = unpack_scalars([key for key, _ in pairs], skip)
+        if suffixes is None or any(len(found) not in (2, 3) for found in suffixes):
+            raise CorruptStoreError(f"a record key of row {pairs[0][0][:60].hex()} is damaged")
+        for (key, body), found in zip(pairs, suffixes):
+            seq, alive, j = found[0], found[1] == 1, found[2] if len(found) == 3 else 0
             if body[:1] == bytes([REFERENCE]):
                 target = unpack(body[1:])
                 found = alive_bodies.get((target[0], target[1]))
@@ -430,13 +445,13 @@ class RowStore:
 
     def records_of(self, tx: Transaction, table: int, n: int, key: bytes) -> list[RowRecord]:
         """Every record of one row, in commit order (significance order)."""
-        prefix = BY_ROW + pack(table, n) + key
-        return self._resolved(self.records.range(tx, prefix, prefix_end(prefix)))
+        prefix = BY_ROW + _packed(table, n) + key
+        return self._resolved(list(self.records.range(tx, prefix, prefix_end(prefix))), len(prefix))
 
     def _records_of_many(self, tx: Transaction, rows: Iterable[tuple[int, int, bytes]]) -> dict[tuple[int, bytes], list[RowRecord]]:
-        prefixes = {BY_ROW + pack(table, n) + key: (table, key) for table, n, key in rows}
+        prefixes = {BY_ROW + _packed(table, n) + key: (table, key) for table, n, key in rows}
         found = self.records.under_many(tx, list(prefixes))
-        return {prefixes[prefix]: self._resolved(pairs) for prefix, pairs in found.items()}
+        return {prefixes[prefix]: self._resolved(pairs, len(prefix)) for prefix, pairs in found.items() if pairs}
 
     def records_under(self, tx: Transaction, table: int | None) -> Iterator[tuple[int, int, bytes, list[RowRecord]]]:
         """``(table, n, key, records)`` of every row with records (of one table, or all)."""
@@ -447,11 +462,11 @@ class RowStore:
             table_number, n, row_key, *_ = self._parse_record(key)
             if (table_number, n, row_key) != group:
                 if group is not None:
-                    yield (*group, self._resolved(pairs))
+                    yield (*group, self._resolved(pairs, len(BY_ROW + _packed(*group[:2]) + group[2])))
                 group, pairs = (table_number, n, row_key), []
             pairs.append((key, value))
         if group is not None:
-            yield (*group, self._resolved(pairs))
+            yield (*group, self._resolved(pairs, len(BY_ROW + _packed(*group[:2]) + group[2])))
 
     def touched(self, tx: Transaction, seqs: Iterable[int], table: int | None = None) -> set[tuple[int, int, bytes]]:
         """``(table, n, key)`` of every row commits ``seqs`` wrote a record of (of one table,
@@ -574,6 +589,11 @@ class RowStore:
             if joined is not None and not dead:
                 keys += row_keys
                 blobs += joined
+            elif joined is not None:  # a read at another commit: less the rows dead there
+                for key, blob in zip(row_keys, joined):
+                    if key not in dead or blob not in dead[key]:
+                        keys.append(key)
+                        blobs.append(blob)
             else:
                 self._scan_block(tx, number, table, heads, row_keys, values, dead, keys, blobs)
             while len(keys) >= size:

@@ -18,6 +18,7 @@ from typing import Any, ContextManager, Iterator, Sequence
 
 from nstore import Var
 from nstore._blocks import sorted_bytes
+from nstore._pack import unpack_scalars
 from nstore.dictionary import Dictionary
 from nstore.errors import CorruptStoreError
 from nstore.okvs import Okvs, Transaction
@@ -123,9 +124,13 @@ class TablesHistory(History):
         generic: list[tuple[Quad, bool, Sequence[bytes] | None]] = []
         rows: list[tuple[Row, bool, list[bytes]]] = []
         tables: dict[str, RowTable | None] = {}
+        graphs: dict[bytes, Any] = {}
         for quad, alive, parts in changes:
             if quad is None:  # a streamed change: its packed values only
-                quad = tuple(map(decode_item, parts))
+                if parts[2] != FEATURE_ITEM:  # not a feature: the generic history takes it so
+                    generic.append((quad, alive, parts))
+                    continue
+                quad = self._feature_of_parts(parts, graphs)
             row = self.rows.split(tx, quad, tables, True)
             if row is None:
                 generic.append((quad, alive, parts))
@@ -145,6 +150,18 @@ class TablesHistory(History):
         for position in range(4):
             columns[position] += [parts[position] for _, _, parts in rows]
         return records, ItemChanges(columns, encoded.alive + [alive for _, alive, _ in rows])
+
+    @staticmethod
+    def _feature_of_parts(parts: Sequence[bytes], graphs: dict[bytes, Any]) -> Quad:
+        """A feature tuple from its packed values: the path and blob decoded in C, the
+        graph once a batch."""
+        graph = graphs.get(parts[0])
+        if graph is None:
+            graph = graphs[parts[0]] = decode_item(parts[0])
+        found = unpack_scalars([parts[1] + parts[3]], 0)
+        if found is None or len(found[0]) != 2:
+            return tuple(map(decode_item, parts))  # type: ignore[return-value]
+        return graph, found[0][0], FEATURE, found[0][1]
 
     def drop_records(self, tx: Transaction, seq: int) -> int:
         return super().drop_records(tx, seq) + self.rows.drop_records(tx, seq)

@@ -17,7 +17,7 @@ own pending rows on top; this keeps a row lookup O(log n) however many rows are 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nstore import Var
@@ -122,6 +122,11 @@ def following_table(current: Callable[[], Any], name: str, state: Any = None) ->
     def source(pattern: tuple) -> Iterator[Quad]:
         return current().table_tuples(pattern)
 
+    def chunks(graph: Any, size: int) -> Iterator[tuple[Sequence[str], list[bytes]]] | None:
+        """A view's bulk read (None in a transaction: its own writes are read with the rest)."""
+        chunked = getattr(current(), "table_feature_chunks", None)
+        return None if chunked is None else chunked(graph, size)
+
     if state is None:
         state = find_dataset(source, name)
     if state is None:
@@ -130,7 +135,7 @@ def following_table(current: Callable[[], Any], name: str, state: Any = None) ->
     # A write transaction reads legends in its own LMDB transaction (a second one in the
     # same thread would wait for it); a view opens a read transaction per legend lookup.
     otx = now._require_open if isinstance(now, Transaction) else None
-    return Table(source, state, legend_finder(now.repo.storage, dataset_graph(name), otx))
+    return Table(source, state, legend_finder(now.repo.storage, dataset_graph(name), otx), chunks)
 
 
 def table_at(view: Any, name: str) -> Table:

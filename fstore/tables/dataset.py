@@ -356,7 +356,7 @@ class Table:
     """
 
     def __init__(self, source: Source, state: DatasetState, fallback: LegendLookup | None = None,
-                 feature_chunks: Callable[[Any, int], Iterator[tuple[Sequence[str], list[bytes]]]] | None = None,
+                 feature_chunks: Callable[[Any, int], Iterator[tuple[Sequence[str], list[bytes]]] | None] | None = None,
                  count: Callable[[tuple], int] | None = None) -> None:
         self._source = source
         self._feature_chunks = feature_chunks
@@ -414,10 +414,8 @@ class Table:
     def feature_chunks(self, size: int) -> Iterator[tuple[Sequence[str], list[bytes]]]:
         """:meth:`features` ``size`` at a time, as ``(paths, blobs)``: read in bulk, rows
         in key order, when the table is read at a commit (``view.table``)."""
-        if self._feature_chunks is None:
-            yield from feature_chunks(self.features(), size)
-            return
-        yield from self._feature_chunks(self.graph, size)
+        found = None if self._feature_chunks is None else self._feature_chunks(self.graph, size)
+        yield from feature_chunks(self.features(), size) if found is None else found
 
     def rows(self, *, python: bool = True) -> Iterator[dict[str, Any]]:
         """Every row as a dict of the current schema, in primary-key order (a generator;
