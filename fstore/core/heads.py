@@ -709,6 +709,10 @@ class Reader:
         """Whether each quad (values) is alive here."""
         return [next(iter(self.match(quad)), None) is not None for quad in quads]
 
+    def match_many(self, patterns: Sequence[Sequence[Any]]) -> list[list[Quad]]:
+        """:meth:`match` of many patterns, each one's quads in a list."""
+        return [list(self.match(pattern)) for pattern in patterns]
+
     def packed(self, pattern: Sequence[Any]) -> tuple[tuple[int, ...], Iterator[list[bytes]]]:
         """:meth:`match` without decoding: the Var positions (0-based, in pattern order)
         and each alive quad's key items at those positions (:meth:`scan_items` in pattern

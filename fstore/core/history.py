@@ -290,6 +290,10 @@ class History:
             return []
         return [(decode_item(seq), payload == ALIVE) for seq, payload in self.item_records(tx, self.item_bytes(items))]
 
+    def records_many(self, tx: Transaction, quads: Sequence[Quad]) -> list[list[tuple[int, bool]]]:
+        """:meth:`records` of many quads."""
+        return [self.records(tx, quad) for quad in quads]
+
     def alive_many(self, tx: Transaction, ancestors: frozenset[int], quads: Sequence[Quad],
                    parts: Sequence[Sequence[bytes]]) -> list[bool]:
         """Whether each quad (given with its :meth:`parts`) is alive at the commit whose

@@ -237,6 +237,14 @@ class TablesHistory(History):
             return super().records(tx, quad)
         return [(r.seq, r.alive) for r in self.rows.records_of(tx, row.table, row.n, row.key) if r.body == row.body]
 
+    def records_many(self, tx: Transaction, quads: Sequence[Quad]) -> list[list[tuple[int, bool]]]:
+        tables: dict[str, RowTable | None] = {}
+        rows = [self.row(tx, quad, tables) for quad in quads]
+        found = self.rows._records_of_many(tx, {(row.table, row.n, row.key) for row in rows if row is not None})
+        return [super(TablesHistory, self).records(tx, quad) if row is None else
+                [(r.seq, r.alive) for r in found.get((row.table, row.key), ()) if r.body == row.body]
+                for quad, row in zip(quads, rows)]
+
     def alive_many(self, tx: Transaction, ancestors: frozenset[int], quads: Sequence[Quad],
                    parts: Sequence[Sequence[bytes]]) -> list[bool]:
         tables: dict[str, RowTable | None] = {}
@@ -535,6 +543,20 @@ class TablesReader(Reader):
             for path, blobs in found.items():
                 blobs += [quad[3] for quad in Reader.match(self, (graph, path, FEATURE, Var("o")))]
         return found
+
+    def match_many(self, patterns: Sequence[Sequence[Any]]) -> list[list[Quad]]:
+        """:meth:`match` of many patterns, those naming a feature by its path read in
+        batches by :meth:`blobs_at`."""
+        by_graph: dict[Any, list[int]] = {}
+        for i, pattern in enumerate(patterns):
+            if pattern[2] == FEATURE and type(pattern[1]) is str and type(pattern[3]) is Var and not self.empty:
+                by_graph.setdefault(pattern[0], []).append(i)
+        found: list[list[Quad] | None] = [None] * len(patterns)
+        for graph, positions in by_graph.items():
+            blobs = self.blobs_at(graph, [patterns[i][1] for i in positions])
+            for i in positions:
+                found[i] = [(graph, patterns[i][1], FEATURE, blob) for blob in blobs[patterns[i][1]]]
+        return [quads if quads is not None else list(self.match(pattern)) for quads, pattern in zip(found, patterns)]
 
     def contains_many(self, quads: Sequence[Quad]) -> list[bool]:
         """Whether each quad is alive here (:meth:`match` of each, the rows among them

@@ -107,12 +107,32 @@ class MergeSides:
         self.seqs = seqs
         self.history = history
         self._readers: dict[str, Any] = {}
+        self._objects: dict[tuple[str, tuple], dict[bytes, Any]] = {}
 
-    def match(self, side: str, pattern: tuple) -> Iterator[Quad]:
+    def _reader(self, side: str) -> Any:
         reader = self._readers.get(side)
         if reader is None:
             reader = self._readers[side] = self.history.reader(self.tx, self.seqs[side])
-        return reader.match(pattern)
+        return reader
+
+    def match(self, side: str, pattern: tuple) -> Iterator[Quad]:
+        return self._reader(side).match(pattern)
+
+    def objects(self, side: str, gsp: tuple) -> dict[bytes, Any]:
+        """The objects of group ``gsp`` (graph, subject, predicate) at ``side``, by packed
+        object (read by :meth:`prefetch` if it was)."""
+        found = self._objects.get((side, gsp))
+        if found is None:
+            found = {pack(o): o for (_, _, _, o) in self.match(side, (*gsp, Var("o")))}
+        return found
+
+    def prefetch(self, gsps: Sequence[tuple]) -> None:
+        """Read the objects of many groups at every side in batches (what a merge reads of
+        each group both sides changed)."""
+        for side in ("base", "ours", "theirs"):
+            quads = self._reader(side).match_many([(*gsp, Var("o")) for gsp in gsps])
+            for gsp, found in zip(gsps, quads):
+                self._objects[(side, gsp)] = {pack(o): o for (_, _, _, o) in found}
 
     def records(self, pattern: tuple) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
         return self.history.match_records(self.tx, pattern)
@@ -184,7 +204,7 @@ def check_policy(policy: Policy) -> None:
 
 
 def _objects_at(sides: MergeSides, side: str, gsp: tuple) -> dict[bytes, Any]:
-    return {pack(o): o for (_, _, _, o) in sides.match(side, (*gsp, Var("o")))}
+    return sides.objects(side, gsp)
 
 
 _SIDES = ("base", "ours", "theirs")
@@ -232,7 +252,9 @@ def plan_merge(snapshot: Snapshot, history: History, ours: int, theirs: int, bas
     mergers = graph_mergers(snapshot)
     sides = MergeSides(snapshot, {"base": base, "ours": ours, "theirs": theirs}, history)
     deferred: dict[bytes, tuple[GraphMerger, Any, list[Conflict]]] = {}
-    for key in sorted(ours_groups.keys() & theirs_groups.keys()):
+    both = sorted(ours_groups.keys() & theirs_groups.keys())
+    sides.prefetch([ours_groups[key] for key in both])
+    for key in both:
         gsp = ours_groups[key]
         at_base, at_ours, at_theirs = (_objects_at(sides, side, gsp) for side in _SIDES)
         if at_ours.keys() == at_base.keys() or at_theirs.keys() == at_base.keys() or at_ours.keys() == at_theirs.keys():
@@ -262,9 +284,9 @@ def plan_merge(snapshot: Snapshot, history: History, ours: int, theirs: int, bas
 
     records: list[tuple[Quad, bool, list[bytes] | None]] = []
     added = removed = 0
-    for key in sorted(candidates):
+    ordered = sorted(candidates)
+    for key, quad_records in zip(ordered, history.records_many(tx, [candidates[key] for key in ordered])):
         quad = candidates[key]
-        quad_records = history.records(tx, quad)
         state = {}
         for name, ancestry in (("base", anc_base), ("ours", anc_ours), ("theirs", anc_theirs), ("union", anc_union)):
             best = winner(quad_records, ancestry)

@@ -236,6 +236,23 @@ def test_the_compiled_scan_reads_what_the_row_by_row_scan_reads(tmp_path: Path, 
     repo.close()
 
 
+def load_then_update(repo: fstore.Repository, second_tuple: tuple[str, bytes] | None) -> tuple[str, bytes]:
+    """Two commits: a table of 40 rows; then 14 rows updated, one deleted, and a second
+    tuple at one row's path (``second_tuple``: the path and blob to put, else made from the
+    first row). Returns that path and blob."""
+    with repo.transaction("main", message="load", author="a", time=WHEN) as tx:
+        tables.create(tx, "t", SCHEMA)
+        tx.table("t").insert_many([{"k": i, "v": f"v{i}"} for i in range(40)])
+    if second_tuple is None:
+        path, blob = next(iter(repo.at("main").table("t").features()))
+        second_tuple = (path, blob[:-1] + b"\xc0")
+    with repo.transaction("main", message="update", author="a", time=WHEN) as tx:
+        tx.table("t").upsert_rows([{"k": i, "v": "new"} for i in range(0, 40, 3)])
+        tx.table("t").delete(1)
+        tx.stage_table_tuple((tables.dataset_graph("t"), second_tuple[0], tables.FEATURE, second_tuple[1]), True)
+    return second_tuple
+
+
 @pytest.mark.parametrize("limit", [10 ** 9, 7])
 def test_a_table_commit_written_in_chunks_is_the_commit_written_at_once(tmp_path: Path, monkeypatch, limit: int) -> None:
     """A transaction past the spill limit streams its commit a chunk at a time (its rows'
@@ -248,14 +265,7 @@ def test_a_table_commit_written_in_chunks_is_the_commit_written_at_once(tmp_path
     monkeypatch.setattr(transaction.Staged, "spill_limit", limit)
     monkeypatch.setattr(storage, "STREAM_CHUNK", min(limit, 5))
     repo = fstore.open(tmp_path / "r")
-    with repo.transaction("main", message="load", author="a", time=WHEN) as tx:
-        tables.create(tx, "t", SCHEMA)
-        tx.table("t").insert_many([{"k": i, "v": f"v{i}"} for i in range(40)])
-    with repo.transaction("main", message="update", author="a", time=WHEN) as tx:
-        tx.table("t").upsert_rows([{"k": i, "v": "new"} for i in range(0, 40, 3)])
-        tx.table("t").delete(1)
-        path, blob = next(iter(repo.at("main").table("t").features()))
-        tx.stage_table_tuple((tables.dataset_graph("t"), path, tables.FEATURE, blob[:-1] + b"\xc0"), True)  # a row's second tuple
+    second = load_then_update(repo, None)
     ids = (repo.head("main"), repo.resolve("main~1"))
     rows = [sorted(repo.at(ref).table("t").features()) for ref in ("main", "main~1")]
     assert repo.verify() == []
@@ -264,13 +274,7 @@ def test_a_table_commit_written_in_chunks_is_the_commit_written_at_once(tmp_path
     # the same history written at once, in a store of its own, gives the same ids
     monkeypatch.setattr(transaction.Staged, "spill_limit", 10 ** 9)
     other = fstore.open(tmp_path / "other")
-    with other.transaction("main", message="load", author="a", time=WHEN) as tx:
-        tables.create(tx, "t", SCHEMA)
-        tx.table("t").insert_many([{"k": i, "v": f"v{i}"} for i in range(40)])
-    with other.transaction("main", message="update", author="a", time=WHEN) as tx:
-        tx.table("t").upsert_rows([{"k": i, "v": "new"} for i in range(0, 40, 3)])
-        tx.table("t").delete(1)
-        tx.stage_table_tuple((tables.dataset_graph("t"), path, tables.FEATURE, blob[:-1] + b"\xc0"), True)
+    load_then_update(other, second)
     assert (other.head("main"), other.resolve("main~1")) == ids
     assert [sorted(other.at(ref).table("t").features()) for ref in ("main", "main~1")] == rows
     other.close()

@@ -324,24 +324,16 @@ def test_a_frame_made_from_the_arrow_read_equals_the_frame_of_stored_values(tmp_
     from fstore.tables import frames
 
     repo = fstore.open(tmp_path / "r")
-    schema = [{"id": "k", "name": "k", "dataType": "integer", "primaryKeyIndex": 0, "size": 64},
-              {"id": "a", "name": "i8", "dataType": "integer", "size": 8},
-              {"id": "b", "name": "i16", "dataType": "integer", "size": 16},
-              {"id": "c", "name": "i32", "dataType": "integer", "size": 32},
-              {"id": "d", "name": "f32", "dataType": "float", "size": 32},
-              {"id": "e", "name": "f64", "dataType": "float", "size": 64},
-              {"id": "f", "name": "flag", "dataType": "boolean"},
-              {"id": "g", "name": "text", "dataType": "text"},
-              {"id": "h", "name": "day", "dataType": "date"}]
-    rows = [{"k": i, "i8": (i % 200) - 100 if i % 3 else None, "i16": i * 7 if i % 4 else None, "i32": -i,
-             "f32": i / 4 if i % 5 else None, "f64": i / 3, "flag": bool(i % 2) if i % 6 else None,
-             "text": f"é{i}" if i % 7 else None, "day": dt.date(2000, 1, 1) + dt.timedelta(days=i) if i % 8 else None}
+    schema = [col for col in EVERY_TYPE if col["dataType"] in ("integer", "float", "boolean", "text", "date")]
+    rows = [{"id": i, "i8": (i % 200) - 100 if i % 3 else None, "i16": i * 7 if i % 4 else None, "i32": -i,
+             "f32": i / 4 if i % 5 else None, "f64": i / 3, "b": bool(i % 2) if i % 6 else None,
+             "t": f"é{i}" if i % 7 else None, "d": dt.date(2000, 1, 1) + dt.timedelta(days=i) if i % 8 else None}
             for i in range(-20, 200)]
     with repo.transaction("main", message="one") as tx:
         tables.create(tx, "t", schema).insert_many(rows)
     with repo.transaction("main", message="two") as tx:
         tx.table("t").alter(schema + [{"id": "x", "name": "later", "dataType": "integer"}])
-        tx.table("t").upsert({"k": 500, "later": 5, "f64": 1.5})
+        tx.table("t").upsert({"id": 500, "later": 5, "f64": 1.5})
     for ref in ("main", "main~1"):
         via_arrow = repo.at(ref).table("t").to_pandas()
         monkeypatch.setattr(frames, "_EXACT_IN_ARROW", frozenset())
