@@ -208,9 +208,13 @@ class Heads:
         elif tx.get(key) is not None:
             tx.delete(key)
 
+    def used(self, tx: Transaction) -> set[int]:
+        """The snapshots some branch reads."""
+        return {unpack(value)[0] for _, value in tx.range(self._branches, self._branches + b"\xff")}
+
     def drop_unused(self, tx: Transaction) -> int:
         """Drop every snapshot no branch reads; returns how many (for gc)."""
-        used = {unpack(value)[0] for _, value in tx.range(self._branches, self._branches + b"\xff")}
+        used = self.used(tx)
         unused = [number for number in self.metas(tx) if number not in used]
         for number in unused:
             self._drop(tx, number)

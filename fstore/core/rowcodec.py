@@ -40,7 +40,7 @@ from nstore.pack import pack_value
 from nstore.pack import unpack as unpack_key
 
 __all__ = ["PathRule", "SplitFeature", "ENCODINGS", "FEATURE_IRI", "DATASET_PREFIX", "KEY_LIMIT",
-           "filename", "filename_bytes", "feature_path", "directories", "split_feature", "join_feature", "legend_header"]
+           "filename", "filename_bytes", "feature_path", "key_of", "directories", "split_feature", "join_feature", "legend_header"]
 
 FEATURE_IRI = "urn:datae:table:feature"
 DATASET_PREFIX = "urn:datae:dataset:"
@@ -165,14 +165,11 @@ class SplitFeature(NamedTuple):
     count: int
 
 
-def split_feature(rule: PathRule, path: str, blob: bytes) -> SplitFeature | None:
-    """The row of a feature tuple under ``rule``, or None when the tuple is not regular:
-    its path is not exactly what its key gives back under ``rule`` (so a row's key names
-    one path), the key does not pack into :data:`KEY_LIMIT` bytes, or the blob is not
-    ``92 ‖ legend name ‖ values``. Pure: the same tuple and rule always give the same answer."""
-    head = legend_header(blob)
-    if not head:
-        return None
+def key_of(rule: PathRule, path: str) -> tuple[int, bytes] | None:
+    """``(count of values, packed key)`` of the row at ``path`` under ``rule``, or None when
+    no row can be there: the file name is not Kart's encoding (URL-safe base64, padded, of
+    the key's msgpack: no wider number, no float32) of a list of scalars whose packed key
+    fits :data:`KEY_LIMIT` bytes, or the directories are not the rule's for that key."""
     directory, _, name = path.rpartition("/")
     try:
         raw = filename_bytes(name)
@@ -180,15 +177,26 @@ def split_feature(rule: PathRule, path: str, blob: bytes) -> SplitFeature | None
     except (ValueError, UnicodeEncodeError, msgpack.UnpackException):
         return None
     # Only scalars come back from the packed key as they went in (a nested array would
-    # come back a tuple), and the path must be the one the key's own msgpack gives: Kart's
-    # encoding of the key (no wider number, no float32) under this rule's directories.
+    # come back a tuple).
     if type(pk) is not list or not _SCALARS.issuperset(map(type, pk)):
         return None
     key = b"".join(pack_column(pk, pack_value, {}, {}, KEY_LIMIT, 0))
     if len(key) > KEY_LIMIT or _packed_pk(pk) != raw or filename(raw) != name \
             or directories(rule, pk, raw) != directory:
         return None
-    return SplitFeature(key, blob[1:head], blob[head:], len(pk))
+    return len(pk), key
+
+
+def split_feature(rule: PathRule, path: str, blob: bytes) -> SplitFeature | None:
+    """The row of a feature tuple under ``rule``, or None when the tuple is not regular:
+    no row can be at its path (:func:`key_of`: so a row's key names one path), or the blob
+    is not ``92 ‖ legend name ‖ values``. Pure: the same tuple and rule always give the
+    same answer."""
+    head = legend_header(blob)
+    found = key_of(rule, path) if head else None
+    if found is None:
+        return None
+    return SplitFeature(found[1], blob[1:head], blob[head:], found[0])
 
 
 def join_feature(rule: PathRule, key: bytes, header: bytes, values: bytes) -> tuple[str, bytes]:

@@ -12,11 +12,14 @@ Keys (``pv`` is ``nstore.pack_value``, ``key`` the packed primary key of ``n`` v
 - ``95 00 ‖ pack(table, n) ‖ key ‖ pack(seq, state) [‖ pack(j)]`` -> body: every record of a
   row, in commit order (``state`` 1 alive, 0 dead; ``j`` from 1 tells apart the records a
   commit writes of two tuples of one row and state). A dead record's body may instead be
-  ``00 ‖ pack(seq', j')``: the alive record of the same row and body it ends.
+  ``00 ‖ pack(seq', j')``: an earlier alive record of the same row holding the same body
+  (the body kept once; gc gives the dead record the body before it drops that record).
 - ``95 01 ‖ pack(seq, table, n) ‖ key ‖ pack(state) [‖ pack(j)]`` -> empty: what commit
   ``seq`` changed, table by table, in key order.
 - ``96 ‖ pack(snapshot, table, n) ‖ key`` -> ``pack(seq)`` (the alive record ``(seq, 0)``) or
-  ``pack(seq₁, j₁, seq₂, j₂, …)``: the rows a snapshot of the tables space holds.
+  ``pack(seq₁, j₁, seq₂, j₂, …)``: the rows a snapshot of the tables space holds, each read
+  from an alive record holding its body (gc points an entry whose record it drops at
+  another, of an ancestor of the snapshot's commit).
 - ``pack("TN", graph)`` -> ``pack(table)`` and ``pack("TR", table)`` -> msgpack
   ``[graph, [scheme, branches, levels, encoding], [legend header, …]]`` (ordinal ``i``
   is header ``i - 1``); ``pack("TR")`` -> ``pack(last table number)``.
@@ -37,8 +40,7 @@ from typing import Any, Iterable, Iterator, NamedTuple, Sequence, overload
 
 import msgpack
 
-from nstore._pack import pack_column, unpack_scalars
-from ._rows import entry_records, join_blobs
+from nstore._pack import unpack_scalars
 from nstore._blocks import changes as block_changes
 from nstore.blocks import Blocks, Runs
 from nstore.errors import CorruptStoreError
@@ -46,9 +48,10 @@ from nstore.okvs import Transaction, prefix_end
 from nstore.pack import decode_item, pack, pack_value, split, unpack
 from nstore.terms import IRI
 
+from ._rows import entry_records, join_blobs
 from .layout import ROW_RECORDS, ROW_SNAPSHOTS
-from .rowcodec import (DATASET_PREFIX, FEATURE_IRI, KEY_LIMIT, PathRule, feature_path, filename_bytes, join_feature,
-                       legend_header, split_feature)
+from .rowcodec import (DATASET_PREFIX, FEATURE_IRI, PathRule, feature_path, join_feature, key_of, legend_header,
+                       split_feature)
 
 __all__ = ["RowStore", "RowTable", "Row", "RowRecord", "KeyedPaths", "FEATURE", "FEATURE_ITEM", "RULES", "body_of",
            "pointers_value", "pointers_of"]
@@ -67,7 +70,8 @@ _NUMBER_TAG, _TABLE_TAG = "TN", "TR"
 _ALIVE, _DEAD = pack_value(1), pack_value(0)
 COMPILED = True
 """Whether a scan takes the compiled loop (``fstore.core._rows``); tests turn it off to compare."""
-REFERENCE = 0  # the first byte of a dead record's body that points to the record it ends
+REFERENCE = 0  # a dead record's body that starts so names an earlier alive record of its row and body
+_REFERENCE = bytes([REFERENCE])
 
 
 @dataclass
@@ -78,7 +82,8 @@ class RowTable:
     graph: str
     rule: PathRule
     headers: list[bytes]
-    ordinals: dict[bytes, int] = field(default_factory=dict)
+    ordinals: dict[bytes, int] = field(init=False)  # header -> ordinal
+    graph_item: bytes = field(init=False)  # the graph as an inline key item
 
     def __post_init__(self) -> None:
         self.ordinals = {header: i + 1 for i, header in enumerate(self.headers)}
@@ -161,10 +166,9 @@ class RowRecord(NamedTuple):
     body: bytes
 
 
-def _item_length(key: bytes, pos: int) -> int:
-    """The length of the small packed integer at ``key[pos]`` (a key's count of values)."""
-    code = key[pos]
-    return 1 + (code - 0x14 if code >= 0x14 else 0x14 - code)
+def _is_reference(body: bytes) -> bool:
+    """Whether a dead record's body refers to another record rather than holding one."""
+    return body[:1] == _REFERENCE
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -274,9 +278,8 @@ class RowStore:
 
     def tables(self, tx: Transaction) -> list[RowTable]:
         """Every registered table, by number."""
-        start = pack(_TABLE_TAG)
-        return [self.table(tx, unpack(key)[1]) for key, _ in tx.range(start + b"\x00", prefix_end(start))
-                if key != start]
+        start = pack(_TABLE_TAG)  # the counter; the tables' keys come after it
+        return [self.table(tx, unpack(key)[1]) for key, _ in tx.range(start + b"\x00", prefix_end(start))]
 
     def _register(self, tx: Transaction, graph: str, rule: PathRule) -> RowTable:
         counter = pack(_TABLE_TAG)
@@ -304,8 +307,9 @@ class RowStore:
         graph and the legend as needed (a write)."""
         graph, path, predicate, blob = quad
         if type(predicate) is not IRI or predicate.value != FEATURE_IRI or type(graph) is not IRI or \
-                type(path) is not str or type(blob) is not bytes or not graph.value.startswith(DATASET_PREFIX):
+                not isinstance(path, str) or not isinstance(blob, bytes) or not graph.value.startswith(DATASET_PREFIX):
             return None
+        path, blob = str(path), bytes(blob)  # a subclass's value (numpy.str_...) packs as these do
         name = graph.value
         if name in tables:
             table = tables[name]
@@ -330,15 +334,13 @@ class RowStore:
         return Row(table.number, n, parts.key, None if ordinal is None else body_of(ordinal, parts.values))
 
     def stored_row(self, table: RowTable, path: str, blob: bytes) -> Row:
-        """The row of a tuple read back from the row store (regular by construction: its
-        path is not checked again)."""
-        pk = msgpack.unpackb(filename_bytes(path.rpartition("/")[2]), raw=False)
+        """The row of a tuple read back from the row store (a row by construction)."""
+        found = key_of(table.rule, path)
         head = legend_header(blob)
         ordinal = table.ordinals.get(blob[1:head]) if head else None
-        if ordinal is None:
-            raise CorruptStoreError(f"table {table.number}: the row at {path} names a legend the table has not registered")
-        return Row(table.number, len(pk), b"".join(pack_column(pk, pack_value, {}, {}, KEY_LIMIT, 0)),
-                   body_of(ordinal, blob[head:]))
+        if found is None or ordinal is None:
+            raise CorruptStoreError(f"table {table.number}: the tuple at {path} read back from the rows is not a row")
+        return Row(table.number, found[0], found[1], body_of(ordinal, blob[head:]))
 
     def alive_records(self, tx: Transaction, rows: Sequence[Row], seq: int) -> list[tuple[int, int] | None]:
         """For each row, commit ``seq``'s first alive record of it if that record holds the
@@ -348,17 +350,8 @@ class RowStore:
 
     def key_of_path(self, table: RowTable, path: str) -> tuple[int, bytes] | None:
         """``(n, key)`` of the row at ``path`` in ``table``, or None when no row can be
-        there (the path is not one the table's rule gives)."""
-        try:
-            pk = msgpack.unpackb(filename_bytes(path.rpartition("/")[2]), raw=False)
-            if not isinstance(pk, list):
-                return None
-            key = pack(*pk)
-            if feature_path(table.rule, unpack(key)) != path:
-                return None
-        except (ValueError, TypeError, UnicodeEncodeError, msgpack.UnpackException):
-            return None
-        return len(pk), key
+        there (:func:`~.rowcodec.key_of`)."""
+        return key_of(table.rule, path)
 
     def quad(self, table: RowTable, key: bytes, body: bytes) -> tuple:
         """The feature tuple of a row (values)."""
@@ -394,7 +387,7 @@ class RowStore:
             if not alive:
                 ended = self._latest_alive(stored.get(BY_ROW + _packed(row.table, row.n) + row.key, ()), body, seq)
                 if ended is not None:
-                    body = bytes([REFERENCE]) + pack(*ended)
+                    body = _REFERENCE + pack(*ended)
             keys0.append(_record_key(row.table, row.n, row.key, seq, alive, j))
             values0.append(body)
             keys1.append(_commit_key(row.table, row.n, row.key, seq, alive, j))
@@ -415,6 +408,14 @@ class RowStore:
                     return seq, j
         return None
 
+    @staticmethod
+    def _parse_commit_key(key: bytes) -> tuple[int, int, int, bytes, bool, int]:
+        """``(seq, table, n, key, alive, j)`` of a key of the by-commit index."""
+        items = split(key, len(BY_COMMIT))
+        seq, table, n = decode_item(items[0]), decode_item(items[1]), decode_item(items[2])
+        rest = items[3 + n:]
+        return seq, table, n, b"".join(items[3:3 + n]), rest[0] == _ALIVE, decode_item(rest[1]) if len(rest) > 1 else 0
+
     def _parse_record(self, key: bytes) -> tuple[int, int, bytes, int, bool, int]:
         items = split(key, len(BY_ROW))
         table, n = decode_item(items[0]), decode_item(items[1])
@@ -432,7 +433,7 @@ class RowStore:
             raise CorruptStoreError(f"a record key of row {pairs[0][0][:60].hex()} is damaged")
         for (key, body), found in zip(pairs, suffixes):
             seq, alive, j = found[0], found[1] == 1, found[2] if len(found) == 3 else 0
-            if body[:1] == bytes([REFERENCE]):
+            if _is_reference(body):
                 target = unpack(body[1:])
                 found = alive_bodies.get((target[0], target[1]))
                 if found is None or alive:
@@ -474,11 +475,8 @@ class RowStore:
         found: set[tuple[int, int, bytes]] = set()
         for seq in seqs:
             prefix = BY_COMMIT + (_packed(seq, table) if table is not None else _packed(seq))
-            skip = len(BY_COMMIT) + len(_packed(seq))
             for key, _ in self.records.range(tx, prefix, prefix_end(prefix)):
-                items = split(key, skip)
-                number, n = decode_item(items[0]), decode_item(items[1])
-                found.add((number, n, b"".join(items[2:2 + n])))
+                found.add(self._parse_commit_key(key)[1:4])
         return found
 
     def state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int], table: int | None = None
@@ -511,16 +509,10 @@ class RowStore:
         prefix = BY_COMMIT + _packed(seq)
         keys = (key for key, _ in self.records.range(tx, prefix, prefix_end(prefix)))
         while chunk := list(islice(keys, size)):
-            entries = []
-            for key in chunk:
-                items = split(key, len(prefix))
-                table, n = decode_item(items[0]), decode_item(items[1])
-                rest = items[2 + n:]
-                entries.append((table, n, b"".join(items[2:2 + n]), rest[0] == _ALIVE,
-                                decode_item(rest[1]) if len(rest) > 1 else 0))
+            entries = [self._parse_commit_key(key)[1:] for key in chunk]
             bodies = self.records.get_many(tx, [_record_key(t, n, k, seq, a, j) for t, n, k, a, j in entries])
             references = {i: unpack(body[1:]) for i, body in enumerate(bodies)
-                          if body is not None and body[:1] == bytes([REFERENCE])}
+                          if body is not None and _is_reference(body)}
             if references:
                 targets = self.records.get_many(tx, [_record_key(entries[i][0], entries[i][1], entries[i][2], s, True, j)
                                                      for i, (s, j) in references.items()])
@@ -534,26 +526,60 @@ class RowStore:
                 found.append((*entry, body))
             yield found
 
-    def drop_records(self, tx: Transaction, seq: int) -> int:
+    def drop_records(self, tx: Transaction, seq: int, snapshots: dict[int, frozenset[int]]) -> int:
         """Delete the records commit ``seq`` wrote (gc: no ref reaches it). A dead record of
-        another commit that refers to one of them takes its body first."""
+        another commit that refers to one of them takes its body first, and an entry of a
+        snapshot in ``snapshots`` (number -> its commit's ancestors) that reads one of them
+        reads instead the latest alive record of the same body among those ancestors."""
         changes = [change for chunk in self.change_chunks(tx, seq) for change in chunk]
-        ended = {(t, n, k) for t, n, k, alive, _, _ in changes if alive}
+        ended = {(t, k): n for t, n, k, alive, _, _ in changes if alive}
         if ended:
-            for (table, key), records in self._records_of_many(tx, ended).items():
-                n = next(n for t, n, k in ended if t == table and k == key)
+            rows = self._records_of_many(tx, [(t, n, k) for (t, k), n in ended.items()])
+            for (table, key), records in rows.items():
+                n = ended[(table, key)]
                 mine = {(r.seq, r.j): r.body for r in records if r.alive and r.seq == seq}
-                prefix = BY_ROW + pack(table, n) + key
+                prefix = BY_ROW + _packed(table, n) + key
                 for stored_key, body in list(self.records.range(tx, prefix, prefix_end(prefix))):
-                    if body[:1] == bytes([REFERENCE]):
-                        target = tuple(unpack(body[1:]))
-                        if target in mine:
-                            self.records.set(tx, stored_key, mine[target])  # type: ignore[index]
+                    if _is_reference(body) and tuple(unpack(body[1:])) in mine:
+                        self.records.set(tx, stored_key, mine[tuple(unpack(body[1:]))])  # type: ignore[index]
+            for number, ancestors in snapshots.items():
+                self._repoint(tx, number, ancestors, seq, ended, rows)
         keys0 = sorted(_record_key(t, n, k, seq, a, j) for t, n, k, a, j, _ in changes)
         keys1 = sorted(_commit_key(t, n, k, seq, a, j) for t, n, k, a, j, _ in changes)
         self.records.apply(tx, keys0, [None] * len(keys0))
         self.records.apply(tx, keys1, [None] * len(keys1))
         return len(changes)
+
+    def _repoint(self, tx: Transaction, number: int, ancestors: frozenset[int], seq: int,
+                 rows: dict[tuple[int, bytes], int], records: dict[tuple[int, bytes], list[RowRecord]]) -> None:
+        """Point snapshot ``number``'s entries that read a record of commit ``seq`` (being
+        dropped) at another alive record of the same body among ``ancestors``."""
+        order = sorted(rows)
+        entries = self.snapshots.get_many(tx, [self.snapshot_prefix(number, table) + _packed(rows[(table, key)]) + key
+                                               for table, key in order])
+        changed: dict[bytes, bytes] = {}
+        for (table, key), value in zip(order, entries):
+            if value is None:
+                continue
+            pointers = pointers_of(value)
+            if not any(pointer[0] == seq for pointer in pointers):
+                continue
+            held = records.get((table, key), [])
+            bodies = {(r.seq, r.j): r.body for r in held if r.alive}
+            moved = []
+            for pointer in pointers:
+                if pointer[0] == seq:
+                    body = bodies.get(pointer)
+                    others = [(r.seq, r.j) for r in held if r.alive and r.body == body and r.seq != seq and r.seq in ancestors]
+                    if not others:
+                        raise CorruptStoreError(f"snapshot {number} reads row {key.hex()} of table {table} from commit "
+                                                f"#{seq}, and no ancestor of its commit wrote that row's body")
+                    pointer = others[-1]
+                moved.append(pointer)
+            changed[self.snapshot_prefix(number, table) + _packed(rows[(table, key)]) + key] = pointers_value(moved)
+        if changed:
+            keys = sorted(changed)
+            self.snapshots.apply(tx, keys, [changed[key] for key in keys])
 
     # -- snapshots --------------------------------------------------------------------------
 
@@ -734,18 +760,21 @@ class RowStore:
             by_row.add((table, n, row_key, seq, state, j))
             if state:
                 alive.add((table, row_key, seq, j))
-            elif body[:1] == bytes([REFERENCE]):
-                target = unpack(body[1:])
-                if (table, row_key, target[0], target[1]) not in alive:
-                    yield f"rows: dead record {key[:60].hex()} refers to record {target}, which its row lacks"
+                continue
+            try:
+                target = unpack(body[1:]) if _is_reference(body) else None
+                if target is None:
+                    tables[table].join(row_key, body)
+            except (CorruptStoreError, ValueError, IndexError) as exc:
+                yield f"rows: dead record {key[:60].hex()} is damaged: {exc}"
+                continue
+            if target is not None and (table, row_key, *target[:2]) not in alive:
+                yield f"rows: dead record {key[:60].hex()} refers to record {target}, which its row lacks"
         by_commit: set[tuple] = set()
         for key, _ in self.records.range(tx, BY_COMMIT, prefix_end(BY_COMMIT)):
-            items = split(key, len(BY_COMMIT))
             try:
-                seq, table, n = map(decode_item, items[:3])
-                rest = items[3 + n:]
-                by_commit.add((table, n, b"".join(items[3:3 + n]), seq, rest[0] == _ALIVE,
-                               decode_item(rest[1]) if len(rest) > 1 else 0))
+                seq, table, n, row_key, state, j = self._parse_commit_key(key)
+                by_commit.add((table, n, row_key, seq, state, j))
             except (ValueError, IndexError, TypeError) as exc:
                 yield f"rows: record {key[:60].hex()} of the by-commit index is damaged: {exc}"
         if by_row != by_commit:
@@ -753,9 +782,13 @@ class RowStore:
             yield (f"rows: the two record indices disagree on {len(by_row ^ by_commit)} record(s) "
                    f"(first: table {differ[0]}, key {differ[2].hex()}, commit #{differ[3]})")
         for key, value in self.snapshots.range(tx, ROW_SNAPSHOTS, prefix_end(ROW_SNAPSHOTS)):
-            items = split(key, 1)
-            table, row_key = decode_item(items[1]), b"".join(items[3:])
-            for seq, j in pointers_of(value):
+            try:
+                items = split(key, 1)
+                table, row_key, pointers = decode_item(items[1]), b"".join(items[3:]), pointers_of(value)
+            except (ValueError, IndexError, TypeError) as exc:
+                yield f"rows: snapshot entry {key[:60].hex()} is damaged: {exc}"
+                continue
+            for seq, j in pointers:
                 if (table, row_key, seq, j) not in alive:
                     yield f"rows: snapshot entry {key[:60].hex()} names record ({seq}, {j}), which is not an alive record of its row"
 

@@ -49,7 +49,8 @@ def _may_hold_rows(pattern: Sequence[Any]) -> bool:
 class TablesOverlay(Overlay):
     """An overlay of the tables space: the generic tuples' as an :class:`Overlay`, the
     rows' made when first read (:meth:`rows_in`: a read of a table's schema at an old
-    commit reads no row), the same in any transaction since commits never change."""
+    commit reads no row); the same in any transaction, as its commits' records are (gc,
+    which drops commits, runs with no other handle on the store)."""
 
     __slots__ = ("_rows", "_history", "_before", "_after")
 
@@ -91,7 +92,12 @@ class RowChanges(ItemChanges):
 
 
 class TablesHistory(History):
-    """The tables space's records: rows in the row store, the rest as :class:`History`."""
+    """The tables space's records: rows in the row store, the rest as :class:`History`.
+
+    The methods overridden here read and write both homes; those inherited read both
+    through them (``changes_of``, ``quads_changed_by`` and ``packed_changes_of`` through
+    :meth:`raw_change_chunks`). Work on the generic tuples alone (their state changes, gc)
+    goes through :attr:`generic`, whose methods never reach the rows."""
 
     def __init__(self, okvs: Okvs, commits: CommitStore, dictionary: Dictionary, space: Space = TABLES) -> None:
         super().__init__(okvs, commits, dictionary, space)
@@ -164,7 +170,11 @@ class TablesHistory(History):
         return graph, found[0][0], FEATURE, found[0][1]
 
     def drop_records(self, tx: Transaction, seq: int) -> int:
-        return super().drop_records(tx, seq) + self.rows.drop_records(tx, seq)
+        # the snapshots branches read stay whole: gc drops the others after the records
+        ancestors, used = self.commits.ancestors, self.heads.used(tx)
+        snapshots = {number: ancestors(tx, at) if at else frozenset()
+                     for number, (at, _, _) in self.heads.metas(tx).items() if number in used}
+        return self.generic.drop_records(tx, seq) + self.rows.drop_records(tx, seq, snapshots)
 
     def adopt_rows(self, tx: Transaction) -> int:
         """Move every regular feature tuple the generic stores hold into the rows: its
@@ -279,7 +289,7 @@ class TablesHistory(History):
             if type(path) is Var:
                 groups = ((records, key) for _, _, key, records in self.rows.records_under(tx, table.number))
             else:
-                found = self.rows.key_of_path(table, path) if type(path) is str else None
+                found = self.rows.key_of_path(table, str(path)) if isinstance(path, str) else None
                 groups = iter(()) if found is None else \
                     iter([(self.rows.records_of(tx, table.number, found[0], found[1]), found[1])])
             for records, key in groups:
@@ -369,6 +379,8 @@ class TablesHeads(Heads):
             super().moved(tx, branch, parents, seq, changes)
         finally:
             self._target = None
+            if self.history.written[0] is tx:  # the rows it wrote are in the snapshot now
+                self.history.written = (None, 0, {}, {})
 
     def _fold(self, tx: Transaction, number: int, base: int, seq: int, owner: str, count: int) -> None:
         outer, self._target = self._target, seq
@@ -454,6 +466,12 @@ class TablesHeads(Heads):
         changes = [(items, True) for items in chain(overlay.born.values(), rows.born.values())]
         changes += [(split(ident, 0, 4), False) for ident in chain(overlay.dead, rows.dead)]
         return self._apply(tx, number, count, ItemChanges.of(changes))
+
+    def overlay(self, tx: Transaction, base: int | None, seq: int) -> Overlay:
+        found = super().overlay(tx, base, seq)
+        if tx.write and isinstance(found, TablesOverlay):  # a write counts and applies its rows
+            found.rows_in(tx)
+        return found
 
     def _overlay(self, tx: Transaction, before: frozenset[int], after: frozenset[int]) -> Overlay:
         overlay = TablesOverlay(self.history, before, after)
@@ -549,7 +567,7 @@ class TablesReader(Reader):
         batches by :meth:`blobs_at`."""
         by_graph: dict[Any, list[int]] = {}
         for i, pattern in enumerate(patterns):
-            if pattern[2] == FEATURE and type(pattern[1]) is str and type(pattern[3]) is Var and not self.empty:
+            if pattern[2] == FEATURE and isinstance(pattern[1], str) and type(pattern[3]) is Var and not self.empty:
                 by_graph.setdefault(pattern[0], []).append(i)
         found: list[list[Quad] | None] = [None] * len(patterns)
         for graph, positions in by_graph.items():
@@ -565,7 +583,7 @@ class TablesReader(Reader):
             return [False] * len(quads)
         by_graph: dict[Any, list[int]] = {}
         for i, quad in enumerate(quads):
-            if quad[2] == FEATURE and type(quad[1]) is str and type(quad[3]) is bytes:
+            if quad[2] == FEATURE and isinstance(quad[1], str) and isinstance(quad[3], bytes):
                 by_graph.setdefault(quad[0], []).append(i)
         alive: list[bool | None] = [None] * len(quads)
         for graph, positions in by_graph.items():
@@ -593,7 +611,7 @@ class TablesReader(Reader):
                     entries: Iterator = ((n, key, pointers) for _, n, key, pointers in
                                          rows.snapshot_entries(self.tx, self.snapshot, table.number))
                 else:
-                    found = rows.key_of_path(table, path) if type(path) is str else None
+                    found = rows.key_of_path(table, str(path)) if isinstance(path, str) else None
                     pointers = [] if found is None else rows.snapshot_entry(self.tx, self.snapshot, table.number, *found)
                     entries = iter([(found[0], found[1], pointers)] if pointers else [])
                 graph_iri = IRI(table.graph)

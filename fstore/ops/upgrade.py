@@ -76,7 +76,7 @@ def upgrade(path: str | os.PathLike, map_size: int | None = None) -> UpgradeRepo
 
 
 def _rewrite_from(version: int) -> Callable[[Iterator[tuple[bytes, bytes]]], Iterator[tuple[bytes, bytes]]]:
-    """The rewrite of a store's pairs from format ``version`` (3 or 4) into the current one."""
+    """The rewrite of a store's pairs from format ``version`` (3, 4 or 5) into the current one."""
 
     def rewrite(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
         if version == 3:

@@ -117,15 +117,19 @@ def integers_held_as_floats(schema: Schema | None, df: pandas.DataFrame) -> pand
     return out
 
 
-def arrow_frame(table: pyarrow.Table) -> pandas.DataFrame:
+def arrow_frame(table: pyarrow.Table, *, as_read: bool = False) -> pandas.DataFrame:
     """An Arrow table as a DataFrame whose integer and boolean columns take pandas'
-    nullable dtypes, so a null stays a null and an integer column stays integer."""
+    nullable dtypes, so a null stays a null and an integer column stays integer, and dates
+    are ``datetime.date`` objects; with ``as_read``, texts take pandas' ``string``, as
+    :func:`to_dataframe` gives a table read."""
     import pandas as pd
     import pyarrow as pa
 
     mapping = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
                pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
-    return table.to_pandas(types_mapper=mapping.get)
+    if as_read:
+        mapping.update({pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype()})
+    return table.to_pandas(types_mapper=mapping.get)  # dates as datetime.date objects: the default
 
 
 def to_dataframe(table: Any) -> pandas.DataFrame:
@@ -139,7 +143,7 @@ def to_dataframe(table: Any) -> pandas.DataFrame:
     if {col.data_type for col in columns} <= _EXACT_IN_ARROW:
         arrow = _arrow_read(table)
         if arrow is not None:
-            return _typed_frame(arrow)
+            return arrow_frame(arrow, as_read=True)
     stored = stored_columns(table)
     # Each column made with its dtype at once: through a float column first, a null beside
     # an integer past 2**53 would round it.
@@ -164,18 +168,6 @@ def _arrow_read(table: Any) -> pyarrow.Table | None:
         return table.to_arrow()
     except (MissingDependencyError, ExportError):
         return None
-
-
-def _typed_frame(arrow: pyarrow.Table) -> pandas.DataFrame:
-    """The DataFrame of an Arrow read of a table: nullable integers and booleans, texts as
-    pandas' ``string``, dates as ``datetime.date`` objects."""
-    import pandas as pd
-    import pyarrow as pa
-
-    mapping = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
-               pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype(),
-               pa.large_string(): pd.StringDtype()}
-    return arrow.to_pandas(types_mapper=mapping.get, date_as_object=True)
 
 
 def stored_columns(table: Any) -> list[list[Any]]:

@@ -151,9 +151,9 @@ class TableGraph:
             yield key, table.reader.stored_values(path, blob, key)
 
     def _scan(self, values: bool) -> Iterator[tuple[tuple, list | None]]:
-        """``(key, stored values)`` of every row, in key order at a commit (values None when
-        not wanted: only the keys are decoded), read in chunks: each chunk's keys and values
-        decoded in bulk."""
+        """``(key, stored values)`` of every row (values None when not wanted: only the keys
+        are decoded), read in chunks, each chunk's keys and values decoded in bulk: at a
+        commit, the snapshot's rows in key order, then the others."""
         reader = self.table.reader
         check = self._check
         count = 0
