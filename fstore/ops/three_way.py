@@ -107,7 +107,7 @@ class MergeSides:
         self.seqs = seqs
         self.history = history
         self._readers: dict[str, Any] = {}
-        self._objects: dict[tuple[str, tuple], dict[bytes, Any]] = {}
+        self._objects: dict[tuple[str, bytes], dict[bytes, Any]] = {}  # (side, packed group) -> objects
 
     def _reader(self, side: str) -> Any:
         reader = self._readers.get(side)
@@ -121,7 +121,7 @@ class MergeSides:
     def objects(self, side: str, gsp: tuple) -> dict[bytes, Any]:
         """The objects of group ``gsp`` (graph, subject, predicate) at ``side``, by packed
         object (read by :meth:`prefetch` if it was)."""
-        found = self._objects.get((side, gsp))
+        found = self._objects.get((side, pack(*gsp)))
         if found is None:
             found = {pack(o): o for (_, _, _, o) in self.match(side, (*gsp, Var("o")))}
         return found
@@ -132,7 +132,7 @@ class MergeSides:
         for side in ("base", "ours", "theirs"):
             quads = self._reader(side).match_many([(*gsp, Var("o")) for gsp in gsps])
             for gsp, found in zip(gsps, quads):
-                self._objects[(side, gsp)] = {pack(o): o for (_, _, _, o) in found}
+                self._objects[(side, pack(*gsp))] = {pack(o): o for (_, _, _, o) in found}
 
     def records(self, pattern: tuple) -> Iterator[tuple[Quad, list[tuple[int, bool]]]]:
         return self.history.match_records(self.tx, pattern)
