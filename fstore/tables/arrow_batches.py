@@ -216,4 +216,21 @@ def to_arrow(table: Any) -> pa.Table:
     schema = table_arrow_schema(table.schema, table_crs(table), name=getattr(table, "name", None))
     result = pa.Table.from_batches(list(table_batches(table, arrow_schema=schema)), schema=schema)
     keys = [(c.name, "ascending") for c in table.schema.pk_columns]
-    return result.sort_by(keys) if keys and result.num_rows > 1 else result  # as to_dataframe
+    if not keys or result.num_rows < 2 or _ascending(result, keys):
+        return result
+    return result.sort_by(keys)  # as to_dataframe
+
+
+def _ascending(result: pa.Table, keys: list[tuple[str, str]]) -> bool:
+    """Whether a table is in the order of its one key column already (a table read at a
+    snapshot comes in key order): then sorting it would only copy it."""
+    if len(keys) != 1:
+        return False
+    column = result.column(keys[0][0])
+    if column.null_count:
+        return False
+    pc = require("pyarrow.compute", "the Arrow form of a table")
+    try:
+        return bool(pc.all(pc.less(column.slice(0, len(column) - 1), column.slice(1))).as_py())
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # a key type Arrow does not compare
+        return False
