@@ -408,6 +408,22 @@ class RowStore:
                     return seq, j
         return None
 
+    @classmethod
+    def _parse_commit_keys(cls, keys: list[bytes]) -> list[tuple[int, int, int, bytes, bool, int]]:
+        """:meth:`_parse_commit_key` of many keys, their numbers decoded in one C call (a
+        row's key is a slice of its record's: the numbers around it give its bounds)."""
+        found = unpack_scalars(keys, len(BY_COMMIT))
+        if found is None:
+            return [cls._parse_commit_key(key) for key in keys]
+        parsed = []
+        for key, values in zip(keys, found):
+            seq, table, n = values[0], values[1], values[2]
+            state, j = values[3 + n], (values[4 + n] if len(values) > 4 + n else 0)
+            start = len(BY_COMMIT) + len(_packed(seq, table, n))
+            end = len(key) - len(_packed(state)) - (len(_packed(j)) if j else 0)
+            parsed.append((seq, table, n, key[start:end], state == 1, j))
+        return parsed
+
     @staticmethod
     def _parse_commit_key(key: bytes) -> tuple[int, int, int, bytes, bool, int]:
         """``(seq, table, n, key, alive, j)`` of a key of the by-commit index."""
@@ -475,8 +491,8 @@ class RowStore:
         found: set[tuple[int, int, bytes]] = set()
         for seq in seqs:
             prefix = BY_COMMIT + (_packed(seq, table) if table is not None else _packed(seq))
-            for key, _ in self.records.range(tx, prefix, prefix_end(prefix)):
-                found.add(self._parse_commit_key(key)[1:4])
+            keys = [key for key, _ in self.records.range(tx, prefix, prefix_end(prefix))]
+            found.update(parsed[1:4] for parsed in self._parse_commit_keys(keys))
         return found
 
     def state_changes(self, tx: Transaction, before: frozenset[int], after: frozenset[int], table: int | None = None
@@ -509,7 +525,7 @@ class RowStore:
         prefix = BY_COMMIT + _packed(seq)
         keys = (key for key, _ in self.records.range(tx, prefix, prefix_end(prefix)))
         while chunk := list(islice(keys, size)):
-            entries = [self._parse_commit_key(key)[1:] for key in chunk]
+            entries = [parsed[1:] for parsed in self._parse_commit_keys(chunk)]
             bodies = self.records.get_many(tx, [_record_key(t, n, k, seq, a, j) for t, n, k, a, j in entries])
             references = {i: unpack(body[1:]) for i, body in enumerate(bodies)
                           if body is not None and _is_reference(body)}

@@ -157,12 +157,26 @@ def _cells(old_reader: RowReader, new_reader: RowReader, path: str, old: bytes, 
     cells = {}
     for col in new_reader.schema.columns:
         a, b = raw_old.get(col.id), raw_new.get(col.id)
-        if pack(a) != pack(b):
+        if not _same(a, b):
             if python:
                 a = None if a is None else decode_value(col, a)
                 b = None if b is None else decode_value(col, b)
             cells[col.name] = (a, b)
     return cells
+
+
+_PLAIN = frozenset({int, str, bytes, bool, type(None)})
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two stored cells are the same value as Kart stores them (their msgpack
+    bytes equal: ``1``, ``1.0`` and ``True`` differ, as ``0.0`` and ``-0.0`` do), compared
+    without packing where the type tells."""
+    if type(a) is not type(b):
+        return False
+    if type(a) in _PLAIN:
+        return a == b
+    return pack(a) == pack(b)
 
 
 def table_diff(repo: Repository, a: str, b: str, name: str, *, python: bool = True) -> TableDiff:
