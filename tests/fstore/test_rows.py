@@ -280,18 +280,24 @@ def test_a_table_commit_written_in_chunks_is_the_commit_written_at_once(tmp_path
     other.close()
 
 
+def three_rows(root: Path, *values: str) -> fstore.Repository:
+    """A store whose table ``t`` gets three rows of ``"x"``, then a commit per value that
+    sets row 1 to it."""
+    repo = fstore.open(root / "r")
+    with repo.transaction("main", message="one", author="a") as tx:
+        tables.create(tx, "t", SCHEMA)
+        tx.table("t").insert_many([{"k": i, "v": "x"} for i in range(3)])
+    for value in values:
+        with repo.transaction("main", message=f"set {value}", author="a") as tx:
+            tx.table("t").update({"k": 1, "v": value})
+    return repo
+
+
 def test_gc_points_a_snapshot_at_a_kept_record_of_the_same_row(tmp_path: Path) -> None:
     """A row set back to an earlier value, then the branch reset before the change: the
     snapshot still reads the record of the later commit (the same body); gc drops that
     commit and points the snapshot at the earlier record, so every read stays whole."""
-    repo = fstore.open(tmp_path / "r")
-    with repo.transaction("main", message="one", author="a") as tx:
-        tables.create(tx, "t", SCHEMA)
-        tx.table("t").insert_many([{"k": i, "v": "x"} for i in range(3)])
-    with repo.transaction("main", message="edit", author="a") as tx:
-        tx.table("t").update({"k": 1, "v": "y"})
-    with repo.transaction("main", message="back", author="a") as tx:
-        tx.table("t").update({"k": 1, "v": "x"})
+    repo = three_rows(tmp_path, "y", "x")
     repo.reset("main~2", "main", hard=True)
     report = repo.gc(expire=dt.timedelta(0))
     assert report.records == 4  # two commits of a dead and an alive record each, counted once
@@ -303,12 +309,7 @@ def test_gc_points_a_snapshot_at_a_kept_record_of_the_same_row(tmp_path: Path) -
 def test_a_move_of_a_branch_counts_the_rows_of_an_overlay_a_read_left_unread(tmp_path: Path) -> None:
     """A read that needs no row (listing tables) keeps the overlay it made with its rows
     unread; a reset that reuses it reads them."""
-    repo = fstore.open(tmp_path / "r")
-    with repo.transaction("main", message="one", author="a") as tx:
-        tables.create(tx, "t", SCHEMA)
-        tx.table("t").insert_many([{"k": i, "v": "x"} for i in range(3)])
-    with repo.transaction("main", message="two", author="a") as tx:
-        tx.table("t").update({"k": 1, "v": "y"})
+    repo = three_rows(tmp_path, "y")
     repo.branch("side", "main~1")
     assert tables.list_tables(repo.at("side")) == ["t"]
     repo.branch("other", "main")
