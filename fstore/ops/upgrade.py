@@ -12,7 +12,8 @@ past), the format key set to the current one; then, in the new file, the rows ar
 every snapshot's counts are taken from the quads it holds. It runs as a compaction does (:func:`nstore.lmdbfile.compact`):
 the new file is written beside the old one, flushed, completed and **verified** (every
 check of ``datae verify``) before it replaces the old one in one rename; a crash, a full
-disk or a failed check leaves the old file as it was.
+disk or a failed check leaves the old file as it was. A second compaction then leaves out
+the pages the completion freed.
 
 >>> import tempfile, fstore
 >>> path = tempfile.mkdtemp()
@@ -72,6 +73,9 @@ def upgrade(path: str | os.PathLike, map_size: int | None = None) -> UpgradeRepo
             raise FormatVersionError(f"{directory} holds datae format {shown}; this datae upgrades formats "
                                      f"{', '.join(map(str, sorted(UPGRADABLE)))} to {FORMAT_VERSION}")
         before, after = compact(directory, transform=_rewrite_from(version), finish=_completed)
+        # The rows replaced the feature tuples' dictionary terms and index keys inside the
+        # new file, which LMDB keeps the freed pages of: a second copy leaves them out.
+        after = compact(directory)[1]
     return UpgradeReport(version, True, before, after)
 
 

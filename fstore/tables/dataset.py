@@ -22,7 +22,9 @@ schema by column id (values of dropped columns vanish, new columns read as ``Non
 from __future__ import annotations
 
 import binascii
+import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -338,6 +340,7 @@ class RowReader:
 
 
 _URLSAFE = str.maketrans("-_", "+/")
+_ROWS_CHUNK = 65_536  # rows a bulk read of rows() decodes the keys of at once
 
 
 def _split(blob: bytes, path: str) -> tuple[str, list[Any]]:
@@ -418,11 +421,33 @@ class Table:
         yield from feature_chunks(self.features(), size) if found is None else found
 
     def rows(self, *, python: bool = True) -> Iterator[dict[str, Any]]:
-        """Every row as a dict of the current schema, in primary-key order (a generator;
-        the feature blobs are held to sort them: :meth:`features` streams in storage order)."""
+        """Every row as a dict of the current schema, in primary-key order (a generator
+        that holds the blobs: read in bulk at a commit, the rows read by key come in key
+        order and the others, if any, are merged in; else every feature is sorted)."""
         read = self.reader.python if python else self.reader.stored
-        for path, blob in in_key_order(self.features()):
-            yield read(path, blob)
+        chunks = None if self._feature_chunks is None else self._feature_chunks(self.graph, _ROWS_CHUNK)
+        if chunks is None:
+            for path, blob in in_key_order(self.features()):
+                yield read(path, blob)
+            return
+        keyed: list[Iterator[tuple[bytes, Any, bytes, Any]]] = []
+        others: list[tuple[str, bytes]] = []
+        for paths, blobs in chunks:
+            pks = getattr(paths, "pks", None)
+            if pks is None:
+                others += zip(paths, blobs)
+            else:  # paths made only for an error to name: each row's key is at hand
+                keyed.append(zip(paths.keys, range(len(blobs)), blobs, pks(), [paths] * len(blobs)))
+        rest = ((key_order(path), path, blob, None, None) for path, blob in in_key_order(others))
+        for _, at, blob, pk, paths in heapq.merge(chain.from_iterable(keyed), rest, key=itemgetter(0)):
+            if paths is None:
+                yield read(at, blob)
+                continue
+            try:
+                row = read("", blob, pk)
+            except FeatureError:
+                row = read(paths[at], blob, pk)  # raises again, naming the feature's path
+            yield row
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame, one column per schema column with the dtype its

@@ -342,3 +342,19 @@ def test_a_feature_given_as_a_subclass_of_bytes_is_kept_where_its_value_goes(tmp
         tx.table("t").delete(0)
     assert len(repo.at("main").table("t")) == 2 and repo.verify() == []
     repo.close()
+
+
+def test_rows_read_in_bulk_name_a_bad_feature_by_its_path(tmp_path: Path) -> None:
+    """rows() reads a table in key order from its rows (no path made), merging in the
+    generic features; a feature its legend cannot read is named by its path."""
+    repo = three_rows(tmp_path)
+    path, blob = sorted(repo.at("main").table("t").features())[0]
+    odd = GENERAL.encode_path([7])
+    with repo.transaction("main", message="odd", author="a") as tx:
+        tx.table("t").write_feature(odd, blob[:43] + tables.pack(["odd"]))
+    assert [(row["k"], row["v"]) for row in repo.at("main").table("t").rows()] == [(0, "x"), (1, "x"), (2, "x"), (7, "odd")]
+    with repo.transaction("main", message="bad", author="a") as tx:  # one value too many for its legend
+        tx.stage_table_tuple((tables.dataset_graph("t"), path, tables.FEATURE, blob[:43] + tables.pack(["x", "y"])), True)
+    with pytest.raises(tables.FeatureError, match=path.replace("+", r"\+")):
+        list(repo.at("main").table("t").rows())
+    repo.close()

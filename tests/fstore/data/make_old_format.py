@@ -1,6 +1,6 @@
 """How tests/fstore/data/formatN-data.mdb.gz were made: run with the datae of format N on the
 path (format 3: commit b6eea6d, the last of it; format 4: commit dbea488; format 5: commit
-7b1a2ae; format 6: the commit that introduced it, "format 6: tables' feature tuples as rows"), which ends with
+7b1a2ae; format 6: commit 1e3b63b), which ends with
 ``gc`` (to compact the file), then ``gzip -9`` of its data.mdb.
 
     git worktree add /tmp/f3 b6eea6d && PYTHONPATH=/tmp/f3 python tests/fstore/data/make_old_format.py 3 OUT
