@@ -618,7 +618,10 @@ class TablesReader(Reader):
                 while chunk := list(islice(entries, _CHUNK)):
                     for (_, key, _), bodies in zip(chunk, rows.bodies(self.tx, table.number, chunk)):
                         for body in bodies:
-                            row_path, row_blob = table.join(key, body)
+                            if type(path) is Var:
+                                row_path, row_blob = table.join(key, body)
+                            else:  # the path is the one asked for: the key was made from it
+                                row_path, row_blob = str(path), table.blob(body)
                             if type(blob) is not Var and row_blob != blob:
                                 continue
                             if dead and table.graph_item + pack_value(row_path) + FEATURE_ITEM + pack_value(row_blob) in dead:
