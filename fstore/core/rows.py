@@ -670,8 +670,8 @@ class RowStore:
         return [[] if value is None else pointers_of(value) for value in values]
 
     def snapshot_entry(self, tx: Transaction, number: int, table: int, n: int, key: bytes) -> list[tuple[int, int]]:
-        value = self.snapshots.get(tx, self.snapshot_prefix(number, table) + pack(n) + key)
-        return [] if value is None else pointers_of(value)
+        """:meth:`snapshot_entries_many` of one row."""
+        return self.snapshot_entries_many(tx, number, table, [(n, key)])[0]
 
     def bodies(self, tx: Transaction, table: int, rows: Sequence[tuple[int, bytes, list[tuple[int, int]]]]) -> list[list[bytes]]:
         """The alive bodies the pointers of each ``(n, key, pointers)`` name."""
