@@ -265,14 +265,16 @@ class Heads:
             self._fold(tx, number, seq, head, heir, count)
 
     def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int,
-              changes: ItemChanges | None) -> None:
+              changes: ItemChanges | None) -> bool:
         """Branch ``branch`` moved to commit ``seq`` (a commit whose parents are ``parents``
         and whose records are ``changes``, or a fast-forward: ``changes`` None). Moves its
-        snapshot if it owns one, else checks that its overlay stays small."""
+        snapshot if it owns one, else checks that its overlay stays small. Returns True if
+        it applied ``changes`` themselves to the snapshot, False if it read the commit's
+        records instead (a fold or an overlay: they hold every change of the commit)."""
         metas = self.metas(tx)
         number = self.of_branch(tx, branch)
         if number is None and not metas and not changes:
-            return  # nothing in this space yet: no snapshot to keep
+            return False  # nothing in this space yet: no snapshot to keep
         if number is None or number not in metas:
             # A branch without a snapshot: share the nearest, unless this is a root commit.
             number = self._choose(tx, seq, metas) if parents or changes is None else None
@@ -285,15 +287,16 @@ class Heads:
             if changes is not None and list(parents[:1]) == ([base] if base else []) and len(parents) < 2:
                 count = self._apply(tx, number, count, changes)
                 self._set_meta(tx, number, seq, branch, count)
-            else:
-                self._fold(tx, number, base, seq, branch, count)
-            return
+                return True
+            self._fold(tx, number, base, seq, branch, count)
+            return False
         overlay = self.overlay(tx, base, seq)
         if len(overlay) > max(OVERLAY_LIMIT, count // 8):
             own = self._new(tx, seq, branch)
             self._copy(tx, number, own)
             self._set_meta(tx, own, seq, branch, self._apply_overlay(tx, own, count, overlay))
             self._use(tx, branch, own)
+        return False
 
     # -- writing snapshots ----------------------------------------------------------------
 

@@ -272,16 +272,13 @@ class Storage:
     def _move_streamed(self, tx: OkvsTransaction, space: History, branch: str, parents: list[int], seq: int) -> None:
         """Move ``branch``'s snapshot of ``space`` to commit ``seq`` whose records were
         streamed: they are read back from the commit's records a chunk at a time. The first
-        chunk goes with the real parents; if the branch's snapshot then stands at ``seq``
-        (it applied that chunk), each further chunk is applied to it as a move from
-        ``seq`` to itself. Otherwise the branch reads a shared snapshot through an overlay,
-        which :meth:`Heads.moved` built from every record already: nothing is left to do."""
+        chunk goes with the real parents; if :meth:`Heads.moved` applied that chunk to the
+        branch's snapshot, each further chunk is applied to it as a move from ``seq`` to
+        itself. Otherwise it read the commit's records (a fold into the snapshot, or an
+        overlay of a shared one), every chunk's included: nothing is left to do."""
         heads = space.heads
         chunks = space.change_items(tx, seq, STREAM_CHUNK)
-        heads.moved(tx, branch, parents, seq, next(chunks, ItemChanges([], [])))
-        number = heads.of_branch(tx, branch)
-        meta = heads.metas(tx).get(number) if number is not None else None
-        if meta is None or meta[0] != seq or meta[1] != branch:
+        if not heads.moved(tx, branch, parents, seq, next(chunks, ItemChanges([], []))):
             return
         with heads.store.deferred(tx):  # the snapshot's keys merged into each index once
             for chunk in chunks:

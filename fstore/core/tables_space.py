@@ -373,10 +373,10 @@ class TablesHeads(Heads):
         self.rows = history.rows
         self._target: int | None = None  # the commit the snapshot being written moves to
 
-    def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int, changes: ItemChanges | None) -> None:
+    def moved(self, tx: Transaction, branch: str, parents: Sequence[int], seq: int, changes: ItemChanges | None) -> bool:
         self._target = seq
         try:
-            super().moved(tx, branch, parents, seq, changes)
+            return super().moved(tx, branch, parents, seq, changes)
         finally:
             self._target = None
             if self.history.written[0] is tx:  # the rows it wrote are in the snapshot now

@@ -280,6 +280,29 @@ def test_a_table_commit_written_in_chunks_is_the_commit_written_at_once(tmp_path
     other.close()
 
 
+def test_a_table_commit_in_chunks_on_a_branch_made_again_at_its_commit(tmp_path: Path, monkeypatch) -> None:
+    """A branch deleted and made again at its commit has no snapshot of its own: its next
+    commit, written in chunks, folds every record in once (no chunk's rows twice)."""
+    from fstore import transaction
+    from fstore.core import storage
+
+    repo = fstore.open(tmp_path / "r")
+    repo.branch("dev", "main")
+    with repo.transaction("dev", message="create", author="a", time=WHEN) as tx:
+        tables.create(tx, "t", SCHEMA)
+        tx.table("t").insert({"k": 0, "v": "v0"})
+    first = tx.commit_id
+    repo.delete_branch("dev")
+    repo.branch("dev", first)
+    monkeypatch.setattr(transaction.Staged, "spill_limit", 3)
+    monkeypatch.setattr(storage, "STREAM_CHUNK", 3)
+    with repo.transaction("dev", message="more", author="a", time=WHEN) as tx:
+        tx.table("t").insert_many([{"k": i, "v": f"v{i}"} for i in range(1, 10)])
+    assert [len(repo.at(ref).table("t").to_pandas()) for ref in (first, "dev")] == [1, 10]
+    assert repo.verify() == []
+    repo.close()
+
+
 def three_rows(root: Path, *values: str) -> fstore.Repository:
     """A store whose table ``t`` gets three rows of ``"x"``, then a commit per value that
     sets row 1 to it."""
