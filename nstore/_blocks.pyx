@@ -21,7 +21,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_FromStringA
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "RunMerge", "changes", "sorted_changes", "pairs_changes", "sorted_bytes", "decode", "find", "lookup", "slice_of",
+__all__ = ["BlockError", "EXTERNAL", "MAX_KEY", "Changes", "RunMerge", "changes", "sorted_changes", "pairs_changes", "sorted_bytes", "decode", "find", "lookup", "lookup_sorted", "slice_of",
            "rewrite", "rewrite_changes", "problem", "count"]
 
 MAX_KEY = 2048  # longer than any key okvs accepts (511): a longer one is damage
@@ -218,6 +218,42 @@ def lookup(bytes fence, bytes block, list keys, Py_ssize_t start, object bound, 
             out[i] = None
         i += 1
     return i
+
+
+def lookup_sorted(cursor, bytes start, bytes end, list keys):
+    """The values of ``keys`` (ascending) in a keyspace of blocks ``[start, end)`` read by
+    ``cursor`` (a py-lmdb cursor): each a value, :data:`EXTERNAL`, or None if absent; or
+    None when the keys are not in ascending order (the caller sorts them). The blocks are
+    read in order: the next block is stepped to while the wanted key is in it or the one
+    after, else sought (one seek per far key, one step per near block)."""
+    cdef Py_ssize_t n = len(keys), i = 0, steps = 0
+    cdef list out = [None] * n
+    cdef object fence = None, block = None, bound = None, key, previous = None
+    for key in keys:
+        if previous is not None and key < previous:
+            return None
+        previous = key
+    while i < n:
+        key = keys[i]
+        if fence is not None and (bound is None or key < bound):
+            i = lookup(fence, block, keys, i, bound, out)
+            steps = 0
+            continue
+        if fence is not None and steps < 2:  # the cursor is on the next block: step to it
+            fence, block = bound, cursor.value()
+            bound = cursor.key() if cursor.next() else None
+            steps += 1
+        elif _at_floor(cursor, start, key):
+            fence, block = cursor.key(), cursor.value()
+            bound = cursor.key() if cursor.next() else None
+            steps = 0
+        else:  # below the first block: not there
+            out[i] = None
+            i += 1
+            continue
+        if bound is not None and bound >= end:
+            bound = None
+    return out
 
 
 def slice_of(bytes fence, bytes block, bytes start, object end, bint after):

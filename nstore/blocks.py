@@ -36,7 +36,7 @@ from bisect import bisect_left
 from itertools import islice
 from typing import IO, Iterable, Iterator, Protocol, Sequence
 
-from ._blocks import (EXTERNAL, BlockError, BlockLookup, Changes, RunMerge, changes, count, count_keys, decode, find, lookup,
+from ._blocks import (EXTERNAL, BlockError, BlockLookup, Changes, RunMerge, changes, count, count_keys, decode, find, lookup, lookup_sorted,
                       pairs_changes, problem, rewrite, rewrite_changes, slice_of)
 from .errors import CorruptStoreError
 from .okvs import MAX_KEY_SIZE, Transaction, prefix_end
@@ -198,7 +198,26 @@ class Blocks:
 
     def get_many(self, tx: Transaction, keys: Sequence[bytes]) -> list[bytes | None]:
         """The values at many keys (None where absent), each block read once: the keys are
-        sorted, and a block's keys are looked up in one walk of it."""
+        sorted (unless they come so), and a block's keys are looked up in one walk of it,
+        the blocks in order (:func:`nstore._blocks.lookup_sorted`)."""
+        keys = list(keys)
+        order = keys
+        try:
+            found = lookup_sorted(tx.seek_cursor(), self.start, self.end, keys)
+            if found is None:
+                order = sorted(set(keys))
+                found = lookup_sorted(tx.seek_cursor(), self.start, self.end, order)
+        except BlockError:  # the walk below names the damaged block
+            return self._get_many_walk(tx, keys)
+        if order is not keys:
+            by_key = dict(zip(order, found))
+            found = [by_key[key] for key in keys]
+        if EXTERNAL in found:
+            found = [self._resolved(tx, key, value) for key, value in zip(keys, found)]
+        return found
+
+    def _get_many_walk(self, tx: Transaction, keys: Sequence[bytes]) -> list[bytes | None]:
+        """:meth:`get_many` a seek per block, naming a damaged block."""
         order = sorted(set(keys))
         found: list[bytes | None] = [None] * len(order)
         i = 0

@@ -20,6 +20,7 @@ True
 """
 
 from libc.stdint cimport int64_t, uint64_t, uint32_t, uint16_t, uint8_t, int8_t, int16_t, int32_t
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize, PyByteArray_GET_SIZE
@@ -163,17 +164,10 @@ def decode_values(list blobs, list kinds):
     values)`` (:data:`INT`: int64, :data:`FLOAT`: float64, :data:`BOOL`: a bitmap) or
     ``(validity, offsets, data)`` (:data:`TEXT`: int64 offsets, UTF-8 bytes); each a
     bytearray. None when a blob does not fit (see the module doc)."""
-    cdef Py_ssize_t n = len(blobs), width = len(kinds), row, j, count, start, length, header_end = -1
+    cdef Py_ssize_t n = len(blobs), width = len(kinds), j
     cdef Py_ssize_t bitmap = (n + 7) >> 3
-    cdef Cursor c
-    cdef bytes blob
-    cdef const unsigned char* first = NULL
+    cdef list out = [], validity = [], values = [], texts = []
     cdef int kind
-    cdef int64_t iv
-    cdef double fv
-    cdef unsigned char b
-    cdef list out = []
-    cdef list validity = [], values = [], texts = []
     if n == 0:
         return None
     for j in range(width):
@@ -190,81 +184,128 @@ def decode_values(list blobs, list kinds):
             values.append(bytearray(8 * (n + 1))); texts.append(bytearray(16 * n + 16))
         else:
             raise ValueError(f"unknown kind {kind!r}")
-    text_used_list = [0] * width
+    # The loop reads and writes through C arrays: no Python object per cell.
+    cdef Columns cols
+    cols.width = width
+    cols.kind = <int*>calloc(width + 1, sizeof(int))
+    cols.valid = <unsigned char**>calloc(width + 1, sizeof(void*))
+    cols.value = <unsigned char**>calloc(width + 1, sizeof(void*))
+    cols.text = <unsigned char**>calloc(width + 1, sizeof(void*))
+    cols.used = <Py_ssize_t*>calloc(width + 1, sizeof(Py_ssize_t))
+    cols.capacity = <Py_ssize_t*>calloc(width + 1, sizeof(Py_ssize_t))
+    if cols.kind == NULL or cols.valid == NULL or cols.value == NULL or cols.text == NULL or \
+            cols.used == NULL or cols.capacity == NULL:
+        _free(&cols)
+        raise MemoryError()
+    try:
+        for j in range(width):
+            cols.kind[j] = kinds[j]
+            if cols.kind[j] == SKIP:
+                continue
+            cols.valid[j] = <unsigned char*>PyByteArray_AS_STRING(validity[j])
+            cols.value[j] = <unsigned char*>PyByteArray_AS_STRING(values[j])
+            if cols.kind[j] == TEXT:
+                cols.text[j] = <unsigned char*>PyByteArray_AS_STRING(texts[j])
+                cols.capacity[j] = PyByteArray_GET_SIZE(texts[j])
+        if not _decode_rows(blobs, &cols, texts):
+            return None
+        for j in range(width):
+            if cols.kind[j] == SKIP:
+                out.append(None)
+            elif cols.kind[j] == TEXT:
+                PyByteArray_Resize(texts[j], cols.used[j])
+                out.append((validity[j], values[j], texts[j]))
+            else:
+                out.append((validity[j], values[j]))
+        return out
+    finally:
+        _free(&cols)
+
+
+cdef struct Columns:
+    Py_ssize_t width
+    int* kind
+    unsigned char** valid
+    unsigned char** value
+    unsigned char** text
+    Py_ssize_t* used
+    Py_ssize_t* capacity
+
+
+cdef void _free(Columns* cols) noexcept:
+    free(cols.kind); free(cols.valid); free(cols.value); free(cols.text); free(cols.used); free(cols.capacity)
+
+
+cdef bint _decode_rows(list blobs, Columns* cols, list texts) except -1:
+    """Every blob's values into the columns' buffers: True, or False when one does not fit."""
+    cdef Py_ssize_t n = len(blobs), width = cols.width, row, j, count, start, length, header_end = -1, size
+    cdef Cursor c
+    cdef object blob
+    cdef const unsigned char* first = NULL
+    cdef int kind
+    cdef int64_t iv, offset
+    cdef double fv
+    cdef unsigned char b
     for row in range(n):
         blob = blobs[row]
         if type(blob) is not bytes:
-            return None
+            return False
         c.data = <const unsigned char*>PyBytes_AS_STRING(blob)
         c.size = PyBytes_GET_SIZE(blob)
         c.pos = 0
         if _array_header(&c, &count) or count != 2 or _str(&c, &start, &length):
-            return None
+            return False
         # One legend for the chunk: the bytes up to the values' array are the first blob's.
         if row == 0:
             header_end = c.pos
             first = c.data
         elif c.pos != header_end or memcmp(c.data, first, header_end) != 0:
-            return None
+            return False
         if _array_header(&c, &count) or count != width:
-            return None
+            return False
         for j in range(width):
-            kind = kinds[j]
+            kind = cols.kind[j]
             if kind == SKIP:
                 if _skip(&c):
-                    return None
+                    return False
                 continue
             b = c.data[c.pos] if c.pos < c.size else 0
             if b == 0xc0:  # nil
                 c.pos += 1
                 if kind == TEXT:
-                    _text_offset(values[j], row, text_used_list[j])
+                    offset = cols.used[j]
+                    memcpy(cols.value[j] + 8 * (row + 1), &offset, 8)
                 continue
             if kind == INT:
                 if _int(&c, &iv):
-                    return None
-                memcpy(PyByteArray_AS_STRING(values[j]) + 8 * row, &iv, 8)
+                    return False
+                memcpy(cols.value[j] + 8 * row, &iv, 8)
             elif kind == FLOAT:
                 if _float(&c, &fv):
-                    return None
-                memcpy(PyByteArray_AS_STRING(values[j]) + 8 * row, &fv, 8)
+                    return False
+                memcpy(cols.value[j] + 8 * row, &fv, 8)
             elif kind == BOOL:
                 if b == 0xc3:
-                    _set_bit(<unsigned char*>PyByteArray_AS_STRING(values[j]), row)
+                    _set_bit(cols.value[j], row)
                 elif b != 0xc2:
-                    return None
+                    return False
                 c.pos += 1
             else:  # TEXT
                 if _str(&c, &start, &length):
-                    return None
-                text_used_list[j] = _append_text(texts[j], text_used_list[j], c.data + start, length)
-                _text_offset(values[j], row, text_used_list[j])
-            _set_bit(<unsigned char*>PyByteArray_AS_STRING(validity[j]), row)
+                    return False
+                if cols.used[j] + length > cols.capacity[j]:
+                    size = max(2 * cols.capacity[j], cols.used[j] + length)
+                    PyByteArray_Resize(texts[j], size)
+                    cols.text[j] = <unsigned char*>PyByteArray_AS_STRING(texts[j])
+                    cols.capacity[j] = size
+                memcpy(cols.text[j] + cols.used[j], c.data + start, length)
+                cols.used[j] += length
+                offset = cols.used[j]
+                memcpy(cols.value[j] + 8 * (row + 1), &offset, 8)
+            _set_bit(cols.valid[j], row)
         if c.pos != c.size:
-            return None
-    for j in range(width):
-        if kinds[j] == SKIP:
-            out.append(None)
-        elif kinds[j] == TEXT:
-            PyByteArray_Resize(texts[j], text_used_list[j])
-            out.append((validity[j], values[j], texts[j]))
-        else:
-            out.append((validity[j], values[j]))
-    return out
-
-
-cdef inline void _text_offset(bytearray offsets, Py_ssize_t row, Py_ssize_t end) noexcept:
-    """Offset ``row + 1`` (where the row's text ends) set to ``end``."""
-    cdef int64_t value = end
-    memcpy(PyByteArray_AS_STRING(offsets) + 8 * (row + 1), &value, 8)
-
-
-cdef Py_ssize_t _append_text(bytearray data, Py_ssize_t used, const unsigned char* text, Py_ssize_t length) except -1:
-    cdef Py_ssize_t size = PyByteArray_GET_SIZE(data)
-    if used + length > size:
-        PyByteArray_Resize(data, max(2 * size, used + length))
-    memcpy(PyByteArray_AS_STRING(data) + used, text, length)
-    return used + length
+            return False
+    return True
 
 
 cdef int _skip(Cursor* c) noexcept:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from nstore import okvs
-from nstore._blocks import EXTERNAL, BlockError, block_keys, count, decode, find, problem, rewrite, slice_of
+from nstore._blocks import EXTERNAL, BlockError, block_keys, count, decode, find, lookup_sorted, problem, rewrite, slice_of
 from nstore.blocks import BLOCK_LIMIT, EXTERNAL_VALUE, Blocks
 from nstore.errors import CorruptStoreError
 from tests.profiles import examples
@@ -82,6 +82,18 @@ class BlocksMachine(RuleBasedStateMachine):
     def get(self, wanted: list[bytes]) -> None:
         assert [self.space.get(self.tx, k) for k in wanted] == [self.model.get(k) for k in wanted]
         assert self.space.get_many(self.tx, wanted) == [self.model.get(k) for k in wanted]
+
+    @rule(wanted=st.lists(keys, max_size=40))
+    def get_sorted(self, wanted: list[bytes]) -> None:
+        """Keys in order are read block after block (lookup_sorted: steps to near blocks,
+        seeks far ones); out of order, it declines and get_many sorts them."""
+        wanted.sort()
+        expected = [self.model.get(k) for k in wanted]
+        found = lookup_sorted(self.tx.seek_cursor(), START, END, wanted)
+        assert [self.space.get(self.tx, k) if v is EXTERNAL else v for k, v in zip(wanted, found)] == expected
+        assert self.space.get_many(self.tx, wanted) == expected
+        if len(set(wanted)) > 1:
+            assert lookup_sorted(self.tx.seek_cursor(), START, END, wanted[::-1]) is None
 
     @rule(prefixes=st.lists(keys, max_size=8))
     def under_many(self, prefixes: list[bytes]) -> None:
@@ -303,3 +315,23 @@ def test_deferred_index_writes_land_when_the_deferral_ends(tmp_path) -> None:
                 1 / 0
         assert store.count(tx, -1, Var("b"), Var("c")) == 0
     db.close()
+
+
+@pytest.mark.parametrize("every", [1, 3, 37])
+def test_keys_in_order_are_read_block_after_block(tmp_path, every: int) -> None:
+    """lookup_sorted over many blocks: every key (a step to each next block), every third,
+    and keys far apart (a seek each), present and absent, as get() reads them."""
+    db = okvs.open(tmp_path)
+    space = Blocks(START, END, external=OUTSIDE, limit=LIMIT)
+    try:
+        with db.transaction(write=True) as tx:
+            stored = [START + i.to_bytes(2, "big") for i in range(0, 400, 2)]
+            space.apply(tx, stored, [b"v%d" % i for i in range(len(stored))])
+            tx.set(OUTSIDE + b"\x00", b"past the keyspace")
+            assert sum(1 for _ in space.blocks(tx)) > 10
+            wanted = [START + i.to_bytes(2, "big") for i in range(0, 400, every)] + [OUTSIDE + b"\x00"]
+            found = lookup_sorted(tx.seek_cursor(), START, END, wanted)
+            assert found == [space.get(tx, key) for key in wanted[:-1]] + [None]
+            assert sum(value is not None for value in found) == len(set(wanted) & set(stored))
+    finally:
+        db.close()
