@@ -48,9 +48,9 @@ from nstore.okvs import Transaction, prefix_end
 from nstore.pack import decode_item, pack, pack_value, split, unpack
 from nstore.terms import IRI
 
-from ._rows import entry_records, join_blobs
+from ._rows import Splitter, entry_records, join_blobs
 from .layout import ROW_RECORDS, ROW_SNAPSHOTS
-from .rowcodec import (DATASET_PREFIX, FEATURE_IRI, PathRule, feature_path, join_feature, key_of, legend_header,
+from .rowcodec import (DATASET_PREFIX, FEATURE_IRI, KEY_LIMIT, PathRule, feature_path, join_feature, key_of, legend_header,
                        split_feature)
 
 __all__ = ["RowStore", "RowTable", "Row", "RowRecord", "KeyedPaths", "FEATURE", "FEATURE_ITEM", "RULES", "body_of",
@@ -332,6 +332,41 @@ class RowStore:
         ordinal = self._ordinal(tx, table, parts.header, create)
         n = parts.count
         return Row(table.number, n, parts.key, None if ordinal is None else body_of(ordinal, parts.values))
+
+    def split_many(self, tx: Transaction, quads: Sequence[Sequence[Any]], tables: dict[str, RowTable | None],
+                   create: bool) -> list[Row | None]:
+        """:meth:`split` of many tuples: those of a registered table split in C a table at a
+        time (:class:`~._rows.Splitter`), the others (and any the C splitter leaves) by
+        :meth:`split`, which gives the same answers."""
+        found: list[Row | None] = [None] * len(quads)
+        by_table: dict[str, list[int]] = {}
+        for i, quad in enumerate(quads):
+            graph, predicate = quad[0], quad[2]
+            if type(predicate) is IRI and predicate.value == FEATURE_IRI and type(graph) is IRI:
+                by_table.setdefault(graph.value, []).append(i)
+        for name, positions in by_table.items():
+            if COMPILED and name.startswith(DATASET_PREFIX):
+                table = tables[name] if name in tables else tables.setdefault(name, self.table_of(tx, name))
+                if table is None and create:  # the first tuple a rule places registers the table
+                    for at, i in enumerate(positions):
+                        found[i] = self.split(tx, quads[i], tables, create)
+                        if found[i] is not None:
+                            table, positions = tables[name], positions[at + 1:]
+                            break
+                if table is not None:
+                    splitter = self._splitter(tx, table, create)
+                    for i, row in zip(positions, splitter.split([quads[i][1] for i in positions],
+                                                                [quads[i][3] for i in positions])):
+                        found[i] = row
+            for i in positions:
+                if found[i] is None:
+                    found[i] = self.split(tx, quads[i], tables, create)
+        return found
+
+    def _splitter(self, tx: Transaction, table: RowTable, create: bool) -> Splitter:
+        rule = table.rule
+        return Splitter(table.number, rule.scheme, rule.branches, rule.levels, rule.alphabet, rule.group_length,
+                        KEY_LIMIT, table.ordinals, lambda header: self._ordinal(tx, table, header, create), Row)
 
     def stored_row(self, table: RowTable, path: str, blob: bytes) -> Row:
         """The row of a tuple read back from the row store (a row by construction)."""

@@ -131,13 +131,16 @@ class TablesHistory(History):
         rows: list[tuple[Row, bool, list[bytes]]] = []
         tables: dict[str, RowTable | None] = {}
         graphs: dict[bytes, Any] = {}
+        candidates: list[tuple[Quad, bool, Sequence[bytes] | None]] = []
         for quad, alive, parts in changes:
             if quad is None:  # a streamed change: its packed values only
                 if parts[2] != FEATURE_ITEM:  # not a feature: the generic history takes it so
                     generic.append((quad, alive, parts))
                     continue
                 quad = self._feature_of_parts(parts, graphs)
-            row = self.rows.split(tx, quad, tables, True)
+            candidates.append((quad, alive, parts))
+        split_rows = self.rows.split_many(tx, [quad for quad, _, _ in candidates], tables, True)
+        for (quad, alive, parts), row in zip(candidates, split_rows):
             if row is None:
                 generic.append((quad, alive, parts))
             else:

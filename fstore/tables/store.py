@@ -305,15 +305,22 @@ class RowEncoder:
 
     def encode(self, row: Mapping[str, Any]) -> tuple[str, tuple[Any, ...], bytes, list[Any]]:
         """``(feature path, pk, blob, cells)`` of a full row."""
+        pk, blob, cells = self._encode_values(row)
+        return self._path(pk), pk, blob, cells
+
+    def _encode_values(self, row: Mapping[str, Any]) -> tuple[tuple[Any, ...], bytes, list[Any]]:
+        """``(pk, blob, cells)`` of a full row (its path is made apart)."""
         cells = self.values(row)
         pk = tuple([cells[i] for i in self.pk_index])
         if None in pk:
             pk = self.pk_of(dict(zip(self.schema.column_names, cells)))  # raises, naming the column
+        return pk, encode_feature(self.legend_name, [cells[i] for i in self.non_pk_index]), cells
+
+    def _path(self, pk: tuple[Any, ...]) -> str:
         try:
-            path = self.path_structure.encode_path(pk)
+            return self.path_structure.encode_path(pk)
         except PrimaryKeyError as e:
             raise RowValueError(self.table, self.schema.pk_columns[0].name, pk, str(e)) from None
-        return path, pk, encode_feature(self.legend_name, [cells[i] for i in self.non_pk_index]), cells
 
     def prepare(self, rows: Iterable[Mapping[str, Any]], *, where: Any = None) -> Prepared:
         """Encode every row (all or nothing); duplicate keys are :class:`RowExistsError`.
@@ -322,21 +329,35 @@ class RowEncoder:
             return self._prepare(rows, where)
 
     def _prepare(self, rows: Iterable[Mapping[str, Any]], where: Any) -> Prepared:
-        out: dict[str, tuple[tuple, bytes, list]] = {}
-        places: dict[str, str] = {}
+        encoded: list[tuple[tuple, bytes, list]] = []
         for i, row in enumerate(rows):
             try:
-                path, pk, blob, cells = self.encode(row)
+                encoded.append(self._encode_values(row))
             except RowValueError as e:
-                if where is None:
-                    raise
-                raise RowValueError(self.table, e.column, e.value, f"{e.reason} ({where(i)})", pk=e.pk) from None
+                raise self._placed(e, where, i) from None
+        # The paths in one batch (in C for keys of integers and strings); a key the
+        # compiled codec leaves goes through encode_path, which names what is wrong.
+        paths = self.path_structure.codec.paths([pk for pk, _, _ in encoded])
+        out: dict[str, tuple[tuple, bytes, list]] = {}
+        places: dict[str, str] = {}
+        for i, (path, found) in enumerate(zip(paths, encoded)):
+            if path is None:
+                try:
+                    path = self._path(found[0])
+                except RowValueError as e:
+                    raise self._placed(e, where, i) from None
             if path in out:
-                raise RowExistsError(self.table, pk, where(i) if where else "")
-            out[path] = (pk, blob, cells)
+                raise RowExistsError(self.table, found[0], where(i) if where else "")
+            out[path] = found
             if where is not None:
                 places[path] = where(i)
         return Prepared(out, places)
+
+    def _placed(self, error: RowValueError, where: Any, i: int) -> RowValueError:
+        """``error`` naming where the i-th row came from (when ``where`` tells)."""
+        if where is None:
+            return error
+        return RowValueError(self.table, error.column, error.value, f"{error.reason} ({where(i)})", pk=error.pk)
 
 
 class TableWriter:
