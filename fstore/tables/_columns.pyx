@@ -20,12 +20,19 @@ True
 """
 
 from libc.stdint cimport int64_t, uint64_t, uint32_t, uint16_t, uint8_t, int8_t, int16_t, int32_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, realloc
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.unicode cimport PyUnicode_GET_LENGTH
+
+cdef extern from "Python.h":
+    const char* PyUnicode_AsUTF8AndSize(object text, Py_ssize_t* size) except NULL
 from libc.string cimport memcmp, memcpy
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize, PyByteArray_GET_SIZE
 
-__all__ = ["decode_values", "SKIP", "INT", "FLOAT", "BOOL", "TEXT"]
+__all__ = ["decode_values", "encode_rows", "SKIP", "INT", "FLOAT", "BOOL", "TEXT", "OTHER"]
 
 SKIP, INT, FLOAT, BOOL, TEXT = 0, 1, 2, 3, 4
 
@@ -329,3 +336,231 @@ cdef int _skip(Cursor* c) noexcept:
         c.pos += 2 + length
         return 0
     return -1
+
+
+# -- rows -> feature blobs (the compiled half of RowEncoder.prepare) ---------------------------
+
+OTHER = 5
+"""A column whose cells go through its Python encoder (:func:`encode_rows`)."""
+
+
+cdef struct Buffer:
+    unsigned char* data
+    Py_ssize_t size
+    Py_ssize_t used
+
+
+cdef int _grow(Buffer* b, Py_ssize_t more) except -1:
+    cdef Py_ssize_t size
+    cdef unsigned char* data
+    if b.used + more <= b.size:
+        return 0
+    size = max(2 * b.size, b.used + more + 64)
+    data = <unsigned char*>realloc(b.data, size)
+    if data == NULL:
+        raise MemoryError()
+    b.data, b.size = data, size
+    return 0
+
+
+cdef inline void _byte(Buffer* b, unsigned char value) noexcept:
+    b.data[b.used] = value
+    b.used += 1
+
+
+cdef inline void _big_endian(Buffer* b, unsigned long long value, int size) noexcept:
+    cdef int k
+    for k in range(size):
+        b.data[b.used + k] = <unsigned char>(value >> (8 * (size - 1 - k)))
+    b.used += size
+
+
+cdef int _pack_value(Buffer* b, object value) except -1:
+    """Kart's msgpack of one stored value (``packing.pack``): 1 when packed, 0 for a kind
+    left to Python (a geometry, json, an integer past 64 bits, a lone surrogate)."""
+    cdef long long v
+    cdef unsigned long long u
+    cdef int overflow
+    cdef double d
+    cdef Py_ssize_t length
+    cdef const char* text
+    cdef object kind = type(value)
+    _grow(b, 9)
+    if value is None:
+        _byte(b, 0xc0)
+    elif kind is bool:
+        _byte(b, 0xc3 if value is True else 0xc2)
+    elif kind is int:
+        v = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow < 0:
+            return 0
+        if overflow > 0:
+            try:
+                u = PyLong_AsUnsignedLongLong(value)
+            except OverflowError:
+                return 0
+            _byte(b, 0xcf); _big_endian(b, u, 8)
+        elif 0 <= v < 128:
+            _byte(b, <unsigned char>v)
+        elif v >= 0:
+            if v < 256:
+                _byte(b, 0xcc); _big_endian(b, <unsigned long long>v, 1)
+            elif v < 65536:
+                _byte(b, 0xcd); _big_endian(b, <unsigned long long>v, 2)
+            elif v < 4294967296:
+                _byte(b, 0xce); _big_endian(b, <unsigned long long>v, 4)
+            else:
+                _byte(b, 0xcf); _big_endian(b, <unsigned long long>v, 8)
+        elif v >= -32:
+            _byte(b, <unsigned char>(<signed char>v))
+        elif v >= -128:
+            _byte(b, 0xd0); _big_endian(b, <unsigned long long>v, 1)
+        elif v >= -32768:
+            _byte(b, 0xd1); _big_endian(b, <unsigned long long>v, 2)
+        elif v >= -2147483648:
+            _byte(b, 0xd2); _big_endian(b, <unsigned long long>v, 4)
+        else:
+            _byte(b, 0xd3); _big_endian(b, <unsigned long long>v, 8)
+    elif kind is float:
+        d = value
+        memcpy(&u, &d, 8)
+        _byte(b, 0xcb); _big_endian(b, u, 8)
+    elif kind is str:
+        try:
+            text = PyUnicode_AsUTF8AndSize(value, &length)
+        except UnicodeEncodeError:
+            return 0
+        _grow(b, length + 5)
+        if length < 32:
+            _byte(b, <unsigned char>(0xa0 | length))
+        elif length < 256:
+            _byte(b, 0xd9); _big_endian(b, <unsigned long long>length, 1)
+        elif length < 65536:
+            _byte(b, 0xda); _big_endian(b, <unsigned long long>length, 2)
+        else:
+            _byte(b, 0xdb); _big_endian(b, <unsigned long long>length, 4)
+        memcpy(b.data + b.used, text, length)
+        b.used += length
+    elif kind is bytes:
+        length = PyBytes_GET_SIZE(value)
+        _grow(b, length + 5)
+        if length < 256:
+            _byte(b, 0xc4); _big_endian(b, <unsigned long long>length, 1)
+        elif length < 65536:
+            _byte(b, 0xc5); _big_endian(b, <unsigned long long>length, 2)
+        else:
+            _byte(b, 0xc6); _big_endian(b, <unsigned long long>length, 4)
+        memcpy(b.data + b.used, PyBytes_AS_STRING(value), length)
+        b.used += length
+    else:
+        return 0
+    return 1
+
+
+cdef object _cell(object value, int kind, long long low, long long high, Py_ssize_t length, object encoder):
+    """A cell's stored value: itself when its exact type passes the column's check
+    (:func:`~.types.column_encoder`'s fast checks), else what its Python encoder gives
+    (which raises for a bad value)."""
+    cdef long long v
+    cdef int overflow
+    if value is None:
+        return None
+    if kind == INT and type(value) is int:
+        v = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if not overflow and low <= v <= high:
+            return value
+    elif kind == FLOAT and type(value) is float:
+        return value
+    elif kind == TEXT and type(value) is str:
+        if length < 0 or PyUnicode_GET_LENGTH(value) <= length:
+            return value
+    elif kind == BOOL and type(value) is bool:
+        return value
+    return encoder(value)
+
+
+def encode_rows(list rows, list names, list kinds, list lows, list highs, list lengths, list encoders,
+                list pk_index, list non_pk_index, bytes header):
+    """``(pk, blob, cells)`` of each row (a dict by column name), as
+    ``RowEncoder._encode_values`` gives them, or None for a row left to it: one that is
+    not a dict, names a column the table lacks, has a null key value, or has a cell that
+    its encoder refuses or that packs only in Python (it then raises, or encodes, as it
+    always did). ``kinds`` per column: :data:`INT` (``lows``/``highs``: its range),
+    :data:`FLOAT`, :data:`TEXT` (``lengths``: its limit, -1 none), :data:`BOOL`, or
+    :data:`OTHER` (the encoder's result); ``header``: the blob's bytes before its values'
+    array (``92`` and the legend name).
+
+    >>> rows = encode_rows([{"k": 1, "v": "a"}], ["k", "v"], [INT, TEXT], [-9, 0], [9, 0], [-1, -1],
+    ...                    [None, None], [0], [1], b"\\x92\\xa1L")
+    >>> rows[0][0], rows[0][1].hex(), rows[0][2]
+    ((1,), '92a14c91a161', [1, 'a'])
+    """
+    cdef Py_ssize_t n = len(rows), width = len(names), i, j, present, count_values = len(non_pk_index)
+    cdef Py_ssize_t count_pk = len(pk_index)
+    cdef list out = [None] * n, cells
+    cdef object row, value, key_value
+    cdef tuple pk
+    cdef Buffer buffer
+    cdef int* kind_of = <int*>calloc(width + 1, sizeof(int))
+    cdef long long* low = <long long*>calloc(width + 1, sizeof(long long))
+    cdef long long* high = <long long*>calloc(width + 1, sizeof(long long))
+    cdef Py_ssize_t* limit = <Py_ssize_t*>calloc(width + 1, sizeof(Py_ssize_t))
+    cdef bint failed
+    buffer.data, buffer.size, buffer.used = NULL, 0, 0
+    if kind_of == NULL or low == NULL or high == NULL or limit == NULL:
+        free(kind_of); free(low); free(high); free(limit)
+        raise MemoryError()
+    try:
+        for j in range(width):
+            kind_of[j], low[j], high[j], limit[j] = kinds[j], lows[j], highs[j], lengths[j]
+        for i in range(n):
+            row = rows[i]
+            if type(row) is not dict:
+                continue
+            cells = [None] * width
+            present = 0
+            failed = False
+            for j in range(width):
+                value = (<dict>row).get(names[j])
+                if value is None:
+                    if names[j] in <dict>row:
+                        present += 1
+                    continue
+                present += 1
+                try:
+                    cells[j] = _cell(value, kind_of[j], low[j], high[j], limit[j], encoders[j])
+                except Exception:  # the Python encoder names it when the row is encoded there
+                    failed = True
+                    break
+            if failed or present != len(<dict>row):
+                continue
+            pk = PyTuple_New(count_pk)
+            for j in range(count_pk):
+                key_value = cells[<Py_ssize_t>pk_index[j]]
+                if key_value is None:
+                    failed = True
+                    break
+                Py_INCREF(key_value)
+                PyTuple_SET_ITEM(pk, j, key_value)
+            if failed:
+                continue
+            buffer.used = 0
+            _grow(&buffer, PyBytes_GET_SIZE(header) + 5)
+            memcpy(buffer.data, PyBytes_AS_STRING(header), PyBytes_GET_SIZE(header))
+            buffer.used = PyBytes_GET_SIZE(header)
+            if count_values < 16:
+                _byte(&buffer, <unsigned char>(0x90 | count_values))
+            elif count_values < 65536:
+                _byte(&buffer, 0xdc); _big_endian(&buffer, <unsigned long long>count_values, 2)
+            else:
+                _byte(&buffer, 0xdd); _big_endian(&buffer, <unsigned long long>count_values, 4)
+            for j in range(count_values):
+                if not _pack_value(&buffer, cells[<Py_ssize_t>non_pk_index[j]]):
+                    failed = True
+                    break
+            if failed:
+                continue
+            out[i] = (pk, PyBytes_FromStringAndSize(<const char*>buffer.data, buffer.used), cells)
+        return out
+    finally:
+        free(kind_of); free(low); free(high); free(limit); free(buffer.data)

@@ -50,7 +50,7 @@ def encode_feature(legend_name: str, non_pk_values: Sequence[Any]) -> bytes:
     stored values (see :func:`fstore.tables.types.encode_value`)."""
     try:
         return pack([legend_name, list(non_pk_values)])
-    except TypeError as e:
+    except (TypeError, UnicodeEncodeError) as e:  # a lone surrogate is no UTF-8 text
         raise FeatureError(f"values cannot be stored ({e})") from None
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from nstore import Var
@@ -63,6 +64,7 @@ from .names import validate_dataset_name
 from .packing import pack
 from .paths import PathStructure, default_path_structure
 from .schema import Schema
+from . import _columns
 from .types import column_encoder
 
 if TYPE_CHECKING:
@@ -239,6 +241,37 @@ class Prepared:
         return len(self.rows)
 
 
+_ENCODE_BATCH = 8192
+COMPILED = True
+"""Whether rows are encoded by the compiled encoder (tests turn it off for the reference)."""
+
+
+def _compiled_plan(schema: Schema, encoders: list[Any]) -> tuple:
+    """The arguments after the rows of :func:`._columns.encode_rows` for a schema: each
+    column's kind and checks (those of :func:`~.types.column_encoder`'s fast paths)."""
+    names, kinds, lows, highs, lengths = [], [], [], [], []
+    for column in schema.columns:
+        info, kind, low, high, length = column.extra_type_info, _columns.OTHER, 0, 0, -1
+        if column.data_type == "integer":
+            size = info.get("size") or 64
+            kind, low, high = _columns.INT, -(2 ** (min(size, 64) - 1)), 2 ** (min(size, 64) - 1) - 1
+        elif column.data_type == "float" and info.get("size") != 32:
+            kind = _columns.FLOAT
+        elif column.data_type == "text":
+            kind, length = _columns.TEXT, info.get("length") or -1
+        elif column.data_type == "boolean":
+            kind = _columns.BOOL
+        names.append(column.name)
+        kinds.append(kind)
+        lows.append(low)
+        highs.append(high)
+        lengths.append(length)
+    header = b"\x92" + pack(schema.legend.name)
+    non_pk = [i for i, c in enumerate(schema.columns) if c.pk_index is None]
+    pk = [schema.columns.index(c) for c in schema.pk_columns]
+    return names, kinds, lows, highs, lengths, encoders, pk, non_pk, header
+
+
 class RowEncoder:
     """Turns rows (dicts of Python or stored values by column name) into Kart feature
     blobs of one schema, naming the table, column and value of any bad input."""
@@ -253,6 +286,7 @@ class RowEncoder:
         self.non_pk_index = [i for i, c in enumerate(schema.columns) if c.pk_index is None]
         self.pk_index = [schema.columns.index(c) for c in schema.pk_columns]
         self._encoders = [(c.name, column_encoder(c)) for c in schema.columns]
+        self._compiled = _compiled_plan(schema, [encode for _, encode in self._encoders])
 
     def _check_names(self, row: Mapping[str, Any]) -> None:
         if not isinstance(row, Mapping):
@@ -329,12 +363,19 @@ class RowEncoder:
             return self._prepare(rows, where)
 
     def _prepare(self, rows: Iterable[Mapping[str, Any]], where: Any) -> Prepared:
+        # Rows in batches through the compiled encoder (_columns.encode_rows); a row it
+        # leaves goes through _encode_values, which encodes it or names what is wrong.
         encoded: list[tuple[tuple, bytes, list]] = []
-        for i, row in enumerate(rows):
-            try:
-                encoded.append(self._encode_values(row))
-            except RowValueError as e:
-                raise self._placed(e, where, i) from None
+        source = iter(rows)
+        while batch := list(islice(source, _ENCODE_BATCH)):
+            fast = _columns.encode_rows(batch, *self._compiled) if COMPILED else [None] * len(batch)
+            for row, found in zip(batch, fast):
+                if found is None:
+                    try:
+                        found = self._encode_values(row)
+                    except RowValueError as e:
+                        raise self._placed(e, where, len(encoded)) from None
+                encoded.append(found)
         # The paths in one batch (in C for keys of integers and strings); a key the
         # compiled codec leaves goes through encode_path, which names what is wrong.
         paths = self.path_structure.codec.paths([pk for pk, _, _ in encoded])
