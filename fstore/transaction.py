@@ -58,14 +58,14 @@ class Staged:
     started from: reads see the head overlaid with the intents.
 
     Intents are held in a dict until it holds more than :attr:`spill_limit`; then they **spill**
-    into the scratch table of the same LMDB write transaction (:data:`nstore.okvs.SCRATCH_TABLE`,
+    into the LMDB write transaction's scratch table (a file of its own, :data:`nstore.okvs.SCRATCH_PREFIX`,
     keyed ``layout.SCRATCH`` + space + packed quad), so a transaction's memory stays bounded
     however many quads it stages. Reads overlay both (a newer intent in the dict wins); the
     commit resolves the spilled intents a chunk at a time in the packed quads' byte order
     (this object is then the :class:`~fstore.core.storage.ChangeStream` of its space), and the
-    table is dropped whole before the LMDB transaction commits (deleting its keys one at a
-    time, past LMDB's dirty-page limit, spilled a page set every few keys: a 3M-quad import
-    spent most of its time there): an abort or a crash leaves nothing of it.
+    table is dropped whole as soon as the commit has resolved it (its file removed, no key
+    deleted one at a time): an abort leaves nothing of it, and a crash a file the next
+    writer removes.
     """
 
     spill_limit: int = SPILL_LIMIT
@@ -169,7 +169,7 @@ class Staged:
 
     def drop_scratch(self) -> None:
         """Drop the transaction's scratch table (whole, every space's range: called once
-        every space is resolved; the LMDB transaction would drop it as it commits)."""
+        every space is resolved; the LMDB transaction would drop it as it ends)."""
         if self.spilled:
             self.tx.drop_scratch()
             self.spilled = False

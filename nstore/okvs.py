@@ -18,6 +18,8 @@ never reaches the caller.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from bisect import bisect_left
 import sys
 import threading
@@ -59,9 +61,15 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # bulk load past it holds no copy of what it wrote.
 JOURNAL_LIMIT = 64 << 20
 SCRATCH_TABLE = b"\xff\xffokvs scratch"
-"""The name of a write transaction's scratch table (:meth:`Transaction.set_many` with
-``scratch=True``): an LMDB database of its own, created inside one write transaction and
-dropped whole before it commits, so no key of it is ever in the file."""
+"""The name a write transaction's scratch table had inside the store's file (formats up
+to 6 wrote none that outlived its transaction); no key of the store is under it."""
+SCRATCH_PREFIX = ".scratch-"
+"""A write transaction's scratch table (:meth:`Transaction.set_many` with ``scratch=True``)
+is an LMDB file of its own in ``<store>/.scratch-<pid>-<random>/``, written by one
+transaction that is never committed and removed when the store's transaction ends: its
+pages never enter the store's file (whose freed pages LMDB would keep), and a crash
+leaves a directory that the next open of the store removes."""
+SCRATCH_MAP_SIZE = 1 << 40  # address space only: the file grows by the pages written
 _GROW_WAIT_SECONDS = 60.0
 # What LMDB raises when the pages it reads are not what they should be.
 # (A transaction that met one is invalid: its next read raises BadTxnError.)
@@ -238,6 +246,50 @@ def open(path: str | os.PathLike, *, readonly: bool = False, map_size: int | Non
     return Okvs(path, readonly=readonly, map_size=map_size)
 
 
+class _Scratch:
+    """A write transaction's scratch table (see :data:`SCRATCH_PREFIX`)."""
+
+    def __init__(self, store: str) -> None:
+        self.path = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=store)
+        try:
+            self.env = lmdb.open(self.path, map_size=SCRATCH_MAP_SIZE, subdir=True, lock=False, sync=False,
+                                 metasync=False, readahead=False, max_dbs=0)
+            self.txn = self.env.begin(write=True)
+        except lmdb.Error as exc:
+            shutil.rmtree(self.path, ignore_errors=True)
+            raise StoreWriteError(f"cannot make a scratch file in {store}: {exc}") from None
+
+    def close(self) -> None:
+        try:
+            self.txn.abort()
+            self.env.close()
+        finally:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def remove_stale_scratch(store: str) -> None:
+    """Remove the scratch directories of processes that are gone (a crash mid-transaction)."""
+    try:
+        names = os.listdir(store)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(SCRATCH_PREFIX):
+            continue
+        try:
+            pid = int(name[len(SCRATCH_PREFIX):].split("-", 1)[0])
+        except ValueError:
+            continue
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(store, name), ignore_errors=True)
+        except OSError:  # alive, another user's: leave it
+            pass
+
+
 class Okvs:
     """An ordered mapping of bytes to bytes with ACID transactions (see :func:`open`)."""
 
@@ -260,6 +312,8 @@ class Okvs:
         self._shared: _Environment | None = shared
         self.path = path
         self.readonly = readonly
+        if not readonly:
+            remove_stale_scratch(real)
 
     def transaction(self, write: bool = False) -> Transaction:
         """A transaction; as a context manager it commits on normal exit, aborts on error."""
@@ -364,7 +418,7 @@ class Transaction:
         self._base_id = self._txn.id()
         self._seek_cursor: lmdb.Cursor | None = None
         self._seek_generation = -1
-        self._scratch_db: Any = None  # the scratch table's handle, once this transaction made it
+        self._scratch: _Scratch | None = None  # the scratch table, once this transaction made it
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -381,16 +435,11 @@ class Transaction:
 
     def commit(self) -> None:
         txn = self._require_open()
-        try:
-            self.drop_scratch()  # it never reaches the file
-        except BaseException:
-            self.abort()
-            raise
+        self.drop_scratch()  # none of it is ever committed
         try:
             txn.commit()
         except lmdb.MapFullError:
             self._replay_grown()
-            self.drop_scratch()  # the replay made it again
             self._txn.commit()
         except lmdb.Error as exc:  # a full disk, an I/O error: nothing of it was committed
             raise StoreWriteError(f"cannot commit to the store at {self._shared.path}: {exc}; "
@@ -417,10 +466,10 @@ class Transaction:
         if self._txn is not None:
             self._txn = None
             self._seek_cursor = None
-            self._scratch_db = None  # LMDB closes a table made in a transaction that ends
             self._shared.end()
 
     def _close(self) -> None:
+        self.drop_scratch()
         self._end_txn()
         self._journal = None
         if self._holds_writer:
@@ -513,27 +562,22 @@ class Transaction:
             self._txn.delete(entry[1])
         elif op == "many":
             self._put_many(entry[1], entry[2])
-        elif op == "scratch-many":
-            self._put_many(entry[1], entry[2], self._scratch(True))
-        elif op == "scratch-delete":
-            self._txn.delete(entry[1], db=self._scratch(True))
         else:
             self._remove_range(entry[1], entry[2])
 
-    def _scratch(self, create: bool) -> Any:
-        """The scratch table's handle (None if this transaction has none and ``create`` is
-        false)."""
-        if self._scratch_db is None and create:
-            self._scratch_db = self._shared.env.open_db(SCRATCH_TABLE, txn=self._require_open(), create=True)
-        return self._scratch_db
+    def _scratch_txn(self, create: bool) -> lmdb.Transaction | None:
+        """The scratch table's LMDB transaction (None if this transaction has none and
+        ``create`` is false)."""
+        if self._scratch is None and create:
+            self._require_open()
+            self._scratch = _Scratch(self._shared.path)
+        return None if self._scratch is None else self._scratch.txn
 
     def drop_scratch(self) -> None:
-        """Drop the scratch table whole (one walk of its branch pages: no key is deleted
-        one at a time, which in a transaction past LMDB's dirty-page limit costs a page
-        spill per few keys)."""
-        if self._scratch_db is not None:
-            self._require_open().drop(self._scratch_db, delete=True)
-            self._scratch_db = None
+        """End the scratch table: its transaction aborted, its file removed."""
+        if self._scratch is not None:
+            scratch, self._scratch = self._scratch, None
+            scratch.close()
 
     def _write(self, entry: tuple, size: int) -> None:
         # Journal a write only once LMDB took it (or ran out of map for it): a rejected
@@ -555,8 +599,8 @@ class Transaction:
         txn = self._require_open()
         try:
             if scratch:
-                db = self._scratch(False)
-                return default if db is None else txn.get(_check_key(key), default, db=db)
+                scratch_txn = self._scratch_txn(False)
+                return default if scratch_txn is None else scratch_txn.get(_check_key(key), default)
             return txn.get(_check_key(key), default)
         except _DAMAGE as exc:
             raise self._damaged(exc) from None
@@ -744,10 +788,10 @@ class Transaction:
         pair; nothing can be written while this list is made). With ``scratch``: of the
         scratch table."""
         if scratch:
-            db = self._scratch(False)
-            if db is None:
+            scratch_txn = self._scratch_txn(False)
+            if scratch_txn is None:
                 return []
-            cursor = self._require_open().cursor(db=db)
+            cursor = scratch_txn.cursor()
         else:
             cursor = self._cursor()
         try:
@@ -792,24 +836,34 @@ class Transaction:
         transaction's scratch table (:data:`SCRATCH_TABLE`; read by :meth:`get`, :meth:`batch`
         with ``scratch``, gone when the transaction ends)."""
         self._require_write("set_many", b"")
-        op = "scratch-many" if scratch else "many"
         if value is None:
             batch = items if isinstance(items, list) else list(items)
-            if batch:
+            if batch and scratch:
+                self._put_scratch(batch, ascending)
+            elif batch:
                 first_key, first_value = batch[0]
-                self._write((op, batch, ascending), len(batch) * (len(first_key) + len(first_value) + 16))
+                self._write(("many", batch, ascending), len(batch) * (len(first_key) + len(first_value) + 16))
             return
         if type(value) is not bytes:
             if not isinstance(value, (bytearray, memoryview)):
                 raise TypeError(f"okvs values are bytes, not {type(value).__name__}")
             value = bytes(value)
         keys = items if isinstance(items, list) else list(items)
-        if keys:
+        if keys and scratch:
+            self._put_scratch((keys, value), ascending)
+        elif keys:
             # A (keys, value) tuple is the journal entry; _put_many pairs them lazily.
-            self._write((op, (keys, value), ascending), len(keys) * (len(keys[0]) + len(value) + 16))
+            self._write(("many", (keys, value), ascending), len(keys) * (len(keys[0]) + len(value) + 16))
+
+    def _put_scratch(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool) -> None:
+        # Not journaled: a replay into a grown map leaves the scratch file as it is.
+        try:
+            self._put_many(batch, ascending, self._scratch_txn(True))
+        except (lmdb.BadValsizeError, TypeError) as exc:
+            raise InvalidKeyError(f"okvs rejected a key or value: {exc}") from None
 
     def _put_many(self, batch: list[tuple[bytes, bytes]] | tuple[list[bytes], bytes], ascending: bool,
-                  db: Any = None) -> None:
+                  txn: lmdb.Transaction | None = None) -> None:
         if type(batch) is tuple:
             keys, value = batch
             first = keys[0]
@@ -817,7 +871,7 @@ class Transaction:
         else:
             first = batch[0][0]
             pairs = batch
-        with self._txn.cursor(db=db) as cursor:
+        with (txn or self._txn).cursor() as cursor:
             append = ascending and not cursor.set_range(first)
             # With append=True LMDB refuses (and py-lmdb silently skips) a key that does
             # not sort after the last one: count them rather than lose them unnoticed.
@@ -831,7 +885,12 @@ class Transaction:
     def delete(self, key: bytes, *, scratch: bool = False) -> None:
         """Remove ``key`` if present (with ``scratch``: from the scratch table)."""
         self._require_write("delete", key)
-        self._write(("scratch-delete" if scratch else "delete", _check_key(key)), len(key))
+        if scratch:
+            scratch_txn = self._scratch_txn(False)
+            if scratch_txn is not None:
+                scratch_txn.delete(_check_key(key))
+            return
+        self._write(("delete", _check_key(key)), len(key))
 
     def remove_range(self, start: bytes | None, end: bytes | None) -> None:
         """Remove every key with ``start <= key < end`` (either bound may be None)."""

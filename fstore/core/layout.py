@@ -43,7 +43,7 @@ MERGE_CONFLICT = pack("merge", "conflict")
 MERGE_RESOLUTION = pack("merge", "resolution")
 # The intents of a large write transaction, spilled from memory (fstore.transaction.Staged):
 # ``SCRATCH + pack(space name) + packed quad``, keys of that one LMDB write transaction's
-# scratch table (nstore.okvs.SCRATCH_TABLE, dropped before it commits), never of the store.
+# scratch table (a file of its own, nstore.okvs.SCRATCH_PREFIX, removed when it ends), never of the store.
 SCRATCH = pack("scratch")
 
 

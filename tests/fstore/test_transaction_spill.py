@@ -6,6 +6,7 @@ leaves no scratch key behind, whether it commits, aborts or changes nothing."""
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from typing import Any, Iterator
 
 import pytest
@@ -18,7 +19,7 @@ from fstore.core import storage
 from fstore.core.layout import SCRATCH
 from fstore.transaction import Staged
 from nstore import dictionary
-from nstore.okvs import SCRATCH_TABLE, prefix_end
+from nstore.okvs import SCRATCH_PREFIX, SCRATCH_TABLE, prefix_end
 from nstore.pack import pack
 from tests.fstore.test_fstore_model import VersionedStore
 
@@ -49,11 +50,12 @@ def spill_at(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def scratch_keys(repo: fstore.Repository) -> list[bytes]:
-    """Scratch keys in the committed file: in the store's own keyspace, or the record of the
-    scratch table (LMDB keeps a named table's root under its name in the main one)."""
+    """Scratch keys in the committed file (in the store's own keyspace, or a scratch table
+    made in it as formats up to 6 did), and scratch files left in the store's directory."""
     with repo.storage.okvs.transaction() as tx:  # the raw keyspace: no API shows scratch keys
         found = [key for key, _ in tx.range(SCRATCH, prefix_end(SCRATCH))]
-        return found + [SCRATCH_TABLE] * (tx.get(SCRATCH_TABLE) is not None)
+        found += [SCRATCH_TABLE] * (tx.get(SCRATCH_TABLE) is not None)
+    return found + [name.encode() for name in os.listdir(repo.storage.okvs.path) if name.startswith(SCRATCH_PREFIX)]
 
 
 def everything(view: Any) -> list[bytes]:

@@ -691,3 +691,56 @@ def test_reader_threads_see_consistent_states_while_writer_thread_commits(tmp_st
     assert not errors, errors
     for log in seen:
         assert log == sorted(log) and log[-1] == 60
+
+
+def _scratch_dirs(path: Path) -> list[str]:
+    return sorted(name for name in __import__("os").listdir(path) if name.startswith(okvs_module.SCRATCH_PREFIX))
+
+
+def test_scratch_lives_in_its_own_file_and_ends_with_the_transaction(tmp_store: Path) -> None:
+    """A write transaction's scratch table is read back as written, survives the map
+    growing under the store's transaction, and leaves no page in the store's file and no
+    file behind, whether the transaction commits or aborts."""
+    db = okvs.open(tmp_store, map_size=1 << 20)  # small: the store's map grows mid-transaction
+    try:
+        size = (tmp_store / "data.mdb").stat().st_size
+        for commit in (True, False):
+            tx = db.transaction(write=True)
+            tx.set_many([(b"s%06d" % i, b"x" * 200) for i in range(30000)], ascending=True, scratch=True)
+            tx.set_many([b"t%06d" % i for i in range(2000)], value=b"y", scratch=True)
+            assert _scratch_dirs(tmp_store) and tx.get(b"s000007", scratch=True) == b"x" * 200
+            tx.set_many([(b"k%06d" % i, b"v" * 500) for i in range(3000)])  # grows the store's map
+            tx.delete(b"s000007", scratch=True)
+            assert tx.get(b"s000007", scratch=True) is None and tx.get(b"k000001") == b"v" * 500
+            assert [k for k, _ in tx.batch(b"s", b"t", 3, scratch=True)] == [b"s000000", b"s000001", b"s000002"]
+            tx.commit() if commit else tx.abort()
+            assert _scratch_dirs(tmp_store) == []
+        with db.transaction() as tx:
+            assert tx.get(b"k000001") == b"v" * 500 and tx.get(b"s000000") is None
+            assert tx.get(okvs_module.SCRATCH_TABLE) is None
+        # the scratch's 6 MB (twice) never entered the store's file: it holds the 1.5 MB committed
+        assert (tmp_store / "data.mdb").stat().st_size < size + 4_000_000
+    finally:
+        db.close()
+
+
+def _crash_with_scratch(path: str) -> None:
+    db = okvs.open(path)
+    tx = db.transaction(write=True)
+    tx.set_many([(b"s%04d" % i, b"x") for i in range(100)], ascending=True, scratch=True)
+    __import__("os")._exit(3)  # a crash: no abort, no cleanup
+
+
+def test_a_crashed_writers_scratch_is_removed_at_the_next_open(tmp_store: Path) -> None:
+    okvs.open(tmp_store).close()
+    child = multiprocessing.get_context("spawn").Process(target=_crash_with_scratch, args=(str(tmp_store),))
+    child.start()
+    child.join()
+    assert child.exitcode == 3 and len(_scratch_dirs(tmp_store)) == 1
+    db = okvs.open(tmp_store)
+    try:
+        assert _scratch_dirs(tmp_store) == []
+        with db.transaction() as tx:
+            assert tx.get(b"s0000") is None
+    finally:
+        db.close()
