@@ -118,18 +118,64 @@ cdef class PathCodec:
 
     cdef bint int_scheme, hex_digits
     cdef long long branches, modulus
-    cdef Py_ssize_t levels, group
+    cdef Py_ssize_t levels, group, key_limit
     cdef bytes alphabet
-    cdef object sha256, b64encode
+    cdef object sha256, b64encode, pack_column, pack_value
 
-    def __init__(self, str scheme, long long branches, Py_ssize_t levels, str alphabet, Py_ssize_t group):
+    def __init__(self, str scheme, long long branches, Py_ssize_t levels, str alphabet, Py_ssize_t group,
+                 Py_ssize_t key_limit):
         import hashlib, base64
+        from nstore._pack import pack_column
+        from nstore.pack import pack_value
+        self.pack_column, self.pack_value = pack_column, pack_value
+        self.key_limit = key_limit
         self.int_scheme = scheme == "int"
         self.hex_digits = len(alphabet) == 16
         self.branches, self.levels, self.group = branches, levels, group
         self.modulus = branches ** levels if self.int_scheme else 1
         self.alphabet = alphabet.encode("ascii")
         self.sha256, self.b64encode = hashlib.sha256, base64.urlsafe_b64encode
+
+    def keys(self, list paths):
+        """``(count of values, packed key)`` of the row at each path (``rowcodec.key_of``),
+        or None where the Python function decides."""
+        cdef Py_ssize_t n = len(paths), i
+        cdef list out = [None] * n
+        cdef object path
+        for i in range(n):
+            path = paths[i]
+            if type(path) is str:
+                out[i] = self._key(path)
+        return out
+
+    cdef object _key(self, str path):
+        cdef Py_ssize_t size, slash, name_size, raw_size
+        cdef const char* text
+        cdef unsigned char raw[384]
+        cdef list pk
+        cdef bytes key
+        try:
+            text = PyUnicode_AsUTF8AndSize(path, &size)
+        except UnicodeEncodeError:  # a lone surrogate: no row's path
+            return None
+        if size != PyUnicode_GET_LENGTH(path):  # not ASCII
+            return None
+        slash = size - 1
+        while slash >= 0 and text[slash] != 47:  # '/'
+            slash -= 1
+        name_size = size - slash - 1
+        if name_size <= 0 or name_size % 4 or name_size // 4 * 3 > 384:
+            return None
+        raw_size = _b64_decode(<const unsigned char*>text + slash + 1, name_size, raw)
+        if raw_size < 0:
+            return None
+        pk = _scalars(raw, raw_size)
+        if pk is None:
+            return None
+        key = b"".join(self.pack_column(pk, self.pack_value, {}, {}, self.key_limit, 0))
+        if PyBytes_GET_SIZE(key) > self.key_limit or not self._directories_are(pk, raw, raw_size, text, slash):
+            return None
+        return len(pk), key
 
     def paths(self, list pks):
         """The path of each key (a tuple or list of values), or None where the Python
@@ -221,20 +267,15 @@ cdef class Splitter(PathCodec):
     framed ``92 ‖ str legend name ‖ values``). Anything else it leaves (None) for the
     Python splitter, which stays the reference (``tests/fstore/test_rows.py``)."""
 
-    cdef Py_ssize_t key_limit
-    cdef object pack_column, pack_value, register, row_type
+    cdef object register, row_type
     cdef dict ordinals
     cdef int table
 
     def __init__(self, int table, str scheme, long long branches, Py_ssize_t levels, str alphabet, Py_ssize_t group,
                  Py_ssize_t key_limit, dict ordinals, object register, object row_type):
-        from nstore._pack import pack_column
-        from nstore.pack import pack_value
-        PathCodec.__init__(self, scheme, branches, levels, alphabet, group)
+        PathCodec.__init__(self, scheme, branches, levels, alphabet, group, key_limit)
         self.table = table
-        self.key_limit = key_limit
         self.ordinals, self.register, self.row_type = ordinals, register, row_type
-        self.pack_column, self.pack_value = pack_column, pack_value
 
     def split(self, list paths, list blobs):
         """The row of each ``(path, blob)``, or None where the Python splitter decides."""
@@ -248,32 +289,10 @@ cdef class Splitter(PathCodec):
         return out
 
     cdef object _row(self, str path, bytes blob):
-        cdef Py_ssize_t size, slash, name_size, raw_size, i, head
-        cdef const char* text
-        cdef unsigned char raw[384]
-        cdef list pk
-        cdef bytes key, header, body
-        cdef object ordinal
-        try:
-            text = PyUnicode_AsUTF8AndSize(path, &size)
-        except UnicodeEncodeError:  # a lone surrogate: no row's path
-            return None
-        if size != PyUnicode_GET_LENGTH(path):  # not ASCII
-            return None
-        slash = size - 1
-        while slash >= 0 and text[slash] != 47:  # '/'
-            slash -= 1
-        name_size = size - slash - 1
-        if name_size <= 0 or name_size % 4 or name_size // 4 * 3 > 384:
-            return None
-        raw_size = _b64_decode(<const unsigned char*>text + slash + 1, name_size, raw)
-        if raw_size < 0:
-            return None
-        pk = _scalars(raw, raw_size)
-        if pk is None:
-            return None
-        key = b"".join(self.pack_column(pk, self.pack_value, {}, {}, self.key_limit, 0))
-        if PyBytes_GET_SIZE(key) > self.key_limit or not self._directories_are(pk, raw, raw_size, text, slash):
+        cdef Py_ssize_t size, head
+        cdef bytes header, body
+        cdef object ordinal, found = self._key(path)
+        if found is None:
             return None
         head = _legend_header(blob)
         if head == 0:
@@ -290,7 +309,7 @@ cdef class Splitter(PathCodec):
         body = PyBytes_FromStringAndSize(NULL, 1 + size)
         PyBytes_AS_STRING(body)[0] = <char><int>ordinal
         memcpy(PyBytes_AS_STRING(body) + 1, PyBytes_AS_STRING(blob) + head, size)
-        return tuple.__new__(self.row_type, (self.table, len(pk), key, body))
+        return tuple.__new__(self.row_type, (self.table, found[0], found[1], body))
 
 
 cdef Py_ssize_t _b64_decode(const unsigned char* text, Py_ssize_t size, unsigned char* out) noexcept:

@@ -42,7 +42,7 @@ from nstore.pack import pack_value
 from nstore.pack import unpack as unpack_key
 
 __all__ = ["PathRule", "SplitFeature", "ENCODINGS", "FEATURE_IRI", "DATASET_PREFIX", "KEY_LIMIT",
-           "filename", "filename_bytes", "feature_path", "feature_paths", "key_of", "directories", "split_feature", "join_feature", "legend_header"]
+           "filename", "filename_bytes", "feature_path", "feature_paths", "keys_of", "key_of", "directories", "split_feature", "join_feature", "legend_header"]
 
 FEATURE_IRI = "urn:datae:table:feature"
 DATASET_PREFIX = "urn:datae:dataset:"
@@ -75,8 +75,9 @@ class PathRule:
 
     @functools.cached_property
     def codec(self) -> PathCodec:
-        """The rule in C (:class:`~._rows.PathCodec`): paths of keys of integers and strings."""
-        return PathCodec(self.scheme, self.branches, self.levels, self.alphabet, self.group_length)
+        """The rule in C (:class:`~._rows.PathCodec`): paths of keys of integers and
+        strings, and the keys of their paths."""
+        return PathCodec(self.scheme, self.branches, self.levels, self.alphabet, self.group_length, KEY_LIMIT)
 
     @functools.cached_property
     def group_length(self) -> int:
@@ -149,6 +150,16 @@ def feature_paths(rule: PathRule, pks: list[Sequence[Any]]) -> list[str | None]:
         if path is None:
             paths[i] = feature_path(rule, pks[i])
     return paths
+
+
+def keys_of(rule: PathRule, paths: list[str]) -> list[tuple[int, bytes] | None]:
+    """:func:`key_of` of many paths: in C for keys of integers and strings, the others
+    in Python."""
+    keys = rule.codec.keys(paths)
+    for i, key in enumerate(keys):
+        if key is None:
+            keys[i] = key_of(rule, paths[i])
+    return keys
 
 
 def legend_header(blob: bytes) -> int:

@@ -50,8 +50,8 @@ from nstore.terms import IRI
 
 from ._rows import Splitter, entry_records, join_blobs
 from .layout import ROW_RECORDS, ROW_SNAPSHOTS
-from .rowcodec import (DATASET_PREFIX, FEATURE_IRI, KEY_LIMIT, PathRule, feature_path, join_feature, key_of, legend_header,
-                       split_feature)
+from .rowcodec import (DATASET_PREFIX, FEATURE_IRI, KEY_LIMIT, PathRule, feature_path, join_feature, key_of, keys_of,
+                       legend_header, split_feature)
 
 __all__ = ["RowStore", "RowTable", "Row", "RowRecord", "KeyedPaths", "FEATURE", "FEATURE_ITEM", "RULES", "body_of",
            "pointers_value", "pointers_of"]
@@ -387,6 +387,10 @@ class RowStore:
         """``(n, key)`` of the row at ``path`` in ``table``, or None when no row can be
         there (:func:`~.rowcodec.key_of`)."""
         return key_of(table.rule, path)
+
+    def keys_of_paths(self, table: RowTable, paths: list[str]) -> list[tuple[int, bytes] | None]:
+        """:meth:`key_of_path` of many paths (in C, :func:`~.rowcodec.keys_of`)."""
+        return keys_of(table.rule, paths)
 
     def quad(self, table: RowTable, key: bytes, body: bytes) -> tuple:
         """The feature tuple of a row (values)."""

@@ -546,7 +546,7 @@ class TablesReader(Reader):
         tables = self._tables(graph)
         if tables and not self.empty:
             table, rows = tables[0], self.history.rows
-            keyed = [(path, *key) for path in found if (key := rows.key_of_path(table, path)) is not None]
+            keyed = [(path, *key) for path, key in zip(found, rows.keys_of_paths(table, list(found))) if key is not None]
             if self.snapshot is not None and keyed:
                 entries = rows.snapshot_entries_many(self.tx, self.snapshot, table.number, [(n, key) for _, n, key in keyed])
                 held = [(n, key, pointers) for (_, n, key), pointers in zip(keyed, entries)]

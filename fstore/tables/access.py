@@ -60,6 +60,11 @@ def remove(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) 
     tx.stage_table_tuple(prepare_quad((graph, subject, predicate, obj), "table tuple"), False)
 
 
+def remove_many(tx: Transaction, tuples: Iterable[tuple[Any, Any, Any, Any]]) -> None:
+    """Stage the removal of many table tuples (a bulk update's old rows)."""
+    tx.stage_table_tuples((prepare_quad(t, "table tuple") for t in tuples), False)
+
+
 def view_source(view: View) -> Callable[[tuple], Iterator[Quad]]:
     """The quads alive at a view's commit."""
     return view.table_tuples

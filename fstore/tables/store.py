@@ -33,7 +33,7 @@ from nstore import Var
 from nstore.bulk import gc_paused
 
 from ..transaction import Transaction
-from .access import committed_source, legend_finder, put, put_many, remove
+from .access import committed_source, legend_finder, put, put_many, remove, remove_many
 from .dataset import DatasetState, RowReader, Table, find_dataset, in_key_order, list_datasets, pk_tuple, row_by_key
 from .errors import (
     ColumnNotFoundError,
@@ -507,6 +507,17 @@ class TableWriter:
             put(self.tx, self.graph, path, FEATURE, new)
         self._touched[path] = (head, new)
 
+    def _stage_many(self, plan: list[tuple[str, bytes | None, bytes | None]]) -> None:
+        """:meth:`_stage` of many ``(path, old, new)`` (each path once), staged in two
+        batches: the old blobs removed, then the new put."""
+        touched, graph = self._touched, self.graph
+        for path, old, new in plan:
+            if old != new:
+                before = touched.get(path)
+                touched[path] = (before[0] if before is not None else old, new)
+        remove_many(self.tx, [(graph, path, FEATURE, old) for path, old, new in plan if old is not None and old != new])
+        put_many(self.tx, [(graph, path, FEATURE, new) for path, old, new in plan if new is not None and old != new])
+
     # -- row writes ---------------------------------------------------------------------
     def insert(self, row: Mapping[str, Any]) -> None:
         """Add a row; :class:`RowExistsError` if its primary key is taken."""
@@ -604,8 +615,7 @@ class TableWriter:
         for path, (_pk, blob, _cells) in incoming.items():
             plan.append((path, None, blob))
             counts["inserted"] += 1
-        for path, old, new in plan:
-            self._stage(path, old, new)
+        self._stage_many(plan)
         return counts
 
     def to_pandas(self) -> Any:

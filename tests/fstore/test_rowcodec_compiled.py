@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fstore.core._rows import PathCodec, Splitter
-from fstore.core.rowcodec import KEY_LIMIT, directories, feature_path, filename, split_feature
+from fstore.core.rowcodec import KEY_LIMIT, directories, feature_path, filename, key_of, split_feature
 from fstore.core.rows import RULES, Row, body_of
 
 ints = st.one_of(st.integers(-2**63, 2**64 - 1), st.sampled_from([0, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32,
@@ -27,7 +27,7 @@ keys = st.lists(fast_values | other_values, min_size=1, max_size=4)
 
 
 def codec(rule) -> PathCodec:
-    return PathCodec(rule.scheme, rule.branches, rule.levels, rule.alphabet, rule.group_length)
+    return PathCodec(rule.scheme, rule.branches, rule.levels, rule.alphabet, rule.group_length, KEY_LIMIT)
 
 
 def reference_path(rule, pk):
@@ -134,6 +134,9 @@ def test_split_is_the_python_split(cases) -> None:
                             ordinals, register, Row)
         got = splitter.split([path], [blob])[0]
         parts = split_feature(rule, path, blob)
+        key = codec(rule).keys([path])[0]
+        assert key is None or key == key_of(rule, path)
+        assert got is None or key is not None
         if got is not None:
             assert parts is not None, (path, blob)
             assert got == Row(7, parts.count, parts.key, body_of(ordinals[parts.header], parts.values))
