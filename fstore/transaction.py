@@ -318,8 +318,9 @@ class Staged:
             quads: list[Quad | None] = [None] * len(rows)
             # Decoding a quad costs more than the rest of its way here: only a value too
             # long for a key (History.write stores its blob) needs the values.
+            needs_values = self.history.needs_values
             for number, size in enumerate(map(len, identities)):
-                if size > inline_limit and max(map(len, rows[number])) > inline_limit:
+                if size > inline_limit and max(map(len, rows[number])) > inline_limit and needs_values(rows[number]):
                     quads[number] = unpack(identities[number])
             yield list(zip(quads, alive, rows))
 

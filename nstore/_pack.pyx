@@ -26,15 +26,21 @@ cdef object _IRI = IRI
 cdef bytes _escaped(unsigned char code, object text):
     """``code``, the UTF-8 of ``text`` with each 00 written 00 ff, then 00 (None if the
     text is not valid Unicode: the slow packer names it)."""
-    cdef Py_ssize_t size, zeros = 0, i, pos
+    cdef Py_ssize_t size
     cdef const char* data
-    cdef const char* hit
-    cdef bytes out
-    cdef char* target
     try:
         data = PyUnicode_AsUTF8AndSize(text, &size)
     except UnicodeEncodeError:
         return None
+    return _escaped_data(code, data, size)
+
+
+cdef bytes _escaped_data(unsigned char code, const char* data, Py_ssize_t size):
+    """``code``, ``data`` with each 00 written 00 ff, then 00."""
+    cdef Py_ssize_t zeros = 0, i, pos
+    cdef const char* hit
+    cdef bytes out
+    cdef char* target
     hit = <const char*>memchr(data, 0, size)
     while hit != NULL:
         zeros += 1
@@ -115,8 +121,8 @@ def pack_column(list values, object slow, dict iris, dict strings, Py_ssize_t li
     bytes are cached, each cache cleared when it passes ``cache_limit`` entries.
 
     >>> from nstore.pack import pack_value
-    >>> pack_column([None, "a", 7, -1, True, 1.5], pack_value, {}, {}, 100, 10)
-    [b'\\x00', b'\\x02a\\x00', b'\\x15\\x07', b'\\x13\\xfe', b"'", b'!\\xbf\\xf8\\x00\\x00\\x00\\x00\\x00\\x00']
+    >>> pack_column([None, "a", 7, -1, True, 1.5, b"\\x00b"], pack_value, {}, {}, 100, 10)
+    [b'\\x00', b'\\x02a\\x00', b'\\x15\\x07', b'\\x13\\xfe', b"'", b'!\\xbf\\xf8\\x00\\x00\\x00\\x00\\x00\\x00', b'\\x01\\x00\\xffb\\x00']
     """
     cdef Py_ssize_t n = len(values), i
     cdef list out = [None] * n
@@ -134,6 +140,8 @@ def pack_column(list values, object slow, dict iris, dict strings, Py_ssize_t li
             packed = _cached(iris, value.value, 0x40, limit, cache_limit)
         elif kind is str:
             packed = _cached(strings, value, 0x02, limit, cache_limit)
+        elif kind is bytes:
+            packed = _escaped_data(0x01, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value))
         elif kind is bool:
             packed = b"\x27" if value else b"\x26"
         elif kind is int:

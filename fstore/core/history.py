@@ -116,6 +116,11 @@ class History:
         packed = self.store.packed  # cached packing of IRIs and strings
         return [packed(v) for v in quad]
 
+    def needs_values(self, parts: Sequence[bytes]) -> bool:
+        """Whether :meth:`write` needs a streamed change's values, not only its packed
+        ``parts`` (it does for a value too long for a key: it stores the value's blob)."""
+        return True
+
     def identity(self, quad: Sequence[Any]) -> bytes:
         """The packed quad (its terms, not their ids): a dict key that tells apart values
         Python calls equal (1, 1.0, True), and what commit ids hash."""

@@ -204,7 +204,7 @@ def body_of(ordinal: int, values: bytes) -> bytes:
 def pointers_value(pointers: Sequence[tuple[int, int]]) -> bytes:
     """A snapshot entry's value: the alive records it reads."""
     if len(pointers) == 1 and pointers[0][1] == 0:
-        return pack(pointers[0][0])
+        return _packed(pointers[0][0])  # a commit's entries share it
     return pack(*[number for pointer in sorted(pointers) for number in pointer])
 
 

@@ -160,6 +160,9 @@ class TablesHistory(History):
             columns[position] += [parts[position] for _, _, parts in rows]
         return records, ItemChanges(columns, encoded.alive + [alive for _, alive, _ in rows])
 
+    def needs_values(self, parts: Sequence[bytes]) -> bool:
+        return parts[2] != FEATURE_ITEM  # a feature's path and blob are decoded in C by write()
+
     @staticmethod
     def _feature_of_parts(parts: Sequence[bytes], graphs: dict[bytes, Any]) -> Quad:
         """A feature tuple from its packed values: the path and blob decoded in C, the
