@@ -32,7 +32,8 @@ from libc.string cimport memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize, PyByteArray_GET_SIZE
 
-__all__ = ["decode_values", "encode_rows", "SKIP", "INT", "FLOAT", "BOOL", "TEXT", "OTHER"]
+__all__ = ["decode_values", "encode_rows", "parse_fields", "guess_fields", "SKIP", "INT", "FLOAT", "BOOL", "TEXT", "OTHER",
+           "TEXT_FIELD", "INT_FIELD", "FLOAT_FIELD", "BOOL_FIELD", "DATE_FIELD", "OTHER_FIELD"]
 
 SKIP, INT, FLOAT, BOOL, TEXT = 0, 1, 2, 3, 4
 
@@ -564,3 +565,227 @@ def encode_rows(list rows, list names, list kinds, list lows, list highs, list l
         return out
     finally:
         free(kind_of); free(low); free(high); free(limit); free(buffer.data)
+
+
+# -- CSV fields -> values (the compiled half of csv_io's parse) ------------------------------
+
+TEXT_FIELD, INT_FIELD, FLOAT_FIELD, BOOL_FIELD, DATE_FIELD, OTHER_FIELD = 0, 1, 2, 3, 4, 5
+"""How :func:`parse_fields` reads a column's fields (any field it does not read so goes to
+the column's Python parser)."""
+
+
+cdef inline bint _digits(const char* p, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i
+    if n <= 0:
+        return False
+    for i in range(n):
+        if not (48 <= p[i] <= 57):
+            return False
+    return True
+
+
+cdef inline bint _lower_is(const char* p, Py_ssize_t n, const char* word, Py_ssize_t size) noexcept:
+    cdef Py_ssize_t i
+    if n != size:
+        return False
+    for i in range(n):
+        if (p[i] | 0x20) != word[i]:
+            return False
+    return True
+
+
+cdef bint _valid_date(const char* p) noexcept:
+    """``YYYY-MM-DD`` (ASCII digits) of a day ``date.fromisoformat`` takes (year 1 on)."""
+    cdef int year, month, day, last
+    if not (_digits(p, 4) and p[4] == 45 and _digits(p + 5, 2) and p[7] == 45 and _digits(p + 8, 2)):
+        return False
+    year = (p[0] - 48) * 1000 + (p[1] - 48) * 100 + (p[2] - 48) * 10 + (p[3] - 48)
+    month = (p[5] - 48) * 10 + (p[6] - 48)
+    day = (p[8] - 48) * 10 + (p[9] - 48)
+    if year < 1 or month < 1 or month > 12 or day < 1:
+        return False
+    if month == 2:
+        last = 29 if (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)) else 28
+    elif month in (4, 6, 9, 11):
+        last = 30
+    else:
+        last = 31
+    return day <= last
+
+
+cdef object _field(str text, int kind, long long low, long long high, Py_ssize_t length, object parser):
+    """A CSV field's value for its column: read here when its text is in the plain form
+    of its kind (``-12``, ``3.25``, ``true``, ``2020-01-31``, text within its length), else
+    what the column's parser gives (which raises for a bad field)."""
+    cdef Py_ssize_t size, start
+    cdef const char* p
+    cdef long long v
+    cdef int overflow
+    cdef object value
+    if kind == TEXT_FIELD:
+        if length < 0 or PyUnicode_GET_LENGTH(text) <= length:
+            return text
+        return parser(text)
+    if kind == OTHER_FIELD or PyUnicode_GET_LENGTH(text) > 40:
+        return parser(text)
+    try:
+        p = PyUnicode_AsUTF8AndSize(text, &size)
+    except UnicodeEncodeError:
+        return parser(text)
+    if kind == INT_FIELD:
+        start = 1 if size > 0 and p[0] == 45 else 0
+        if size - start <= 18 and _digits(p + start, size - start):
+            value = int(text)
+            v = PyLong_AsLongLongAndOverflow(value, &overflow)
+            if not overflow and low <= v <= high:
+                return value
+    elif kind == FLOAT_FIELD:
+        start = 1 if size > 0 and p[0] == 45 else 0
+        if _plain_decimal(p + start, size - start):
+            return float(text)
+    elif kind == BOOL_FIELD:  # _boolean: true, false, 1 or 0 in any case
+        if _lower_is(p, size, b"true", 4) or size == 1 and p[0] == 49:
+            return True
+        if _lower_is(p, size, b"false", 5) or size == 1 and p[0] == 48:
+            return False
+    elif kind == DATE_FIELD:
+        if size == 10 and _valid_date(p):
+            return text
+    return parser(text)
+
+
+cdef bint _plain_decimal(const char* p, Py_ssize_t n) noexcept:
+    """Digits, or digits, a point and digits."""
+    cdef Py_ssize_t i, point = -1
+    if n <= 0:
+        return False
+    for i in range(n):
+        if p[i] == 46 and point < 0:
+            point = i
+        elif not (48 <= p[i] <= 57):
+            return False
+    return point != 0 and point != n - 1
+
+
+def parse_fields(list records, list names, list kinds, list lows, list highs, list lengths, list parsers):
+    """Each record (a list of CSV fields, one a column) as a dict of column name to value,
+    as ``csv_io``'s column parsers give them (``""`` is None), or None for a record with a
+    field its parser refuses (the caller parses it again to name the field).
+
+    >>> parse_fields([["1", "x", ""]], ["a", "b", "c"], [INT_FIELD, TEXT_FIELD, TEXT_FIELD],
+    ...              [-9, 0, 0], [9, 0, 0], [-1, -1, -1], [int, str, str])
+    [{'a': 1, 'b': 'x', 'c': None}]
+    """
+    cdef Py_ssize_t n = len(records), width = len(names), i, j
+    cdef list out = [None] * n, record
+    cdef dict row
+    cdef object text
+    cdef int* kind_of = <int*>calloc(width + 1, sizeof(int))
+    cdef long long* low = <long long*>calloc(width + 1, sizeof(long long))
+    cdef long long* high = <long long*>calloc(width + 1, sizeof(long long))
+    cdef Py_ssize_t* limit = <Py_ssize_t*>calloc(width + 1, sizeof(Py_ssize_t))
+    if kind_of == NULL or low == NULL or high == NULL or limit == NULL:
+        free(kind_of); free(low); free(high); free(limit)
+        raise MemoryError()
+    try:
+        for j in range(width):
+            kind_of[j], low[j], high[j], limit[j] = kinds[j], lows[j], highs[j], lengths[j]
+        for i in range(n):
+            record = records[i]
+            if len(record) != width:
+                continue
+            row = {}
+            try:
+                for j in range(width):
+                    text = record[j]
+                    if type(text) is not str:
+                        raise TypeError(text)
+                    row[names[j]] = None if PyUnicode_GET_LENGTH(text) == 0 else \
+                        _field(text, kind_of[j], low[j], high[j], limit[j], parsers[j])
+            except Exception:  # the caller's parse names the field
+                continue
+            out[i] = row
+        return out
+    finally:
+        free(kind_of); free(low); free(high); free(limit)
+
+
+# -- CSV fields -> the narrowest type of each column (the compiled half of TextTypeGuess) -----
+
+cdef tuple _KIND_NAMES = ("integer", "float", "boolean", "date", "timestamp")
+
+
+cdef int _mask_of(set kinds):
+    cdef int mask = 0, bit
+    for bit in range(5):
+        if _KIND_NAMES[bit] in kinds:
+            mask |= 1 << bit
+    return mask
+
+
+cdef set _kinds_of(int mask):
+    return {_KIND_NAMES[bit] for bit in range(5) if mask & (1 << bit)}
+
+
+cdef int _kinds_kept(str text) except -2:
+    """The kinds (a mask of integer 1, float 2, boolean 4, date 8, timestamp 16) a field in a
+    plain form leaves a column (what ``TextTypeGuess.add`` keeps of them), or -1 for any
+    other field (the Python guess reads it)."""
+    cdef Py_ssize_t size
+    cdef const char* p
+    if PyUnicode_GET_LENGTH(text) > 40:
+        return -1
+    try:
+        p = PyUnicode_AsUTF8AndSize(text, &size)
+    except UnicodeEncodeError:
+        return -1
+    if _digits(p, size):
+        return 1 | 2 if size < 19 else -1  # a longer one: int64 or not, Python tells
+    if _plain_decimal(p, size):  # with its point (not all digits)
+        return 2
+    if _lower_is(p, size, b"true", 4) or _lower_is(p, size, b"false", 5):
+        return 4
+    if size == 10 and _valid_date(p):
+        return 8
+    return -1
+
+
+def guess_fields(list records, list index, list guesses):
+    """Add the fields ``records[r][index[k]]`` to ``guesses[k]`` (``TextTypeGuess``), as its
+    ``add`` would one by one: a field in a plain form (digits, a decimal, true or false, a
+    date) narrows the guess in C, any other goes to ``add``."""
+    cdef Py_ssize_t n = len(records), width = len(index), i, k, column
+    cdef int kept
+    cdef int* masks = <int*>calloc(width + 1, sizeof(int))
+    cdef object text, guess
+    cdef list record
+    if masks == NULL:
+        raise MemoryError()
+    try:
+        for k in range(width):
+            masks[k] = _mask_of(guesses[k].kinds)
+        for i in range(n):
+            record = records[i]
+            for k in range(width):
+                if masks[k] == 0:
+                    continue
+                text = record[<Py_ssize_t>index[k]]
+                if type(text) is not str or PyUnicode_GET_LENGTH(text) == 0:
+                    if type(text) is not str:
+                        guess = guesses[k]
+                        guess.kinds = _kinds_of(masks[k])
+                        guess.add(text)
+                        masks[k] = _mask_of(guess.kinds)
+                    continue
+                kept = _kinds_kept(text)
+                if kept >= 0:
+                    masks[k] &= kept
+                else:
+                    guess = guesses[k]
+                    guess.kinds = _kinds_of(masks[k])
+                    guess.add(text)
+                    masks[k] = _mask_of(guess.kinds)
+        for k in range(width):
+            guesses[k].kinds = _kinds_of(masks[k])
+    finally:
+        free(masks)

@@ -37,10 +37,12 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import islice
 from typing import IO, TYPE_CHECKING, Any
 
 from ..files import GZIP_DAMAGE, open_input, open_output
 from ..progress import Progress, counted
+from . import _columns
 from .errors import ColumnValueError, GeometryError, SchemaError, TableImportError, TableNotFoundError
 from .geometry import Geometry
 from .ingest import ColumnSpec, TextTypeGuess, evolve_schema, make_schema
@@ -147,12 +149,17 @@ def read_csv(path: str | os.PathLike[str], columns: Sequence[Column] | None = No
         need = [h for h in header if h not in known and h not in types]
         guesses = {h: TextTypeGuess() for h in need}
         if need:
-            index = [(guesses[h], header.index(h)) for h in need]
+            index = [header.index(h) for h in need]
+            kept = [guesses[h] for h in need]
+            batch: list[list[str]] = []
             for record in reader:
                 if len(record) != len(header):
                     raise _width(source, reader.line_num, record, header)
-                for guess, i in index:
-                    guess.add(record[i])
+                batch.append(record)
+                if len(batch) == _PARSE_BATCH:
+                    _guess(batch, index, kept)
+                    batch = []
+            _guess(batch, index, kept)
     specs: list[ColumnSpec] = []
     for h in header:
         if h in known:
@@ -231,14 +238,62 @@ def _records(source: str, header: list[str], encoding: str, dialect: Any) -> Ite
 
 def _parse(source: str, columns: list[Column], records: Iterator[tuple[int, list[str]]], lines: list[int]) -> Iterator[dict[str, Any]]:
     parsers = [(col.name, text_parser(col)) for col in columns]
-    for line, record in records:
-        try:
-            row = {name: parse(text) for (name, parse), text in zip(parsers, record)}
-        except ColumnValueError as e:
-            text = record[[name for name, _ in parsers].index(e.column)]
-            raise TableImportError(source, f"value {text!r} {e.reason}", line=line, column=e.column, value=text) from None
-        lines.append(line)
-        yield row
+    plan = _field_plan(columns, [parse for _, parse in parsers])
+    while batch := list(islice(records, _PARSE_BATCH)):
+        # In C a batch at a time (_columns.parse_fields); a record it leaves is parsed
+        # here, which names the field it refuses.
+        fast = _columns.parse_fields([record for _, record in batch], *plan) if COMPILED else [None] * len(batch)
+        for (line, record), row in zip(batch, fast):
+            if row is None:
+                try:
+                    row = {name: parse(text) for (name, parse), text in zip(parsers, record)}
+                except ColumnValueError as e:
+                    text = record[[name for name, _ in parsers].index(e.column)]
+                    raise TableImportError(source, f"value {text!r} {e.reason}", line=line, column=e.column,
+                                           value=text) from None
+            lines.append(line)
+            yield row
+
+
+def _guess(records: list[list[str]], index: list[int], guesses: list[TextTypeGuess]) -> None:
+    """Add the fields at ``index`` of each record to their column's guess (in C a batch at
+    a time, :func:`._columns.guess_fields`, as ``add`` guesses)."""
+    if COMPILED:
+        _columns.guess_fields(records, index, guesses)
+        return
+    for record in records:
+        for guess, i in zip(guesses, index):
+            guess.add(record[i])
+
+
+_PARSE_BATCH = 4096
+COMPILED = True
+"""Whether CSV fields are parsed in C (tests turn it off for the reference)."""
+
+
+def _field_plan(columns: list[Column], parsers: list[Callable[[str], Any]]) -> tuple:
+    """The arguments after the records of :func:`._columns.parse_fields`: each column's
+    name, how its fields are read, its checks and its Python parser."""
+    kinds, lows, highs, lengths = [], [], [], []
+    for col in columns:
+        t, info = col.data_type, col.extra_type_info
+        kind, low, high, length = _columns.OTHER_FIELD, 0, 0, -1
+        if t == "text":
+            kind, length = _columns.TEXT_FIELD, info.get("length") or -1
+        elif t == "integer":
+            size = min(info.get("size") or 64, 64)
+            kind, low, high = _columns.INT_FIELD, -(2 ** (size - 1)), 2 ** (size - 1) - 1
+        elif t == "float" and info.get("size") != 32:
+            kind = _columns.FLOAT_FIELD
+        elif t == "boolean":
+            kind = _columns.BOOL_FIELD
+        elif t == "date":
+            kind = _columns.DATE_FIELD
+        kinds.append(kind)
+        lows.append(low)
+        highs.append(high)
+        lengths.append(length)
+    return [col.name for col in columns], kinds, lows, highs, lengths, parsers
 
 
 def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: str | Sequence[str] | None = None,
