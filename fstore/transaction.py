@@ -79,6 +79,8 @@ class Staged:
         # Quads seen alive at the head while reading: their state needs no second lookup
         # when the commit resolves intents (replacing a graph reads it all).
         self.seen_alive: set[bytes] = set()
+        # Quads a writer told absent at the head (a table row it looked up): no lookup either.
+        self.seen_absent: set[bytes] = set()
         self.spilled = False  # whether the scratch range may hold intents
         self.changed = 0  # the spilled intents that change the head (once resolve() ran)
         self._changes: IO[bytes] | None = None  # resolve()'s file of them
@@ -94,9 +96,11 @@ class Staged:
         if len(self.pending) > self.spill_limit:
             self.spill()
 
-    def intend_many(self, quads: Iterable[Quad], alive: bool) -> None:
+    def intend_many(self, quads: Iterable[Quad], alive: bool, at_head: bool | None = None) -> None:
         """:meth:`intend` of many quads, packed a column at a time (a batch of quads at a
-        time, so the columns never hold more than a batch)."""
+        time, so the columns never hold more than a batch). ``at_head``: whether the
+        caller knows them all alive (True) or all absent (False) at the head, so that the
+        commit need not look them up (while the hints stay within the spill limit)."""
         pending, packed = self.pending, self.history.store.packed_column
         source = iter(quads)
         while True:
@@ -104,7 +108,12 @@ class Staged:
             if not batch:
                 return
             rows = list(zip(*[packed(list(column)) for column in zip(*batch)]))
-            pending.update(zip(map(b"".join, rows), zip(batch, repeat(alive), rows)))
+            identities = list(map(b"".join, rows))
+            pending.update(zip(identities, zip(batch, repeat(alive), rows)))
+            if at_head is not None:
+                seen = self.seen_alive if at_head else self.seen_absent
+                if len(seen) < self.spill_limit:
+                    seen.update(identities)
             if len(pending) > self.spill_limit:
                 self.spill()
 
@@ -248,6 +257,8 @@ class Staged:
             return False
         if key in self.seen_alive:
             return True
+        if key in self.seen_absent:
+            return False
         return next(iter(self.reader.match(quad)), None) is not None
 
     # -- the commit -------------------------------------------------------------------
@@ -263,9 +274,10 @@ class Staged:
     def _alive_at_head(self, intents: list[tuple[bytes, tuple[Quad | None, bool, Any]]]) -> list[bool]:
         """:meth:`alive_at_head` of many intents (``(identity, (quad or None, ...))``), the
         quads the transaction has not seen alive read in one batch of the reader's."""
+        seen_alive, seen_absent = self.seen_alive, self.seen_absent
         unseen = [(i, quad if quad is not None else unpack(key)) for i, (key, (quad, _, _)) in enumerate(intents)
-                  if key not in self.seen_alive]
-        alive = [True] * len(intents)
+                  if key not in seen_alive and key not in seen_absent]
+        alive = [key not in seen_absent for key, _ in intents]
         for (i, _), found in zip(unseen, self.reader.contains_many([quad for _, quad in unseen])):
             alive[i] = found
         return alive
@@ -441,11 +453,12 @@ class Transaction:
         """Stage a table tuple (see :mod:`fstore.tables.mapping`) in the tables space."""
         self._space(TABLES.name).intend(row, alive)
 
-    def stage_table_tuples(self, rows: Iterable[Quad], alive: bool) -> None:
-        """Stage many table tuples at once (a bulk insert's rows)."""
+    def stage_table_tuples(self, rows: Iterable[Quad], alive: bool, at_head: bool | None = None) -> None:
+        """Stage many table tuples at once (a bulk insert's rows); ``at_head``: whether
+        they are all alive (True) or all absent (False) at the head, if the caller knows."""
         staged = self._space(TABLES.name)
         with gc_paused():
-            staged.intend_many(rows, alive)
+            staged.intend_many(rows, alive, at_head)
 
     @contextmanager
     def reading(self) -> Iterator[Transaction]:

@@ -50,9 +50,10 @@ def put(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> 
     tx.stage_table_tuple(prepare_quad((graph, subject, predicate, obj), "table tuple"), True)
 
 
-def put_many(tx: Transaction, tuples: Iterable[tuple[Any, Any, Any, Any]]) -> None:
-    """Stage many table tuples (a bulk insert)."""
-    tx.stage_table_tuples((prepare_quad(t, "table tuple") for t in tuples), True)
+def put_many(tx: Transaction, tuples: Iterable[tuple[Any, Any, Any, Any]], *, absent: bool = False) -> None:
+    """Stage many table tuples (a bulk insert); ``absent``: the caller knows none of them
+    is at the head (the commit then looks none up)."""
+    tx.stage_table_tuples((prepare_quad(t, "table tuple") for t in tuples), True, False if absent else None)
 
 
 def remove(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) -> None:
@@ -60,9 +61,10 @@ def remove(tx: Transaction, graph: Any, subject: Any, predicate: Any, obj: Any) 
     tx.stage_table_tuple(prepare_quad((graph, subject, predicate, obj), "table tuple"), False)
 
 
-def remove_many(tx: Transaction, tuples: Iterable[tuple[Any, Any, Any, Any]]) -> None:
-    """Stage the removal of many table tuples (a bulk update's old rows)."""
-    tx.stage_table_tuples((prepare_quad(t, "table tuple") for t in tuples), False)
+def remove_many(tx: Transaction, tuples: Iterable[tuple[Any, Any, Any, Any]], *, held: bool = False) -> None:
+    """Stage the removal of many table tuples (a bulk update's old rows); ``held``: the
+    caller knows all of them are at the head (the commit then looks none up)."""
+    tx.stage_table_tuples((prepare_quad(t, "table tuple") for t in tuples), False, True if held else None)
 
 
 def view_source(view: View) -> Callable[[tuple], Iterator[Quad]]:

@@ -447,14 +447,16 @@ class TableWriter:
             return touched[1]
         return self._committed_blob(path)
 
-    def _current_many(self, paths: list[str]) -> dict[str, bytes | None]:
+    def _current_many(self, paths: list[str], heads: dict[str, list[bytes]] | None = None) -> dict[str, bytes | None]:
         """:meth:`_current` of many paths, those the transaction has not touched looked up
-        at the head in one batch."""
+        at the head in one batch (``heads`` gets the blobs each of those holds there)."""
         found = {path: touched[1] for path in paths if (touched := self._touched.get(path)) is not None}
         untouched = [path for path in paths if path not in found]
         if untouched and not self.created:
             for path, blobs in self.tx.committed_table_blobs(self.graph, untouched).items():
                 found[path] = blobs[-1] if blobs else None
+                if heads is not None:
+                    heads[path] = blobs
         return found
 
     def get(self, pk: Any, *, python: bool = True) -> dict[str, Any] | None:
@@ -507,16 +509,24 @@ class TableWriter:
             put(self.tx, self.graph, path, FEATURE, new)
         self._touched[path] = (head, new)
 
-    def _stage_many(self, plan: list[tuple[str, bytes | None, bytes | None]]) -> None:
-        """:meth:`_stage` of many ``(path, old, new)`` (each path once), staged in two
-        batches: the old blobs removed, then the new put."""
+    def _stage_many(self, plan: list[tuple[str, bytes | None, bytes | None]], heads: dict[str, list[bytes]]) -> None:
+        """:meth:`_stage` of many ``(path, old, new)`` (each path once), staged in batches:
+        the old blobs removed, then the new put; those whose state at the head ``heads``
+        tells (the blobs at the paths looked up there) staged as known."""
         touched, graph = self._touched, self.graph
         for path, old, new in plan:
             if old != new:
                 before = touched.get(path)
                 touched[path] = (before[0] if before is not None else old, new)
-        remove_many(self.tx, [(graph, path, FEATURE, old) for path, old, new in plan if old is not None and old != new])
-        put_many(self.tx, [(graph, path, FEATURE, new) for path, old, new in plan if new is not None and old != new])
+        changed = [(path, old, new) for path, old, new in plan if old != new]
+        gone = [(path, old) for path, old, _ in changed if old is not None]
+        held = [path in heads and old in heads[path] for path, old in gone]
+        remove_many(self.tx, [(graph, path, FEATURE, old) for (path, old), known in zip(gone, held) if known], held=True)
+        remove_many(self.tx, [(graph, path, FEATURE, old) for (path, old), known in zip(gone, held) if not known])
+        made = [(path, new) for path, _, new in changed if new is not None]
+        absent = [path in heads and new not in heads[path] for path, new in made]
+        put_many(self.tx, [(graph, path, FEATURE, new) for (path, new), known in zip(made, absent) if known], absent=True)
+        put_many(self.tx, [(graph, path, FEATURE, new) for (path, new), known in zip(made, absent) if not known])
 
     # -- row writes ---------------------------------------------------------------------
     def insert(self, row: Mapping[str, Any]) -> None:
@@ -562,22 +572,26 @@ class TableWriter:
         e.g. a file and line; ``rows`` may be :meth:`RowEncoder.prepare`'s result.
         Returns how many rows were inserted."""
         prepared = rows if isinstance(rows, Prepared) else self.encoder.prepare(rows, where=where)
-        self.check_absent(prepared)
+        heads: dict[str, list[bytes]] = {}
+        self.check_absent(prepared, heads)
         touched, graph = self._touched, self.graph
-        tuples = []
+        tuples, new = [], []
         for path, (_pk, blob, _cells) in prepared.rows.items():
             before = touched.get(path)
             touched[path] = (None if before is None else before[0], blob)
-            tuples.append((graph, path, FEATURE, blob))
+            (new if path in heads else tuples).append((graph, path, FEATURE, blob))
         put_many(self.tx, tuples)
+        put_many(self.tx, new, absent=True)  # looked up: no row at the head
         return len(prepared.rows)
 
-    def check_absent(self, prepared: Prepared) -> None:
-        """:class:`RowExistsError` if the table already holds a key of ``prepared``."""
+    def check_absent(self, prepared: Prepared, heads: dict[str, list[bytes]] | None = None) -> None:
+        """:class:`RowExistsError` if the table already holds a key of ``prepared``, looked
+        up in one batch (``heads``: as :meth:`_current_many` fills it)."""
         if self.created and not self._touched:
             return
-        for path, (pk, _blob, _cells) in prepared.rows.items():
-            if self._current(path) is not None:
+        for path, blob in self._current_many(list(prepared.rows), heads).items():
+            if blob is not None:
+                pk = prepared.rows[path][0]
                 raise RowExistsError(self.name, pk, prepared.where_of(path), held=True)
 
     def replace_rows(self, rows: Iterable[Mapping[str, Any]] | Prepared, *, where: Any = None) -> dict[str, int]:
@@ -598,8 +612,9 @@ class TableWriter:
         incoming = dict(prepared.rows)
         counts = {"inserted": 0, "updated": 0, "deleted": 0, "unchanged": 0}
         plan: list[tuple[str, bytes | None, bytes | None]] = []
+        heads: dict[str, list[bytes]] = {}
         existing = self.features() if delete_missing else (
-            (path, blob) for path, blob in self._current_many(list(incoming)).items() if blob is not None)
+            (path, blob) for path, blob in self._current_many(list(incoming), heads).items() if blob is not None)
         for path, blob in list(existing):
             new = incoming.pop(path, None)
             if new is None:
@@ -615,7 +630,7 @@ class TableWriter:
         for path, (_pk, blob, _cells) in incoming.items():
             plan.append((path, None, blob))
             counts["inserted"] += 1
-        self._stage_many(plan)
+        self._stage_many(plan, heads)
         return counts
 
     def to_pandas(self) -> Any:

@@ -381,3 +381,42 @@ def test_rows_read_in_bulk_name_a_bad_feature_by_its_path(tmp_path: Path) -> Non
     with pytest.raises(tables.FeatureError, match=path.replace("+", r"\+")):
         list(repo.at("main").table("t").rows())
     repo.close()
+
+
+def hinted_history(root: Path, hints: bool, monkeypatch) -> list[str]:
+    """Commits that stage rows whose state at the head the writer looked up (inserts into
+    a table, upserts, a row deleted then written back the same, a table dropped and made
+    again with the same rows): the ids, with the writer's hints taken or ignored."""
+    from fstore import transaction
+
+    if not hints:
+        original = transaction.Staged.intend_many
+        monkeypatch.setattr(transaction.Staged, "intend_many",
+                            lambda self, quads, alive, at_head=None: original(self, quads, alive))
+    repo = fstore.open(root)
+    rows = [{"k": i, "v": f"v{i}"} for i in range(20)]
+    with repo.transaction("main", message="one", author="a", time=WHEN) as tx:
+        tables.create(tx, "t", SCHEMA).insert_many(rows[:10])
+    with repo.transaction("main", message="two", author="a", time=WHEN) as tx:
+        t = tx.table("t")
+        t.insert_many(rows[10:15])
+        t.delete(3)
+        t.upsert_rows([{"k": 3, "v": "v3"}, {"k": 4, "v": "new"}, {"k": 15, "v": "v15"}])
+        t.upsert_rows([{"k": 4, "v": "v4"}, {"k": 5, "v": "five"}])
+    with repo.transaction("main", message="three", author="a", time=WHEN) as tx:
+        tables.drop(tx, "t")
+        t = tables.create(tx, "t", SCHEMA)
+        t.insert_many(rows[:12])
+        t.upsert_rows([{"k": 0, "v": "zero"}])
+    ids = [repo.resolve(f"main~{i}") for i in (2, 1, 0)]
+    assert repo.verify() == []
+    repo.close()
+    return ids
+
+
+def test_the_writers_hints_change_no_commit(tmp_path: Path, monkeypatch) -> None:
+    """What a table writer tells the staging about the head (rows it looked up) spares
+    the commit its lookups and changes nothing it writes."""
+    hinted = hinted_history(tmp_path / "hinted", True, monkeypatch)
+    plain = hinted_history(tmp_path / "plain", False, monkeypatch)
+    assert hinted == plain and len(set(hinted)) == 3
