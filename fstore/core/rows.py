@@ -424,7 +424,8 @@ class RowStore:
             body = row.body
             assert body is not None, "a written row has a registered legend"
             if not alive:
-                ended = self._latest_alive(stored.get(BY_ROW + _packed(row.table, row.n) + row.key, ()), body, seq)
+                prefix = BY_ROW + _packed(row.table, row.n) + row.key
+                ended = self._latest_alive(stored.get(prefix, ()), len(prefix), body, seq)
                 if ended is not None:
                     body = _REFERENCE + pack(*ended)
             keys0.append(_record_key(row.table, row.n, row.key, seq, alive, j))
@@ -436,13 +437,19 @@ class RowStore:
         self._apply_records(tx, sorted(keys1), [b""] * len(keys1))
         return made
 
-    def _latest_alive(self, pairs: Sequence[tuple[bytes, bytes]], body: bytes, before: int) -> tuple[int, int] | None:
-        """``(seq, j)`` of the latest alive record among one row's ``pairs`` that holds
-        ``body`` and precedes commit ``before`` (a record's key is parsed only when its
-        value is that body)."""
+    def _latest_alive(self, pairs: Sequence[tuple[bytes, bytes]], skip: int, body: bytes,
+                      before: int) -> tuple[int, int] | None:
+        """``(seq, j)`` of the latest alive record among one row's ``pairs`` (keys of
+        ``skip`` bytes of row prefix, then commit, state and ``j``) that holds ``body`` and
+        precedes commit ``before`` (a record's key is parsed only when its value is that
+        body, in C)."""
         for key, value in reversed(pairs):
             if value == body:
-                _, _, _, seq, alive, j = self._parse_record(key)
+                found = unpack_scalars([key], skip)
+                if found is None or len(found[0]) not in (2, 3):
+                    _, _, _, seq, alive, j = self._parse_record(key)  # names the damage
+                else:
+                    seq, alive, j = found[0][0], found[0][1] == 1, found[0][2] if len(found[0]) == 3 else 0
                 if alive and seq < before:
                     return seq, j
         return None

@@ -62,6 +62,8 @@ def _spec(name: str, series: Any) -> ColumnSpec:
         return name, "timestamp", ({"timezone": "UTC"} if aware else {})
     if pd.api.types.is_string_dtype(dtype) and kind != "O":
         return name, "text", {}
+    if pd.api.types.infer_dtype(series, skipna=True) == "string":  # all str (or missing): pandas' C loop
+        return name, "text", {}
     return (name, *infer_value_type(series.tolist()))
 
 
@@ -87,10 +89,25 @@ def _python(value: Any) -> Any:
 
 
 def dataframe_rows(df: pandas.DataFrame) -> Iterator[dict[str, Any]]:
-    """A DataFrame's rows as dicts of Python values by column name (missing values None)."""
+    """A DataFrame's rows as dicts of Python values by column name (missing values None),
+    made a column at a time."""
     names = [str(c) for c in df.columns]
-    for values in df.itertuples(index=False, name=None):
-        yield {name: _python(v) for name, v in zip(names, values)}
+    columns = [_column_values(df.iloc[:, i]) for i in range(len(names))]
+    for values in zip(*columns):
+        yield dict(zip(names, values))
+
+
+def _column_values(series: Any) -> list[Any]:
+    """:func:`_python` of each value of a column: numpy integers and booleans are Python
+    ones already in ``tolist()`` (pandas' C loop), floats need only NaN made None."""
+    import numpy as np
+
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+        return series.tolist()
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        return [None if value != value else value for value in series.tolist()]
+    return [_python(value) for value in series]
 
 
 def integers_held_as_floats(schema: Schema | None, df: pandas.DataFrame) -> pandas.DataFrame:

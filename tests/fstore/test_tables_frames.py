@@ -341,3 +341,28 @@ def test_a_frame_made_from_the_arrow_read_equals_the_frame_of_stored_values(tmp_
         monkeypatch.undo()
         pd.testing.assert_frame_equal(via_arrow, stored)
     repo.close()
+
+
+def test_dataframe_rows_are_each_rows_python_values() -> None:
+    """``dataframe_rows`` (a column at a time) gives each row's values as ``_python`` makes
+    them from ``itertuples``, for every dtype a frame may hold: numpy integers, unsigned,
+    floats of both widths with NaN, booleans, nullable integers, datetimes with NaT,
+    objects (text, dates, decimals) with None and NaN."""
+    import datetime as dt
+    import decimal
+
+    import numpy as np
+    import pandas as pd
+
+    from fstore.tables.frames import _python, dataframe_rows
+
+    df = pd.DataFrame({"a": [1, 2, 3], "b": [1.5, np.nan, 2.0], "c": ["x", None, "z"], "d": [True, False, True],
+                       "e": pd.array([1, None, 3], dtype="Int64"), "f": pd.to_datetime(["2020-01-01", None, "2021-01-01"]),
+                       "g": [dt.date(2020, 1, 1), None, dt.date(2020, 1, 2)], "h": np.array([1, 2, 3], dtype=np.uint8),
+                       "i": np.array([1.5, 2.5, np.nan], dtype=np.float32), "j": [decimal.Decimal("1.5"), None, np.nan],
+                       "k": pd.array([True, None, False], dtype="boolean")})
+    names = [str(c) for c in df.columns]
+    expected = [{n: _python(v) for n, v in zip(names, values)} for values in df.itertuples(index=False, name=None)]
+    found = list(dataframe_rows(df))
+    assert found == expected
+    assert [[type(v) for v in row.values()] for row in found] == [[type(v) for v in row.values()] for row in expected]
