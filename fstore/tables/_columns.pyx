@@ -376,6 +376,16 @@ cdef inline void _big_endian(Buffer* b, unsigned long long value, int size) noex
     b.used += size
 
 
+cdef inline void _length_header(Buffer* b, Py_ssize_t length, unsigned char code8) noexcept:
+    """A str or bin header of 8, 16 or 32 bits (codes ``code8`` and the two after it)."""
+    if length < 256:
+        _byte(b, code8); _big_endian(b, <unsigned long long>length, 1)
+    elif length < 65536:
+        _byte(b, code8 + 1); _big_endian(b, <unsigned long long>length, 2)
+    else:
+        _byte(b, code8 + 2); _big_endian(b, <unsigned long long>length, 4)
+
+
 cdef int _pack_value(Buffer* b, object value) except -1:
     """Kart's msgpack of one stored value (``packing.pack``): 1 when packed, 0 for a kind
     left to Python (a geometry, json, an integer past 64 bits, a lone surrogate)."""
@@ -434,28 +444,46 @@ cdef int _pack_value(Buffer* b, object value) except -1:
         _grow(b, length + 5)
         if length < 32:
             _byte(b, <unsigned char>(0xa0 | length))
-        elif length < 256:
-            _byte(b, 0xd9); _big_endian(b, <unsigned long long>length, 1)
-        elif length < 65536:
-            _byte(b, 0xda); _big_endian(b, <unsigned long long>length, 2)
         else:
-            _byte(b, 0xdb); _big_endian(b, <unsigned long long>length, 4)
+            _length_header(b, length, 0xd9)
         memcpy(b.data + b.used, text, length)
         b.used += length
     elif kind is bytes:
         length = PyBytes_GET_SIZE(value)
         _grow(b, length + 5)
-        if length < 256:
-            _byte(b, 0xc4); _big_endian(b, <unsigned long long>length, 1)
-        elif length < 65536:
-            _byte(b, 0xc5); _big_endian(b, <unsigned long long>length, 2)
-        else:
-            _byte(b, 0xc6); _big_endian(b, <unsigned long long>length, 4)
+        _length_header(b, length, 0xc4)
         memcpy(b.data + b.used, PyBytes_AS_STRING(value), length)
         b.used += length
     else:
         return 0
     return 1
+
+
+cdef struct Checks:
+    int* kind
+    long long* low
+    long long* high
+    Py_ssize_t* limit
+
+
+cdef Checks _checks(list kinds, list lows, list highs, list lengths) except *:
+    """Each column's kind and checks (its range, its length) in C arrays."""
+    cdef Py_ssize_t width = len(kinds), j
+    cdef Checks checks
+    checks.kind = <int*>calloc(width + 1, sizeof(int))
+    checks.low = <long long*>calloc(width + 1, sizeof(long long))
+    checks.high = <long long*>calloc(width + 1, sizeof(long long))
+    checks.limit = <Py_ssize_t*>calloc(width + 1, sizeof(Py_ssize_t))
+    if checks.kind == NULL or checks.low == NULL or checks.high == NULL or checks.limit == NULL:
+        _free_checks(&checks)
+        raise MemoryError()
+    for j in range(width):
+        checks.kind[j], checks.low[j], checks.high[j], checks.limit[j] = kinds[j], lows[j], highs[j], lengths[j]
+    return checks
+
+
+cdef void _free_checks(Checks* checks) noexcept:
+    free(checks.kind); free(checks.low); free(checks.high); free(checks.limit)
 
 
 cdef object _cell(object value, int kind, long long low, long long high, Py_ssize_t length, object encoder):
@@ -502,18 +530,10 @@ def encode_rows(list rows, list names, list kinds, list lows, list highs, list l
     cdef object row, value, key_value
     cdef tuple pk
     cdef Buffer buffer
-    cdef int* kind_of = <int*>calloc(width + 1, sizeof(int))
-    cdef long long* low = <long long*>calloc(width + 1, sizeof(long long))
-    cdef long long* high = <long long*>calloc(width + 1, sizeof(long long))
-    cdef Py_ssize_t* limit = <Py_ssize_t*>calloc(width + 1, sizeof(Py_ssize_t))
+    cdef Checks checks = _checks(kinds, lows, highs, lengths)
     cdef bint failed
     buffer.data, buffer.size, buffer.used = NULL, 0, 0
-    if kind_of == NULL or low == NULL or high == NULL or limit == NULL:
-        free(kind_of); free(low); free(high); free(limit)
-        raise MemoryError()
     try:
-        for j in range(width):
-            kind_of[j], low[j], high[j], limit[j] = kinds[j], lows[j], highs[j], lengths[j]
         for i in range(n):
             row = rows[i]
             if type(row) is not dict:
@@ -529,7 +549,7 @@ def encode_rows(list rows, list names, list kinds, list lows, list highs, list l
                     continue
                 present += 1
                 try:
-                    cells[j] = _cell(value, kind_of[j], low[j], high[j], limit[j], encoders[j])
+                    cells[j] = _cell(value, checks.kind[j], checks.low[j], checks.high[j], checks.limit[j], encoders[j])
                 except Exception:  # the Python encoder names it when the row is encoded there
                     failed = True
                     break
@@ -564,7 +584,8 @@ def encode_rows(list rows, list names, list kinds, list lows, list highs, list l
             out[i] = (pk, PyBytes_FromStringAndSize(<const char*>buffer.data, buffer.used), cells)
         return out
     finally:
-        free(kind_of); free(low); free(high); free(limit); free(buffer.data)
+        _free_checks(&checks)
+        free(buffer.data)
 
 
 # -- CSV fields -> values (the compiled half of csv_io's parse) ------------------------------
@@ -680,16 +701,8 @@ def parse_fields(list records, list names, list kinds, list lows, list highs, li
     cdef list out = [None] * n, record
     cdef dict row
     cdef object text
-    cdef int* kind_of = <int*>calloc(width + 1, sizeof(int))
-    cdef long long* low = <long long*>calloc(width + 1, sizeof(long long))
-    cdef long long* high = <long long*>calloc(width + 1, sizeof(long long))
-    cdef Py_ssize_t* limit = <Py_ssize_t*>calloc(width + 1, sizeof(Py_ssize_t))
-    if kind_of == NULL or low == NULL or high == NULL or limit == NULL:
-        free(kind_of); free(low); free(high); free(limit)
-        raise MemoryError()
+    cdef Checks checks = _checks(kinds, lows, highs, lengths)
     try:
-        for j in range(width):
-            kind_of[j], low[j], high[j], limit[j] = kinds[j], lows[j], highs[j], lengths[j]
         for i in range(n):
             record = records[i]
             if len(record) != width:
@@ -701,13 +714,13 @@ def parse_fields(list records, list names, list kinds, list lows, list highs, li
                     if type(text) is not str:
                         raise TypeError(text)
                     row[names[j]] = None if PyUnicode_GET_LENGTH(text) == 0 else \
-                        _field(text, kind_of[j], low[j], high[j], limit[j], parsers[j])
+                        _field(text, checks.kind[j], checks.low[j], checks.high[j], checks.limit[j], parsers[j])
             except Exception:  # the caller's parse names the field
                 continue
             out[i] = row
         return out
     finally:
-        free(kind_of); free(low); free(high); free(limit)
+        _free_checks(&checks)
 
 
 # -- CSV fields -> the narrowest type of each column (the compiled half of TextTypeGuess) -----
