@@ -120,11 +120,11 @@ cdef class PathCodec:
     cdef long long branches, modulus
     cdef Py_ssize_t levels, group, key_limit
     cdef bytes alphabet
-    cdef object sha256, b64encode, pack_column, pack_value
+    cdef object sha256, pack_column, pack_value
 
     def __init__(self, str scheme, long long branches, Py_ssize_t levels, str alphabet, Py_ssize_t group,
                  Py_ssize_t key_limit):
-        import hashlib, base64
+        import hashlib
         from nstore._pack import pack_column
         from nstore.pack import pack_value
         self.pack_column, self.pack_value = pack_column, pack_value
@@ -134,7 +134,7 @@ cdef class PathCodec:
         self.branches, self.levels, self.group = branches, levels, group
         self.modulus = branches ** levels if self.int_scheme else 1
         self.alphabet = alphabet.encode("ascii")
-        self.sha256, self.b64encode = hashlib.sha256, base64.urlsafe_b64encode
+        self.sha256 = hashlib.sha256
 
     def keys(self, list paths):
         """``(count of values, packed key)`` of the row at each path (``rowcodec.key_of``),
@@ -207,6 +207,7 @@ cdef class PathCodec:
         """The rule's directories (``A/A/A/B``) for a key into ``out``: False when the int
         scheme meets anything but one integer."""
         cdef char chars[64]
+        cdef char encoded[32]
         cdef Py_ssize_t count = self.levels * self.group, k, at, level
         cdef long long v, q, r, base = len(self.alphabet)
         cdef unsigned long long u
@@ -238,11 +239,11 @@ cdef class PathCodec:
                 d = <const unsigned char*>PyBytes_AS_STRING(digest)
                 for k in range(count):
                     chars[k] = b"0123456789abcdef"[(d[k >> 1] >> 4) if k % 2 == 0 else (d[k >> 1] & 15)]
-            else:
-                digest = self.b64encode(digest[:20])
-                if count > PyBytes_GET_SIZE(digest):
+            else:  # URL-safe base64 of the digest's first 20 bytes: 27 characters and "="
+                if count > 28:
                     return False
-                memcpy(chars, PyBytes_AS_STRING(digest), count)
+                _b64_encode(<const unsigned char*>PyBytes_AS_STRING(digest), 20, <unsigned char*>encoded)
+                memcpy(chars, encoded, count)
         at = 0
         for level in range(self.levels):
             if level:

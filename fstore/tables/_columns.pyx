@@ -32,7 +32,7 @@ from libc.string cimport memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize, PyByteArray_GET_SIZE
 
-__all__ = ["decode_values", "encode_rows", "parse_fields", "guess_fields", "SKIP", "INT", "FLOAT", "BOOL", "TEXT", "OTHER",
+__all__ = ["decode_values", "encode_rows", "parse_fields", "guess_fields", "text_keys", "SKIP", "INT", "FLOAT", "BOOL", "TEXT", "OTHER",
            "TEXT_FIELD", "INT_FIELD", "FLOAT_FIELD", "BOOL_FIELD", "DATE_FIELD", "OTHER_FIELD"]
 
 SKIP, INT, FLOAT, BOOL, TEXT = 0, 1, 2, 3, 4
@@ -802,3 +802,56 @@ def guess_fields(list records, list index, list guesses):
             guesses[k].kinds = _kinds_of(masks[k])
     finally:
         free(masks)
+
+
+# -- packed keys -> an Arrow text column ---------------------------------------------------------
+
+def text_keys(list keys):
+    """The keys (``nstore.pack`` of one string each: ``02``, its UTF-8 with each 00 written
+    00 ff, ``00``) as Arrow text buffers ``(validity, offsets, data)`` like
+    :func:`decode_values` gives, or None when one key is anything else.
+
+    >>> import struct
+    >>> valid, offsets, data = text_keys([b"\\x02ab\\x00", b"\\x02\\x00\\xffc\\x00"])
+    >>> bytes(data), struct.unpack("3q", offsets), valid[0] & 3
+    (b'ab\\x00c', (0, 2, 4), 3)
+    """
+    cdef Py_ssize_t n = len(keys), i, size, k, used = 0
+    cdef bytearray validity = bytearray(b"\xff" * ((n + 7) >> 3)), offsets = bytearray(8 * (n + 1))
+    cdef bytearray data
+    cdef const unsigned char* p
+    cdef unsigned char* out
+    cdef int64_t offset
+    cdef object key
+    cdef Py_ssize_t total = 0
+    for i in range(n):
+        key = keys[i]
+        if type(key) is not bytes:
+            return None
+        total += PyBytes_GET_SIZE(key)
+    data = bytearray(total)
+    out = <unsigned char*>PyByteArray_AS_STRING(data)
+    for i in range(n):
+        key = keys[i]
+        p = <const unsigned char*>PyBytes_AS_STRING(key)
+        size = PyBytes_GET_SIZE(key)
+        if size < 2 or p[0] != 0x02 or p[size - 1] != 0x00:
+            return None
+        k = 1
+        while k < size - 1:
+            if p[k] == 0x00:
+                if p[k + 1] != 0xff:  # an unescaped 00 before the end: not one string
+                    return None
+                out[used] = 0
+                used += 1
+                k += 2
+            else:
+                out[used] = p[k]
+                used += 1
+                k += 1
+        if k != size - 1:
+            return None
+        offset = used
+        memcpy(PyByteArray_AS_STRING(offsets) + 8 * (i + 1), &offset, 8)
+    PyByteArray_Resize(data, used)
+    return validity, offsets, data

@@ -74,16 +74,19 @@ def columnar_batch(reader: Any, arrow_schema: Any, paths: Sequence[str], blobs: 
     decoded = _columns.decode_values(blobs, kinds)
     if decoded is None:
         return None
-    pks = reader.bulk_pks(paths) if pk_count else None
-    if pk_count and (pks is None or set(map(type, pks)) != {list} or set(map(len, pks)) != {pk_count}):
-        return None
     n = len(blobs)
+    text_key = _text_key(paths, pk_count, arrow_schema, positions)
+    pks = None if text_key is not None or not pk_count else reader.bulk_pks(paths)
+    if text_key is None and pk_count and (pks is None or set(map(type, pks)) != {list} or set(map(len, pks)) != {pk_count}):
+        return None
     arrays = []
     try:
         for field in arrow_schema:
             at = positions.get(field.name)
             if at is None:
                 arrays.append(pa.nulls(n, type=field.type))
+            elif text_key is not None and at == 0:
+                arrays.append(_array(field.type, _columns.TEXT, text_key, n))
             elif at < pk_count:
                 arrays.append(pa.array([pk[at] for pk in pks], type=field.type))  # type: ignore[union-attr]
             else:
@@ -91,6 +94,19 @@ def columnar_batch(reader: Any, arrow_schema: Any, paths: Sequence[str], blobs: 
     except (pa.ArrowException, OverflowError):  # a value out of its field's range or type
         return None  # read this chunk the reference way, which names the value
     return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
+
+
+def _text_key(paths: Any, pk_count: int, arrow_schema: Any, positions: dict) -> tuple | None:
+    """The key column's Arrow buffers straight from the rows' packed keys
+    (:func:`._columns.text_keys`), for a table keyed by one text column read by key; None
+    otherwise (the keys are then decoded into values)."""
+    keys = getattr(paths, "keys", None)
+    if pk_count != 1 or type(keys) is not list:
+        return None
+    field = next((f for f in arrow_schema if positions.get(f.name) == 0), None)
+    if field is None or not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+        return None
+    return _columns.text_keys(keys)
 
 
 def _array(field_type: Any, kind: int, buffers: tuple, n: int) -> Any:
