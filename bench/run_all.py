@@ -257,6 +257,17 @@ def parse_tables_versions(out: str) -> list[Figure]:
                    "ms", f"{small} rows") for name in smaller]
 
 
+def parse_tables_shapes(out: str) -> list[Figure]:
+    """The largest size's ratios (printed last)."""
+    def value(name: str) -> float | None:
+        return _find(rf"^{re.escape(name)}\s+{NUMBER} ", out)
+
+    pairs = [("insert_many (text key)", "datae insert_many", "sqlite3 insert (executemany)", "sqlite3 executemany"),
+             ("to_arrow (text key)", "datae to_arrow", "pyarrow read_table", "pyarrow read_table"),
+             ("to_pandas (text key)", "datae to_pandas", "pyarrow read_table().to_pandas()", "pyarrow to_pandas")]
+    return [Figure("tables_shapes", label, value(mine), value(theirs), "s", peer) for label, mine, theirs, peer in pairs]
+
+
 def parse_tables_sparql(out: str) -> list[Figure]:
     rows = re.findall(rf"^(\S.*?)\s+datae\s+{NUMBER} ms\s+pyoxigraph\s+{NUMBER} ms", out, re.MULTILINE)
     last = {case: (_num(mine), _num(theirs)) for case, mine, theirs in rows}  # the largest size: printed last
@@ -437,6 +448,7 @@ BENCHES = [
     Bench("tables", ["--sizes", "5000"], ["--sizes", "100000,1000000"], parse_tables),
     Bench("tables_versions", ["--sizes", "2000,5000", "--repeat", "2"], ["--sizes", "100000,1000000", "--repeat", "3"],
           parse_tables_versions),
+    Bench("tables_shapes", ["--sizes", "2000", "--repeat", "1"], ["--sizes", "100000,1000000"], parse_tables_shapes),
     Bench("tables_sparql", ["--sizes", "2000"], ["--sizes", "10000,100000"], parse_tables_sparql),
     Bench("kart", ["--sizes", "2000", "--commits", "3"], ["--sizes", "10000,100000", "--commits", "20"], parse_kart),
     Bench("spark", ["--quads", "20000", "--rows", "20000", "--repeat", "1", "--workdir", "{workdir}/spark"],
