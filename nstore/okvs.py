@@ -871,7 +871,7 @@ class Transaction:
         else:
             first = batch[0][0]
             pairs = batch
-        with (txn or self._txn).cursor() as cursor:
+        with (txn if txn is not None else self._txn).cursor() as cursor:
             append = ascending and not cursor.set_range(first)
             # With append=True LMDB refuses (and py-lmdb silently skips) a key that does
             # not sort after the last one: count them rather than lose them unnoticed.

@@ -36,13 +36,13 @@ from typing import Any, NamedTuple, Sequence
 import msgpack
 
 from nstore._pack import pack_column
-
-from ._rows import PathCodec
 from nstore.pack import pack_value
 from nstore.pack import unpack as unpack_key
 
+from ._rows import PathCodec
+
 __all__ = ["PathRule", "SplitFeature", "ENCODINGS", "FEATURE_IRI", "DATASET_PREFIX", "KEY_LIMIT",
-           "filename", "filename_bytes", "feature_path", "feature_paths", "keys_of", "key_of", "directories", "split_feature", "join_feature", "legend_header"]
+           "filename", "filename_bytes", "feature_path", "keys_of", "key_of", "directories", "split_feature", "join_feature", "legend_header"]
 
 FEATURE_IRI = "urn:datae:table:feature"
 DATASET_PREFIX = "urn:datae:dataset:"
@@ -140,16 +140,6 @@ def feature_path(rule: PathRule, pk_values: Sequence[Any]) -> str | None:
     packed = _packed_pk(pk_values)
     dirs = directories(rule, pk_values, packed)
     return None if dirs is None else f"{dirs}/{filename(packed)}"
-
-
-def feature_paths(rule: PathRule, pks: list[Sequence[Any]]) -> list[str | None]:
-    """:func:`feature_path` of many keys: in C for keys of integers and strings, the
-    others one by one in Python (which raises as :func:`feature_path` does)."""
-    paths = rule.codec.paths(pks)
-    for i, path in enumerate(paths):
-        if path is None:
-            paths[i] = feature_path(rule, pks[i])
-    return paths
 
 
 def keys_of(rule: PathRule, paths: list[str]) -> list[tuple[int, bytes] | None]:

@@ -47,7 +47,7 @@ from .errors import ColumnValueError, GeometryError, SchemaError, TableImportErr
 from .geometry import Geometry
 from .ingest import ColumnSpec, TextTypeGuess, evolve_schema, make_schema
 from .schema import Column, Schema
-from .store import as_schema, load_table, open_table
+from .store import as_schema, column_checks, load_table, open_table
 from .types import column_encoder
 
 if TYPE_CHECKING:
@@ -274,26 +274,9 @@ COMPILED = True
 def _field_plan(columns: list[Column], parsers: list[Callable[[str], Any]]) -> tuple:
     """The arguments after the records of :func:`._columns.parse_fields`: each column's
     name, how its fields are read, its checks and its Python parser."""
-    kinds, lows, highs, lengths = [], [], [], []
-    for col in columns:
-        t, info = col.data_type, col.extra_type_info
-        kind, low, high, length = _columns.OTHER_FIELD, 0, 0, -1
-        if t == "text":
-            kind, length = _columns.TEXT_FIELD, info.get("length") or -1
-        elif t == "integer":
-            size = min(info.get("size") or 64, 64)
-            kind, low, high = _columns.INT_FIELD, -(2 ** (size - 1)), 2 ** (size - 1) - 1
-        elif t == "float" and info.get("size") != 32:
-            kind = _columns.FLOAT_FIELD
-        elif t == "boolean":
-            kind = _columns.BOOL_FIELD
-        elif t == "date":
-            kind = _columns.DATE_FIELD
-        kinds.append(kind)
-        lows.append(low)
-        highs.append(high)
-        lengths.append(length)
-    return [col.name for col in columns], kinds, lows, highs, lengths, parsers
+    codes = {"text": _columns.TEXT_FIELD, "integer": _columns.INT_FIELD, "float": _columns.FLOAT_FIELD,
+             "boolean": _columns.BOOL_FIELD, "date": _columns.DATE_FIELD}
+    return [col.name for col in columns], *column_checks(columns, codes, _columns.OTHER_FIELD), parsers
 
 
 def import_csv(tx: Transaction, name: str, path: str | os.PathLike[str], *, pk: str | Sequence[str] | None = None,

@@ -246,30 +246,36 @@ COMPILED = True
 """Whether rows are encoded by the compiled encoder (tests turn it off for the reference)."""
 
 
-def _compiled_plan(schema: Schema, encoders: list[Any]) -> tuple:
-    """The arguments after the rows of :func:`._columns.encode_rows` for a schema: each
-    column's kind and checks (those of :func:`~.types.column_encoder`'s fast paths)."""
-    names, kinds, lows, highs, lengths = [], [], [], [], []
-    for column in schema.columns:
-        info, kind, low, high, length = column.extra_type_info, _columns.OTHER, 0, 0, -1
-        if column.data_type == "integer":
-            size = info.get("size") or 64
-            kind, low, high = _columns.INT, -(2 ** (min(size, 64) - 1)), 2 ** (min(size, 64) - 1) - 1
-        elif column.data_type == "float" and info.get("size") != 32:
-            kind = _columns.FLOAT
-        elif column.data_type == "text":
-            kind, length = _columns.TEXT, info.get("length") or -1
-        elif column.data_type == "boolean":
-            kind = _columns.BOOL
-        names.append(column.name)
+def column_checks(columns: Sequence[Any], codes: Mapping[str, int], other: int) -> tuple[list, list, list, list]:
+    """What the compiled readers of values (``_columns.encode_rows``, ``parse_fields``)
+    check of each column, as :func:`~.types.column_encoder`'s fast paths do: its kind
+    (``codes`` by data type: integer, a 64-bit float, text, boolean, and the others they
+    know; ``other`` for the rest), its integer range, its text length (-1: none)."""
+    kinds, lows, highs, lengths = [], [], [], []
+    for column in columns:
+        t, info = column.data_type, column.extra_type_info
+        kind, low, high, length = codes.get(t, other), 0, 0, -1
+        if t == "integer":
+            size = min(info.get("size") or 64, 64)
+            low, high = -(2 ** (size - 1)), 2 ** (size - 1) - 1
+        elif t == "float" and info.get("size") == 32:
+            kind = other
+        elif t == "text":
+            length = info.get("length") or -1
         kinds.append(kind)
         lows.append(low)
         highs.append(high)
         lengths.append(length)
+    return kinds, lows, highs, lengths
+
+
+def _compiled_plan(schema: Schema, encoders: list[Any]) -> tuple:
+    """The arguments after the rows of :func:`._columns.encode_rows` for a schema."""
+    codes = {"integer": _columns.INT, "float": _columns.FLOAT, "text": _columns.TEXT, "boolean": _columns.BOOL}
     header = b"\x92" + pack(schema.legend.name)
     non_pk = [i for i, c in enumerate(schema.columns) if c.pk_index is None]
     pk = [schema.columns.index(c) for c in schema.pk_columns]
-    return names, kinds, lows, highs, lengths, encoders, pk, non_pk, header
+    return (schema.column_names, *column_checks(schema.columns, codes, _columns.OTHER), encoders, pk, non_pk, header)
 
 
 class RowEncoder:
