@@ -171,6 +171,15 @@ def _is_reference(body: bytes) -> bool:
     return body[:1] == _REFERENCE
 
 
+def _record_suffixes(keys: list[bytes], skip: int) -> list[tuple[int, bool, int]]:
+    """``(seq, alive, j)`` of records of one row (keys of ``skip`` bytes of row prefix, then
+    ``pack(seq, state) [‖ pack(j)]``), decoded in one C call."""
+    found = unpack_scalars(keys, skip)
+    if found is None or any(len(numbers) not in (2, 3) for numbers in found):
+        raise CorruptStoreError(f"a record key of row {keys[0][:60].hex()} is damaged")
+    return [(numbers[0], numbers[1] == 1, numbers[2] if len(numbers) == 3 else 0) for numbers in found]
+
+
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
     value = shift = 0
     while True:
@@ -445,11 +454,7 @@ class RowStore:
         body, in C)."""
         for key, value in reversed(pairs):
             if value == body:
-                found = unpack_scalars([key], skip)
-                if found is None or len(found[0]) not in (2, 3):
-                    _, _, _, seq, alive, j = self._parse_record(key)  # names the damage
-                else:
-                    seq, alive, j = found[0][0], found[0][1] == 1, found[0][2] if len(found[0]) == 3 else 0
+                seq, alive, j = _record_suffixes([key], skip)[0]
                 if alive and seq < before:
                     return seq, j
         return None
@@ -490,11 +495,7 @@ class RowStore:
         before its commit, state and ``j``) with references resolved."""
         records: list[RowRecord] = []
         alive_bodies: dict[tuple[int, int], bytes] = {}
-        suffixes = unpack_scalars([key for key, _ in pairs], skip)
-        if suffixes is None or any(len(found) not in (2, 3) for found in suffixes):
-            raise CorruptStoreError(f"a record key of row {pairs[0][0][:60].hex()} is damaged")
-        for (key, body), found in zip(pairs, suffixes):
-            seq, alive, j = found[0], found[1] == 1, found[2] if len(found) == 3 else 0
+        for (key, body), (seq, alive, j) in zip(pairs, _record_suffixes([key for key, _ in pairs], skip)):
             if _is_reference(body):
                 target = unpack(body[1:])
                 found = alive_bodies.get((target[0], target[1]))
@@ -602,8 +603,9 @@ class RowStore:
                 mine = {(r.seq, r.j): r.body for r in records if r.alive and r.seq == seq}
                 prefix = BY_ROW + _packed(table, n) + key
                 for stored_key, body in list(self.records.range(tx, prefix, prefix_end(prefix))):
-                    if _is_reference(body) and tuple(unpack(body[1:])) in mine:
-                        self.records.set(tx, stored_key, mine[tuple(unpack(body[1:]))])  # type: ignore[index]
+                    target = tuple(unpack(body[1:])) if _is_reference(body) else None
+                    if target in mine:
+                        self.records.set(tx, stored_key, mine[target])  # type: ignore[index]
             for number, ancestors in snapshots.items():
                 self._repoint(tx, number, ancestors, seq, ended, rows)
         keys0 = sorted(_record_key(t, n, k, seq, a, j) for t, n, k, a, j, _ in changes)

@@ -568,36 +568,35 @@ class TablesReader(Reader):
                 blobs += [quad[3] for quad in Reader.match(self, (graph, path, FEATURE, Var("o")))]
         return found
 
+    def _blobs_by_path(self, items: Sequence[Sequence[Any]], blob_kind: Any) -> list[list[bytes] | None]:
+        """The blobs alive here at the path of each item (a pattern or a quad) that names a
+        feature by its path and whose object is a ``blob_kind``, read in batches by
+        :meth:`blobs_at`; None for the other items."""
+        by_graph: dict[Any, list[int]] = {}
+        for i, item in enumerate(items):
+            if item[2] == FEATURE and isinstance(item[1], str) and isinstance(item[3], blob_kind):
+                by_graph.setdefault(item[0], []).append(i)
+        found: list[list[bytes] | None] = [None] * len(items)
+        for graph, positions in by_graph.items():
+            blobs = self.blobs_at(graph, [items[i][1] for i in positions])
+            for i in positions:
+                found[i] = blobs[items[i][1]]
+        return found
+
     def match_many(self, patterns: Sequence[Sequence[Any]]) -> list[list[Quad]]:
         """:meth:`match` of many patterns, those naming a feature by its path read in
         batches by :meth:`blobs_at`."""
-        by_graph: dict[Any, list[int]] = {}
-        for i, pattern in enumerate(patterns):
-            if pattern[2] == FEATURE and isinstance(pattern[1], str) and type(pattern[3]) is Var and not self.empty:
-                by_graph.setdefault(pattern[0], []).append(i)
-        found: list[list[Quad] | None] = [None] * len(patterns)
-        for graph, positions in by_graph.items():
-            blobs = self.blobs_at(graph, [patterns[i][1] for i in positions])
-            for i in positions:
-                found[i] = [(graph, patterns[i][1], FEATURE, blob) for blob in blobs[patterns[i][1]]]
-        return [quads if quads is not None else list(self.match(pattern)) for quads, pattern in zip(found, patterns)]
+        found = [None] * len(patterns) if self.empty else self._blobs_by_path(patterns, Var)
+        return [list(self.match(pattern)) if blobs is None else [(pattern[0], pattern[1], FEATURE, blob) for blob in blobs]
+                for blobs, pattern in zip(found, patterns)]
 
     def contains_many(self, quads: Sequence[Quad]) -> list[bool]:
         """Whether each quad is alive here (:meth:`match` of each, the rows among them
         read in batches by :meth:`blobs_at`)."""
         if self.empty:
             return [False] * len(quads)
-        by_graph: dict[Any, list[int]] = {}
-        for i, quad in enumerate(quads):
-            if quad[2] == FEATURE and isinstance(quad[1], str) and isinstance(quad[3], bytes):
-                by_graph.setdefault(quad[0], []).append(i)
-        alive: list[bool | None] = [None] * len(quads)
-        for graph, positions in by_graph.items():
-            blobs = self.blobs_at(graph, [quads[i][1] for i in positions])
-            for i in positions:
-                alive[i] = quads[i][3] in blobs[quads[i][1]]
-        return [found if found is not None else next(iter(self.match(quad)), None) is not None
-                for found, quad in zip(alive, quads)]
+        return [next(iter(self.match(quad)), None) is not None if blobs is None else quad[3] in blobs
+                for blobs, quad in zip(self._blobs_by_path(quads, bytes), quads)]
 
     def _tables(self, graph: Any) -> list[RowTable]:
         found = self._registry.get(graph)

@@ -203,10 +203,6 @@ def check_policy(policy: Policy) -> None:
         raise ValueError(f"merge policy must be one of {POLICIES} or a callable, not {policy!r}")
 
 
-def _objects_at(sides: MergeSides, side: str, gsp: tuple) -> dict[bytes, Any]:
-    return sides.objects(side, gsp)
-
-
 _SIDES = ("base", "ours", "theirs")
 
 
@@ -256,7 +252,7 @@ def plan_merge(snapshot: Snapshot, history: History, ours: int, theirs: int, bas
     sides.prefetch([ours_groups[key] for key in both])
     for key in both:
         gsp = ours_groups[key]
-        at_base, at_ours, at_theirs = (_objects_at(sides, side, gsp) for side in _SIDES)
+        at_base, at_ours, at_theirs = (sides.objects(side, gsp) for side in _SIDES)
         if at_ours.keys() == at_base.keys() or at_theirs.keys() == at_base.keys() or at_ours.keys() == at_theirs.keys():
             continue
         conflict = Conflict(*gsp, *(tuple(objs[k] for k in sorted(objs)) for objs in (at_base, at_ours, at_theirs)))
@@ -270,9 +266,9 @@ def plan_merge(snapshot: Snapshot, history: History, ours: int, theirs: int, bas
         conflicts.extend(resolution.conflicts)
         for conflict in resolution.unresolved:
             gsp = (conflict.graph, conflict.subject, conflict.predicate)
-            apply_policy(pack(*gsp), gsp, conflict, *(_objects_at(sides, side, gsp) for side in _SIDES))
+            apply_policy(pack(*gsp), gsp, conflict, *(sides.objects(side, gsp) for side in _SIDES))
         for gsp, objects in resolution.keep.items():
-            held = [_objects_at(sides, side, gsp) for side in _SIDES]
+            held = [sides.objects(side, gsp) for side in _SIDES]
             keep = resolution_objects(objects, held, f"merge resolution of {gsp!r}")
             resolved[pack(*gsp)] = keep
             for objs in (*held, keep):

@@ -232,5 +232,5 @@ def _ascending(result: pa.Table, keys: list[tuple[str, str]]) -> bool:
     pc = require("pyarrow.compute", "the Arrow form of a table")
     try:
         return bool(pc.all(pc.less(column.slice(0, len(column) - 1), column.slice(1))).as_py())
-    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # a key type Arrow does not compare
-        return False
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+        return False  # a key type pc.less does not take: sort_by orders it (or names why not)
